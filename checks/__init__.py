@@ -1,0 +1,1 @@
+"""Checkers built from a model value: explicit exploration, reports, the CLI."""

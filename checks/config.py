@@ -1,0 +1,20 @@
+"""Budgets and options of a check run (no globals: every checker takes one of these)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """
+    >>> CheckConfig().max_states
+    2000000
+    """
+
+    max_states: int = 2_000_000
+    max_depth: int | None = None
+    timeout: float | None = None
+    seed: int = 0
+    progress: bool = False
+    keep_edges: bool = False
+    fold: bool = True  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/explore.py)

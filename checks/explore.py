@@ -1,0 +1,248 @@
+"""Explicit-state breadth-first exploration.
+
+The visited table maps each state tuple to its index; parallel lists hold the
+parent index, the action index and the depth, so every counterexample is a
+shortest path by construction. The networkx graph is built from these arrays
+only when asked (`to_graph`), since building it during the search costs five
+times the time and memory (docs/performance.md).
+
+Invariant-violating states are recorded and not expanded (the first, shortest
+violation of each invariant is kept). A non-terminal state with no enabled
+action is a deadlock.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+from checks.config import CheckConfig
+from model.compile import CompiledModel, to_source
+from model.evaluate import apply
+from model.expr import substitute
+from model.game import GameModel
+from model.trace import Step, Trace
+
+
+@dataclass
+class Exploration:
+    """What one exhaustive (or budget-cut) search found."""
+
+    model: GameModel
+    states: list
+    parent: list
+    via: list
+    depth: list
+    complete: bool
+    stop_reason: str | None
+    seconds: float
+    violations: dict = field(default_factory=dict)     # invariant -> state index
+    witnesses: dict = field(default_factory=dict)      # witness -> (pre index, folded prefix, action index)
+    deadlocks: list = field(default_factory=list)      # state indices
+    out_of_domain: list = field(default_factory=list)  # (state index, [slot=value])
+    fired: set = field(default_factory=set)            # rule names
+    edges: list | None = None                          # (src, action chain, dst) when kept
+    transitions: int = 0
+    folded: int = 0                                    # intermediate states skipped by chain folding
+
+    @property
+    def max_depth(self) -> int:
+        return max(self.depth) if self.depth else 0
+
+    def trace_to(self, idx: int) -> Trace:
+        """Shortest path from an initial state; folded chains are expanded step by step."""
+        chain = []
+        while self.parent[idx] is not None:
+            chain.append(idx)
+            idx = self.parent[idx]
+        acts, schema = self.model.actions, self.model.schema
+        steps, s = [], self.states[idx]
+        for node in reversed(chain):
+            for a in self.via[node]:
+                s = apply(acts[a], s, schema)
+                steps.append(Step(acts[a].label, s))
+        return Trace(self.states[idx], tuple(steps))
+
+    def witness_trace(self, name: str) -> Trace:
+        """Path to the witnessing transition (pre-state node, actions folded before it, the action)."""
+        pre, prefix, action = self.witnesses[name]
+        t = self.trace_to(pre)
+        steps, s = list(t.steps), t.states[-1]
+        for a in prefix + (action,):
+            s = apply(self.model.actions[a], s, self.model.schema)
+            steps.append(Step(self.model.actions[a].label, s))
+        return Trace(t.init, tuple(steps))
+
+    def to_graph(self):
+        """The explored graph as a networkx MultiDiGraph (edges carry rule and parameters)."""
+        import networkx as nx
+        if self.edges is None:
+            raise ValueError("exploration ran without keep_edges; rerun with CheckConfig(keep_edges=True)")
+        g = nx.MultiDiGraph()
+        for i in range(len(self.states)):
+            g.add_node(i, depth=self.depth[i])
+        acts = self.model.actions
+        for src, chain, dst in self.edges:
+            label = " ; ".join(acts[a].label for a in chain)
+            g.add_edge(src, dst, key=label, rule=acts[chain[0]].rule.name, args=dict(acts[chain[0]].args),
+                       folded=len(chain) - 1)
+        return g
+        return g
+
+
+class Explorer:
+    """Breadth-first search over a compiled model.
+
+    >>> # Explorer(model, CheckConfig(max_states=10_000)).run()
+    """
+
+    def __init__(self, model: GameModel, config: CheckConfig | None = None,
+                 compiled: CompiledModel | None = None):
+        self.model = model
+        self.config = config or CheckConfig()
+        self.cm = compiled or CompiledModel.build(model)
+        self._witness_checks = self._compile_witnesses()
+        self._domain = self._compile_domain()
+
+    def _compile_witnesses(self) -> dict:
+        """action index -> [(witness name, predicate on the pre-state)]."""
+        out: dict = {}
+        schema = self.model.schema
+        src, names, tables = [], [], {}
+        for w in self.model.witnesses:
+            if not w.fires:
+                continue
+            for n, a in enumerate(self.model.actions):
+                if a.rule.name in w.fires:
+                    when = substitute(w.when, dict(a.args)) if w.when is not None else None
+                    names.append((n, w.name))
+                    src.append(f"def w{len(src)}(s): return {to_source(when, schema, tables) if when else 'True'}")
+        ns: dict = dict(tables)
+        exec(compile("\n".join(src) or "pass", "<witnesses>", "exec"), ns)
+        for i, (n, wname) in enumerate(names):
+            out.setdefault(n, []).append((wname, ns[f"w{i}"]))
+        return out
+
+    def _compile_domain(self):
+        checks = []
+        for i, f in enumerate(self.model.schema.slot_fields):
+            vals = f.domain.values
+            if vals[0] is False:
+                continue
+            checks.append(f"{vals[0]} <= s[{i}] <= {vals[-1]}")
+        ns: dict = {}
+        exec(f"def ok(s): return {' and '.join(checks) or 'True'}", ns)
+        return ns["ok"]
+
+    def run(self, stop_when=None) -> Exploration:
+        """Explore breadth-first. `stop_when(exploration)` may end the search early (selftest)."""
+        cfg, model, cm = self.config, self.model, self.cm
+        t0 = time.perf_counter()
+        states, parent, via, depth = [], [], [], []
+        index: dict = {}
+        ex = Exploration(model, states, parent, via, depth, True, None, 0.0,
+                         edges=[] if cfg.keep_edges else None)
+        invariants = cm.invariants
+        terminal = cm.terminal
+        domain_ok = self._domain
+        wchecks = self._witness_checks
+        rule_of = [a.rule.name for a in model.actions]
+        # NOTE(fold): a state whose only move (self-loops aside) is a system or scheduler step has
+        # no choice in it; with folding on, the step is taken at once and the state is not stored.
+        # Invariants, witnesses, deadlocks and coverage are still checked on every skipped state.
+        foldable = [a.rule.kind in ("system", "scheduler") for a in model.actions] if cfg.fold else None
+        found_w = ex.witnesses
+        fired = ex.fired
+
+        def bad(s):
+            """Names of invariants s violates, or None if s lies outside the domains."""
+            if not domain_ok(s):
+                return None
+            return [name for name, fn in invariants if not fn(s)]
+
+        def admit(s, par, chain, d, problems):
+            idx = len(states)
+            index[s] = idx
+            states.append(s)
+            parent.append(par)
+            via.append(chain)
+            depth.append(d)
+            if problems is None:
+                ex.out_of_domain.append((idx, model.schema.check(s)))
+                return idx, False
+            for name in problems:
+                if name not in ex.violations:
+                    ex.violations[name] = idx
+            return idx, not problems
+
+        def note(i, prefix, a, s):
+            ex.transitions += 1
+            fired.add(rule_of[a])
+            ws = wchecks.get(a)
+            if ws:
+                for wname, fn in ws:
+                    if wname not in found_w and fn(s):
+                        found_w[wname] = (i, prefix, a)
+
+        frontier = []
+        for s in model.init:
+            if s not in index:
+                idx, good = admit(s, None, (), 0, bad(s))
+                if good:
+                    frontier.append(idx)
+        d = 0
+        edges = ex.edges
+        while frontier:
+            if cfg.max_depth is not None and d >= cfg.max_depth:
+                ex.complete, ex.stop_reason = False, f"depth bound {cfg.max_depth} reached"
+                break
+            nxt = []
+            for i in frontier:
+                s = states[i]
+                succ = cm.successors(s)
+                if not succ:
+                    if not terminal(s):
+                        ex.deadlocks.append(i)
+                    continue
+                for a, s2 in succ:
+                    note(i, (), a, s)
+                    chain = (a,)
+                    problems = bad(s2)
+                    while foldable is not None and problems == [] and s2 not in index:
+                        nxt_succ = [(b, t) for b, t in cm.successors(s2) if t != s2]
+                        if len(nxt_succ) != 1 or not foldable[nxt_succ[0][0]]:
+                            break
+                        for b, t in cm.successors(s2):
+                            if t == s2:
+                                note(i, chain, b, s2)
+                        b, t = nxt_succ[0]
+                        note(i, chain, b, s2)
+                        chain += (b,)
+                        ex.folded += 1
+                        s2 = t
+                        problems = bad(s2)
+                    j = index.get(s2)
+                    if j is None:
+                        j, good = admit(s2, i, chain, d + 1, problems)
+                        if good:
+                            nxt.append(j)
+                    if edges is not None:
+                        edges.append((i, chain, j))
+                if len(states) > cfg.max_states:
+                    ex.complete, ex.stop_reason = False, f"state budget {cfg.max_states:,} exhausted"
+                    break
+                if cfg.timeout is not None and time.perf_counter() - t0 > cfg.timeout:
+                    ex.complete, ex.stop_reason = False, f"timeout {cfg.timeout}s reached"
+                    break
+                if stop_when is not None and stop_when(ex):
+                    ex.complete, ex.stop_reason = False, "stopped: target found"
+                    break
+            if not ex.complete:
+                break
+            d += 1
+            frontier = nxt
+            if cfg.progress:
+                print(f"  depth {d}: {len(states):,} states, {len(nxt):,} to expand, "
+                      f"{time.perf_counter() - t0:.1f}s", file=sys.stderr)
+        ex.seconds = time.perf_counter() - t0
+        return ex

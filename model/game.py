@@ -1,0 +1,130 @@
+"""GameModel: a frozen value holding everything the checkers need.
+
+Checkers are built from it; nothing here runs a search. Validation happens
+once, at construction, and raises ModelError naming the rule and field with
+the valid choices.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from model.errors import ModelError, choices
+from model.expr import Const, Expr, Param, Var, walk
+from model.properties import Property
+from model.rule import KINDS, GroundAction, Rule
+from model.schema import Schema, State
+
+
+@dataclass(frozen=True)
+class GameModel:
+    """A finite transition system written as data.
+
+    `dispatch` names a scalar field that nearly every guard pins to a
+    constant (the decision stage); explorers use it to consider only the
+    actions of the current stage. `terminal` marks states where the game is
+    over (no action expected there, so no deadlock).
+    """
+
+    name: str
+    schema: Schema
+    init: tuple  # tuple[State, ...]
+    rules: tuple  # tuple[Rule, ...]
+    properties: tuple  # tuple[Property, ...]
+    terminal: Expr
+    dispatch: str | None = None
+    narrate: Callable | None = field(default=None, compare=False)
+    info: dict = field(default_factory=dict, compare=False)
+    actions: tuple = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        if not self.init:
+            raise ModelError(f"model '{self.name}' has no initial state")
+        for s in self.init:
+            bad = self.schema.check(s)
+            if len(s) != len(self.schema) or bad:
+                raise ModelError(f"initial state outside the domains: {', '.join(bad)}")
+        names = [r.name for r in self.rules]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ModelError(f"rule names must be unique; repeated: {choices(dup)}")
+        pnames = [p.name for p in self.properties]
+        dup = {n for n in pnames if pnames.count(n) > 1}
+        if dup:
+            raise ModelError(f"property names must be unique; repeated: {choices(dup)}")
+        for r in self.rules:
+            self._check_rule(r)
+        by_name = {r.name: r for r in self.rules}
+        for p in self.properties:
+            params: set = set()
+            for n in p.fires:
+                if n not in by_name:
+                    raise ModelError(f"property '{p.name}' names unknown rule '{n}'; rules: {choices(names)}")
+                params |= {q.name for q in by_name[n].params}
+            for e in (p.predicate, p.when):
+                if e is not None:
+                    self._check_expr(e, f"property '{p.name}'", params=params)
+        grounded = []
+        for r in self.rules:
+            grounded.extend(r.ground())
+        object.__setattr__(self, "actions", tuple(grounded))
+
+    def _check_rule(self, r: Rule) -> None:
+        where = f"rule '{r.name}'"
+        if r.kind not in KINDS:
+            raise ModelError(f"{where} has kind '{r.kind}'; valid: {choices(KINDS)}")
+        params = {p.name for p in r.params}
+        self._check_expr(r.guard, where, params)
+        for (fname, idx), e in r.effects.items():
+            f = self.schema.by_name.get(fname)
+            if f is None:
+                raise ModelError(f"{where} writes unknown field '{fname}'; fields: {choices(self.schema.by_name)}")
+            if len(idx) != len(f.dims):
+                raise ModelError(f"{where} writes '{fname}' with {len(idx)} index(es); it has {len(f.dims)}")
+            for i in idx:
+                for n in walk(i) if isinstance(i, Expr) else ():
+                    if isinstance(n, Var):
+                        raise ModelError(f"{where} writes '{fname}' at an index that depends on the state; "
+                                         f"use a parameter and a guard instead")
+            self._check_expr(e, where, params)
+
+    def _check_expr(self, e: Expr, where: str, params: set) -> None:
+        for n in walk(e):
+            if isinstance(n, Var):
+                f = self.schema.by_name.get(n.field)
+                if f is None:
+                    raise ModelError(f"{where} reads unknown field '{n.field}'; fields: {choices(self.schema.by_name)}")
+                if len(n.index) != len(f.dims):
+                    raise ModelError(f"{where} reads '{n.field}' with {len(n.index)} index(es); it has {len(f.dims)}")
+            elif isinstance(n, Param) and n.name not in params:
+                raise ModelError(f"{where} uses unknown parameter '{n.name}'; parameters: {choices(params) or 'none'}")
+
+    # Lookups used by checkers and reports -----------------------------------------
+
+    @property
+    def invariants(self) -> tuple:
+        return tuple(p for p in self.properties if p.kind == "invariant")
+
+    @property
+    def witnesses(self) -> tuple:
+        return tuple(p for p in self.properties if p.kind == "witness")
+
+    def rule(self, name: str) -> Rule:
+        for r in self.rules:
+            if r.name == name:
+                return r
+        raise ModelError(f"unknown rule '{name}'; rules: {choices(r.name for r in self.rules)}")
+
+    def action(self, label: str) -> GroundAction:
+        for a in self.actions:
+            if a.label == label:
+                return a
+        raise ModelError(f"no action '{label}' in model '{self.name}'")
+
+    def get(self, state: State, field_name: str, *idx):
+        return state[self.schema.slot(field_name, tuple(idx))]
+
+    def with_changes(self, **changes) -> "GameModel":
+        """A copy with some parts replaced (rules, properties, init ...), re-validated."""
+        from dataclasses import replace
+        return replace(self, **changes)

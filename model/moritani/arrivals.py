@@ -1,0 +1,206 @@
+"""Shipment and movement into strongholds, and the reactions an arrival opens.
+
+An arrival is committed first (payment, forces, R18, A3), then its reactions
+become pending obligations: the BG accompanying advisor (a separate entry by
+BG, A25, H36), the Ecaz Ambassador, and Terror (R11, R12, R17). Which pending
+reaction resolves next is the scheduler's step; the interpretation says which
+orders are allowed (A1, A2). Under `unordered` every order is explored.
+"""
+from __future__ import annotations
+
+from model.expr import Const, Param, count, ite
+from model.moritani.context import REACTIONS, Ctx
+from model.rule import P, Rule
+
+
+def terror_qualifies(c: Ctx, f, loc):
+    """Would an arrival of faction f at loc open a Terror decision? (R11, R12)"""
+    v, M = c.v, c.M
+    if f == M:
+        return Const(False)
+    if c.has("ally-triggers-terror"):
+        return c.any_token_at(loc)
+    return c.any_token_at(loc) & v("ally", M).ne(f)
+
+
+def advisor_eligible(c: Ctx, f: int):
+    bg = c.fac("Bene Gesserit")
+    if bg is None or f == bg:
+        return Const(False)
+    return c.v("reserves", bg) >= 1
+
+
+def ambassador_eligible(c: Ctx, f: int, to):
+    ecaz = c.fac("Ecaz")
+    amb = c.bounds.ambassador
+    if ecaz is None or amb is None or f == ecaz:
+        return Const(False)
+    return to.eq(c.L.index(amb)) if not isinstance(to, int) else Const(to == c.L.index(amb))
+
+
+def precedes(c: Ctx, a: str, b: str):
+    """Must pending reaction a resolve before pending reaction b?"""
+    a1, a2 = c.choice("A1"), c.choice("A2")
+    if {a, b} == {"advisor", "terror"}:
+        first = {"arrival-first": "advisor", "reject-entry": "advisor", "terror-first": "terror"}.get(a1)
+        return Const(first == a)
+    if {a, b} == {"ambassador", "terror"}:
+        ecaz = c.fac("Ecaz")
+        if ecaz is None:
+            return Const(False)
+        if a2 == "storm-order":
+            return c.before(ecaz, c.M) if a == "ambassador" else c.before(c.M, ecaz)
+        return Const(a2 == f"{a}-first")
+    # advisor before ambassador: the engine queues BG, then Ecaz, then Moritani.
+    return Const(a1 != "unordered" and a == "advisor")
+
+
+def pending(c: Ctx, r: str):
+    v = c.v
+    return {"advisor": v("pend_advisor") > 0, "ambassador": v("pend_ambassador"),
+            "terror": v("pend_terror")}[r]
+
+
+def may_resolve(c: Ctx, r: str):
+    blockers = [pending(c, o) & precedes(c, o, r) for o in REACTIONS if o != r]
+    return pending(c, r) & ~c.any_of(blockers)
+
+
+def _arrival(c: Ctx, f: int, to, cause: str, advisor):
+    v = c.v
+    tq = terror_qualifies(c, f, to)
+    amb = ambassador_eligible(c, f, to)
+    return {
+        ("entrant", ()): Const(f), ("entry_loc", ()): to, ("entry_cause", ()): c.Cause.index(cause),
+        ("pend_terror", ()): tq, ("pend_advisor", ()): ite(advisor, 1, 0),
+        ("pend_ambassador", ()): amb, ("amb_payer", ()): Const(f),
+        ("owed", ()): v("owed") + count([tq, advisor, amb]),
+        ("stage", ()): c.st("react"),
+    }
+
+
+def entry_rules(c: Ctx) -> list[Rule]:
+    v = c.v
+    to = Param("to")
+    n = len(c.bounds.factions)
+    rules = []
+    for f in range(n):
+        name = c.F.labels[f]
+        mine = c.stage_is("ship_move") & c.at_position("mover", f)
+        if f == c.M and not c.bounds.moritani_ships:
+            rules.append(Rule(f"pass_{f}", (), mine, {("mover", ()): v("mover") + 1}, (), kind="system",
+                              doc="Moritani's own shipment is outside these bounds"))
+            continue
+        open_to = (to.ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
+                   & ~c.any_of(c.ally_of(f, g) & (v("forces", g, to) > 0) for g in range(n) if g != f))
+        no_aftermath = v("aftermath").ne(to)
+        if c.has("shipment-into-aftermath"):
+            no_aftermath = Const(True)
+        ship_guard = mine & open_to & no_aftermath & (v("reserves", f) >= 1) & (v("spice", f) >= 1)
+        adv = advisor_eligible(c, f)
+        if c.choice("A1") == "reject-entry":
+            ship_guard = ship_guard & ~(terror_qualifies(c, f, to) & adv)
+        rules.append(Rule(
+            f"ship_{f}", (P("to", c.L),), ship_guard,
+            {("reserves", (Const(f),)): v("reserves", f) - 1, ("forces", (Const(f), to)): v("forces", f, to) + 1,
+             ("spice", (Const(f),)): v("spice", f) - 1, ("bank", ()): v("bank") + 1,
+             ("aftermath_breach", ()): v("aftermath_breach") | v("aftermath").eq(to)}
+            | _arrival(c, f, to, "shipment", adv),
+            ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=Const(f),
+            doc=f"{name} ships one force from reserves into a stronghold, paying 1 spice"))
+        move_guard = mine & open_to & (v("forces", f, c.desert) >= 1)
+        rules.append(Rule(
+            f"move_{f}", (P("to", c.L),), move_guard,
+            {("forces", (Const(f), Const(c.desert))): v("forces", f, c.desert) - 1,
+             ("forces", (Const(f), to)): v("forces", f, to) + 1}
+            | _arrival(c, f, to, "movement", Const(False)),
+            ("R11", "R17", "R25", "R36"), actor=Const(f),
+            doc=f"{name} moves one force from the open desert into a stronghold (Aftermath allows it)"))
+        rules.append(Rule(f"pass_{f}", (), mine, {("mover", ()): v("mover") + 1}, (), actor=Const(f)))
+    rules.append(Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n),
+                      {("stage", ()): c.st(_first_mentat(c))}, (), kind="system"))
+    return rules
+
+
+def _first_mentat(c: Ctx) -> str:
+    return "mentat_place" if c.choice("A5") == "placement-first" else "extortion_collect"
+
+
+def reaction_rules(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    k = Param("k")
+    react = c.stage_is("react")
+    loc = v("entry_loc")
+    bg = c.fac("Bene Gesserit")
+    rules = [
+        Rule("resolve_advisor", (), react & may_resolve(c, "advisor"),
+             {("pend_advisor", ()): v("pend_advisor") - 1, ("owed", ()): v("owed") - 1,
+              ("stage", ()): c.st("advisor")}, ("A1", "A25"), kind="scheduler"),
+        Rule("resolve_ambassador", (), react & may_resolve(c, "ambassador"),
+             {("pend_ambassador", ()): False, ("owed", ()): v("owed") - 1,
+              ("stage", ()): c.st("ambassador")}, ("A2",), kind="scheduler"),
+    ]
+    still = v("entrant").ne(M) & v("ally", M).ne(v("entrant"))
+    if c.has("ally-triggers-terror"):
+        still = v("entrant").ne(M)
+    rules += [
+        Rule("open_terror", (P("k", c.K),), react & may_resolve(c, "terror") & c.token_at(k, loc) & still,
+             {("pend_terror", ()): False, ("owed", ()): v("owed") - 1, ("entry_face", ()): k,
+              ("stage", ()): c.st("terror")}, ("R11", "R12", "A1"), kind="scheduler",
+             doc="the Terror decision opens for the token in the entered stronghold"),
+        Rule("lapse_terror", (), react & may_resolve(c, "terror") & ~(c.any_token_at(loc) & still),
+             {("pend_terror", ()): False, ("owed", ()): v("owed") - 1}, ("H35",), kind="scheduler",
+             doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses"),
+    ]
+    nothing = react & ~c.any_of(pending(c, r) for r in REACTIONS)
+    if bg is not None:
+        bg_q = c.v("ally", M).ne(bg)
+        if c.has("ally-triggers-terror"):
+            bg_q = Const(True)
+        rules += [
+            Rule("open_queued_entry", (P("k", c.K),), nothing & v("entry2") & c.token_at(k, loc) & bg_q,
+                 {("entry2", ()): False, ("owed", ()): v("owed") - 1, ("entrant", ()): bg,
+                  ("entry_cause", ()): c.Cause.index("advisor"), ("entry_face", ()): k,
+                  ("stage", ()): c.st("terror")}, ("R12", "H36", "A25"), kind="system",
+                 doc="the accompanying advisors' own entry gets its Terror decision"),
+            Rule("lapse_queued_entry", (), nothing & v("entry2") & ~(c.any_token_at(loc) & bg_q),
+                 {("entry2", ()): False, ("owed", ()): v("owed") - 1}, ("H36",), kind="system"),
+        ]
+    # Reset the finished arrival record so that stale values do not split otherwise equal states.
+    clear = {("entrant", ()): 0, ("entry_loc", ()): c.desert, ("entry_cause", ()): 0, ("entry_face", ()): 0,
+             ("amb_payer", ()): 0}
+    rules.append(Rule("arrival_settled", (), nothing & ~v("entry2"),
+                      {("stage", ()): c.st("ship_move"), ("mover", ()): v("mover") + 1} | clear, ("A3",),
+                      kind="system", doc="every reaction to the arrival is resolved; the next player acts"))
+    if bg is not None:
+        tq = c.any_token_at(loc) & c.v("ally", M).ne(bg)
+        if c.has("ally-triggers-terror"):
+            tq = c.any_token_at(loc)
+        queued = {("entry2", ()): tq, ("owed", ()): v("owed") + ite(tq, 1, 0)}
+        if c.has("advisor-entry-overwrites-terror"):
+            # The bug: the advisor's entry replaces the queued Terror entry instead of queuing behind it.
+            queued = {("entrant", ()): Const(bg), ("entry_cause", ()): c.Cause.index("advisor"),
+                      ("pend_terror", ()): v("pend_terror") | tq, ("owed", ()): v("owed") + ite(tq, 1, 0)}
+        rules += [
+            Rule("accompany", (P("l", c.L),), c.stage_is("advisor") & (v("reserves", bg) >= 1) & loc.eq(Param("l")),
+                 {("reserves", (Const(bg),)): v("reserves", bg) - 1,
+                  ("forces", (Const(bg), Param("l"))): v("forces", bg, Param("l")) + 1, ("stage", ()): c.st("react")}
+                 | queued, ("A1", "A25", "H36", "R12"), actor=Const(bg),
+                 doc="BG sends one advisor with the shipment: a separate entry by BG"),
+            Rule("decline_advisor", (), c.stage_is("advisor"), {("stage", ()): c.st("react")}, ("A1",),
+                 actor=Const(bg)),
+        ]
+    ecaz = c.fac("Ecaz")
+    if ecaz is not None:
+        payer = Param("p")
+        rules.append(Rule(
+            "ambassador_effect", (P("p", c.F),), c.stage_is("ambassador") & v("amb_payer").eq(payer) & payer.ne(ecaz),
+            {("spice", (payer,)): v("spice", payer) - ite(v("spice", payer) > 0, 1, 0),
+             ("spice", (Const(ecaz),)): v("spice", ecaz) + ite(v("spice", payer) > 0, 1, 0),
+             ("stage", ()): c.st("react")}, ("A2",), kind="system",
+            doc="abstract Ambassador effect: the arriving faction gives Ecaz 1 spice if it has any"))
+    return rules
+
+
+def rules(c: Ctx) -> list[Rule]:
+    return entry_rules(c) + reaction_rules(c)

@@ -1,0 +1,37 @@
+"""Assemble the Moritani Terror GameModel from bounds, an interpretation and seeded defects.
+
+>>> m = build_model()
+>>> m.name, len(m.init)
+('moritani-terror', 1)
+"""
+from __future__ import annotations
+
+from model.expr import Const
+from model.game import GameModel
+from model.moritani import arrivals, effects, faults, mentat, properties, terror
+from model.moritani.config import Bounds, Interpretation
+from model.moritani.context import Ctx
+from model.moritani.defects import check_defects
+from model.moritani.narrate import narrate
+from model.moritani.state import initial, schema
+
+
+def build_model(bounds: Bounds | None = None, interpretation: Interpretation | None = None,
+                defects=(), pids: tuple | None = None) -> GameModel:
+    """The bounded Moritani Terror model; `pids` permutes the initial public IDs (hidden faces)."""
+    c = Ctx(bounds or Bounds(), interpretation or Interpretation(), check_defects(defects))
+    sch = schema(c)
+    s0 = initial(c, sch, pids)
+    n = len(c.bounds.factions)
+    totals = {
+        "spice": sum(s0[sch.slot("spice", (f,))] for f in range(n)) + s0[sch.slot("bank")],
+        "forces": [s0[sch.slot("reserves", (f,))] + s0[sch.slot("tanks", (f,))]
+                   + sum(s0[sch.slot("forces", (f, l))] for l in range(len(c.L.labels))) for f in range(n)],
+    }
+    rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c))
+    props = properties.invariants(c, totals) + properties.witnesses(c)
+    return GameModel(
+        name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
+        terminal=c.stage_is("game_over"), dispatch="stage", narrate=narrate,
+        info={"ctx": c, "bounds": c.bounds, "interpretation": c.interp, "defects": c.defects},
+    )

@@ -1,0 +1,183 @@
+"""Bounds and interpretation switches of the Moritani Terror model.
+
+Bounds say how big the finite game is; switches say how the printed rules'
+timing gaps are resolved. Every switch cites its ambiguity ID (A#) from the
+rules catalogue and defaults to the Quintine/Dune engine's recorded choice.
+
+>>> Interpretation().choice("A5")
+'placement-first'
+>>> Bounds().factions
+('Moritani', 'Atreides', 'Bene Gesserit', 'Ecaz')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from model.errors import ModelError, choices
+
+RIVALS = ("Atreides", "Bene Gesserit", "Ecaz", "Guild", "Emperor", "Fremen", "Richese")
+STRONGHOLDS = ("Arrakeen", "Carthag", "Sietch Tabr", "Habbanya Ridge Sietch", "Tuek's Sietch")
+# Never legal Terror destinations (R8); listed so that a proposal naming them gets a precise error.
+FORBIDDEN_DESTINATIONS = ("Hidden Mobile Stronghold", "Polar Sink", "homeworld")
+FACES = ("Assassination", "Atomics", "Extortion", "Robbery", "Sabotage", "Sneak Attack")
+
+
+@dataclass(frozen=True)
+class Switch:
+    key: str          # the name a proposal file uses
+    ids: tuple        # catalogue IDs it settles
+    choices: tuple
+    default: str      # the Quintine/Dune engine's choice
+    question: str
+    source: str       # where the default comes from
+
+
+SWITCHES = (
+    Switch("terror-vs-arrival-reactions", ("A1",),
+           ("arrival-first", "terror-first", "reject-entry", "unordered"), "arrival-first",
+           "Order of Terror against the arrival's own reactions (BG advisor, Ecaz Ambassador)",
+           "engine ~7 Oct 2026: Terror queued behind the arrival's own interaction"),
+    Switch("ambassador-vs-terror", ("A2",),
+           ("storm-order", "terror-first", "ambassador-first"), "storm-order",
+           "Ecaz Ambassador and Terror eligible on the same entry",
+           "engine 29 Sep 2026: the two owners resolve in storm order on the same committed entry"),
+    Switch("karama-eome-timing", ("A4",),
+           ("before-reply", "after-reply"), "before-reply",
+           "Karama against Enemy of My Enemy: before the entrant answers, or after acceptance",
+           "engine: declaration, public Karama window, then the entrant's reply"),
+    Switch("extortion-mentat-order", ("A5",),
+           ("placement-first", "extortion-first"), "placement-first",
+           "Extortion collection and payment against the Mentat placement",
+           "user decision 28 Sep 2026: placement (and its Karama) first"),
+    Switch("extortion-payers", ("A8",),
+           ("any-rival", "exclude-ally", "entrant-only"), "any-rival",
+           "Who may pay 3 spice to keep Extortion out of the game",
+           "engine: any non-Moritani player, Moritani's ally included"),
+    Switch("atomics-penalty", ("A10", "H34"),
+           ("ally-at-activation", "follows-current-ally"), "ally-at-activation",
+           "Atomics hand-limit penalty after Moritani's alliance changes",
+           "engine: penalty on the ally at activation; alliance changes involving them are blocked"),
+    Switch("sabotage-gift-overflow", ("A12",),
+           ("reject", "force-discard", "allow-overflow"), "reject",
+           "Sabotage gift that would put the recipient over its hand limit",
+           "engine: such a gift is rejected; passing is always legal"),
+    Switch("karama-placement", ("A13",),
+           ("consumed", "retry"), "consumed",
+           "A Karama-cancelled placement: can Moritani try again the same Mentat?",
+           "engine: the opportunity is consumed"),
+    Switch("sneak-attack-is-shipment", ("A14",),
+           ("shipment", "not-shipment"), "shipment",
+           "Is a positive Sneak Attack a shipment for other arrival powers?",
+           "engine 7 Oct 2026: adopted as a shipment; the Terror entry closes first"),
+    Switch("placement-in-aftermath", ("A26",),
+           ("allowed", "forbidden"), "allowed",
+           "May a Terror token be placed in the Atomics Aftermath stronghold?",
+           "engine: the pure placement function permits it"),
+)
+SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
+SWITCH_BY_ID = {i: s for s in SWITCHES for i in s.ids}
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """A choice for every switch; unspecified switches take the engine default."""
+
+    chosen: tuple = ()  # ((key, choice), ...) sorted
+
+    def __post_init__(self):
+        for key, value in self.chosen:
+            sw = SWITCH_BY_KEY.get(key)
+            if sw is None:
+                raise ModelError(f"unknown switch '{key}'; valid: {choices(SWITCH_BY_KEY)}")
+            if value not in sw.choices:
+                raise ModelError(f"switch '{key}' has no choice '{value}'; valid: {choices(sw.choices)}")
+
+    @classmethod
+    def of(cls, **kw) -> "Interpretation":
+        return cls(tuple(sorted((k.replace("_", "-"), v) for k, v in kw.items())))
+
+    def choice(self, key_or_id: str) -> str:
+        sw = SWITCH_BY_KEY.get(key_or_id) or SWITCH_BY_ID.get(key_or_id)
+        if sw is None:
+            raise ModelError(f"unknown switch '{key_or_id}'; valid: {choices(SWITCH_BY_KEY)}")
+        return dict(self.chosen).get(sw.key, sw.default)
+
+    def as_dict(self) -> dict:
+        return {s.key: self.choice(s.key) for s in SWITCHES}
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The finite game: who plays, where, for how long, and how much of everything."""
+
+    factions: tuple = ("Moritani", "Atreides", "Bene Gesserit", "Ecaz")
+    strongholds: tuple = ("Arrakeen", "Carthag")
+    faces: tuple = FACES
+    turns: int = 2            # Shipment & Movement phases after the first Mentat Pause
+    storm: bool = False       # a storm position chosen each turn (blocks shipment and positive Sneak Attack)
+    bidding: bool = False     # one Treachery card on offer each turn (lets hands grow)
+    moritani_ships: bool = False  # Moritani ships too (otherwise its forces arrive only by Sneak Attack)
+    # Each rival's forces: (faction, in reserves, in the open desert). Rivals not listed have none.
+    forces: tuple = (("Atreides", 1, 1), ("Bene Gesserit", 1, 0))
+    moritani_forces: int = 2  # Moritani: all in reserves (Sneak Attack draws from them)
+    spice: int = 3            # each rival's starting spice; Moritani starts with moritani_spice
+    moritani_spice: int = 2
+    hand: int = 1             # starting Treachery cards of every rival
+    moritani_hand: int = 3    # Moritani's starting cards (R5 fixtures start Moritani at its limit)
+    hand_limit: int = 3       # base hand limit (the Atomics penalty is minus one)
+    karama: tuple = ("Atreides",)          # factions holding a Karama card at the start
+    alliances: tuple = (("Moritani", "Ecaz"), ("Atreides", "Bene Gesserit"))
+    ambassador: str | None = "Carthag"     # stronghold holding an Ecaz Ambassador, if any
+    leaders: tuple = (5, 2)   # strengths of each rival's two leaders (Assassination bounty)
+
+    def __post_init__(self):
+        if not self.factions or self.factions[0] != "Moritani":
+            raise ModelError("bounds.factions must start with Moritani")
+        for f in self.factions[1:]:
+            if f not in RIVALS:
+                raise ModelError(f"unknown faction '{f}'; valid: {choices(RIVALS)}")
+        if len(set(self.factions)) != len(self.factions) or len(self.factions) < 2:
+            raise ModelError("bounds.factions needs Moritani and at least one distinct rival")
+        if not 1 <= len(self.strongholds) <= 5:
+            raise ModelError("bounds.strongholds takes 1 to 5 of the ordinary strongholds")
+        for s in self.strongholds:
+            if s not in STRONGHOLDS:
+                raise ModelError(f"'{s}' is not a legal Terror destination (R8); valid: {choices(STRONGHOLDS)}")
+        for k in self.faces:
+            if k not in FACES:
+                raise ModelError(f"unknown Terror face '{k}'; valid: {choices(FACES)}")
+        if not 1 <= self.turns <= 6:
+            raise ModelError("bounds.turns must be 1..6")
+        for a, b in self.alliances:
+            if a not in self.factions or b not in self.factions or a == b:
+                raise ModelError(f"alliance {a}-{b} needs two distinct factions from bounds.factions")
+        allied = [f for pair in self.alliances for f in pair]
+        if len(allied) != len(set(allied)):
+            raise ModelError("a faction can be in at most one alliance (R25)")
+        for f in self.karama:
+            if f not in self.factions[1:]:
+                raise ModelError(f"karama holder '{f}' must be a rival in bounds.factions")
+        if self.ambassador is not None and self.ambassador not in self.strongholds:
+            raise ModelError(f"ambassador stronghold '{self.ambassador}' not in bounds.strongholds; "
+                             f"valid: {choices(self.strongholds)}")
+        for f, r, d in self.forces:
+            if f not in self.factions[1:]:
+                raise ModelError(f"bounds.forces names '{f}', not a rival in bounds.factions; "
+                                 f"valid: {choices(self.factions[1:])}")
+            if not (0 <= r <= 4 and 0 <= d <= 4):
+                raise ModelError(f"bounds.forces for {f}: reserves and desert must be 0..4")
+        for name in ("moritani_forces", "spice", "moritani_spice", "hand", "moritani_hand", "hand_limit"):
+            if not 0 <= getattr(self, name) <= 12:
+                raise ModelError(f"bounds.{name} must be 0..12")
+        if max(self.hand, self.moritani_hand) > self.hand_limit:
+            raise ModelError("bounds.hand and bounds.moritani_hand cannot exceed bounds.hand_limit")
+
+    def as_dict(self) -> dict:
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = [list(x) for x in v] if f.name in ("alliances", "forces") else list(v) if isinstance(v, tuple) else v
+        return out
+
+
+BOUND_FIELDS = tuple(f.name for f in fields(Bounds))

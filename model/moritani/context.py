@@ -1,0 +1,194 @@
+"""Shared vocabulary of the Moritani model: domains, stages and expression helpers.
+
+The rule modules (`mentat`, `arrivals`, `terror`, `effects`, `faults`) all
+build on one Ctx, so a field or stage has exactly one name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from model.domains import Bool, Enum, IntRange
+from model.expr import Const, Var, all_of, any_of, count, ite, lift, sum_of
+from model.moritani.config import Bounds, Interpretation
+
+STAGES = (
+    "storm", "bidding", "ship_move", "react", "advisor", "ambassador",
+    "terror", "eome_karama", "eome_reply", "robbery", "robbery_discard",
+    "assassinate", "sabotage_gift", "sneak", "entry_done",
+    "mentat_place", "placement_karama", "extortion_collect", "extortion_pay",
+    "mentat_end", "game_over",
+)
+# Stages where a Terror decision is in progress for the current entry.
+TERROR_STAGES = ("terror", "eome_karama", "eome_reply", "robbery", "robbery_discard",
+                 "assassinate", "sabotage_gift", "sneak")
+MENTAT_STAGES = ("mentat_place", "placement_karama", "extortion_collect", "extortion_pay")
+STATUSES = ("supply", "placed", "removed", "extortion")
+CAUSES = ("shipment", "movement", "advisor", "sneak")
+REACTIONS = ("advisor", "ambassador", "terror")
+DESERT = "open desert"
+
+
+@dataclass
+class Ctx:
+    bounds: Bounds
+    interp: Interpretation
+    defects: frozenset = frozenset()
+    F: Enum = field(init=False)
+    Ally: Enum = field(init=False)
+    L: Enum = field(init=False)       # strongholds + the open desert
+    Dest: Enum = field(init=False)    # strongholds + none
+    K: Enum = field(init=False)
+    Stage: Enum = field(init=False)
+    Status: Enum = field(init=False)
+    Cause: Enum = field(init=False)
+    Reaction: Enum = field(init=False)
+
+    def __post_init__(self):
+        b = self.bounds
+        self.F = Enum("Faction", b.factions)
+        self.Ally = Enum("Ally", b.factions + ("none",))
+        self.L = Enum("Location", b.strongholds + (DESERT,))
+        self.Dest = Enum("Stronghold", b.strongholds + ("none",))
+        self.K = Enum("Face", b.faces)
+        self.Stage = Enum("Stage", STAGES)
+        self.Status = Enum("Status", STATUSES)
+        self.Cause = Enum("Cause", CAUSES)
+        self.Reaction = Enum("Reaction", REACTIONS)
+        self.M = 0
+        self.rivals = tuple(range(1, len(b.factions)))
+        self.holds = tuple(range(len(b.strongholds)))   # stronghold indices (same in L and Dest)
+        self.desert = len(b.strongholds)
+        self.none_dest = len(b.strongholds)
+        self.none_ally = len(b.factions)
+        self.faces = tuple(range(len(b.faces)))
+        self.pid_max = len(b.faces) * (2 * b.turns + 2)
+        self.spice_max = b.spice * (len(b.factions) - 1) + b.moritani_spice + 5 + 2 * sum(b.leaders) + 6
+        self.bank0 = 5 + sum(b.leaders) * (len(b.factions) - 1)
+
+    # -- names -----------------------------------------------------------------------
+    def has(self, defect: str) -> bool:
+        return defect in self.defects
+
+    def choice(self, sw: str) -> str:
+        return self.interp.choice(sw)
+
+    def fac(self, name: str):
+        """Index of a faction if it plays, else None."""
+        return self.bounds.factions.index(name) if name in self.bounds.factions else None
+
+    def face(self, name: str):
+        return self.bounds.faces.index(name) if name in self.bounds.faces else None
+
+    def start_forces(self, f: int) -> tuple:
+        """(reserves, open desert) of rival f at the start."""
+        for name, r, d in self.bounds.forces:
+            if name == self.bounds.factions[f]:
+                return (r, d)
+        return (0, 0)
+
+    def st(self, name: str) -> int:
+        return self.Stage.index(name)
+
+    # -- expression helpers ------------------------------------------------------------
+    @staticmethod
+    def v(name, *idx):
+        return Var(name, tuple(lift(i) for i in idx))
+
+    def stage_is(self, *names):
+        return any_of(self.v("stage").eq(self.st(n)) for n in names)
+
+    def hand_limit(self, f, engine: bool = True):
+        """Hand limit of faction index f (a Python int), with the Atomics penalty (R36, A10).
+
+        `engine=False` gives the limit the selected interpretation intends,
+        which is what the hand-limits invariant checks; the engine's own
+        limit is what guards use, and a seeded defect may get it wrong.
+        """
+        base = self.bounds.hand_limit
+        if f == self.M:
+            penalised = self.v("aftermath").ne(self.none_dest)
+        else:
+            who = self.v("ally", self.M) if self.penalty_follows_current(engine) else self.v("atomics_ally")
+            penalised = self.v("aftermath").ne(self.none_dest) & who.eq(f)
+        return ite(penalised, base - 1, base)
+
+    def hand_limit_param(self, e, engine: bool = True):
+        """Hand limit of the faction given by expression e (a parameter), as an expression."""
+        out = self.hand_limit(len(self.bounds.factions) - 1, engine)
+        for f in range(len(self.bounds.factions) - 2, -1, -1):
+            out = ite(lift(e).eq(f), self.hand_limit(f, engine), out)
+        return out
+
+    def penalty_follows_current(self, engine: bool = True) -> bool:
+        follows = self.choice("A10") == "follows-current-ally"
+        return follows != (engine and self.has("atomics-penalty-follows-new-ally"))
+
+    def alliance_change_allowed(self):
+        """H34: after Atomics, alliance changes involving Moritani are blocked unless A10 lets the penalty move."""
+        if self.choice("A10") == "follows-current-ally" or self.has("atomics-penalty-follows-new-ally"):
+            return Const(True)
+        return self.v("aftermath").eq(self.none_dest)
+
+    def occupants(self, loc, exclude=()):
+        """Number of factions (not in `exclude`) with forces in `loc`."""
+        return count(self.v("forces", f, loc) > 0 for f in range(len(self.bounds.factions)) if f not in exclude)
+
+    def ally_of(self, f, g):
+        return self.v("ally", f).eq(g)
+
+    def token_at(self, k, loc):
+        return self.v("tstatus", k).eq(self.Status.index("placed")) & self.v("tloc", k).eq(loc)
+
+    def any_token_at(self, loc):
+        return any_of(self.token_at(k, loc) for k in self.faces)
+
+    def supply_after(self, k: int, returning):
+        """Is face k in supply once `returning` (a face index or parameter) has gone back?"""
+        return self.v("tstatus", k).eq(self.Status.index("supply")) | Const(k).eq(lift(returning))
+
+    def rotate_ids(self, returning):
+        """Effects returning face `returning` to supply with fresh public IDs for the whole supply (H4).
+
+        Every face in supply afterwards gets next_pid + (its rank among them);
+        the counter (the private supply epoch, H5) moves past them.
+        """
+        eff = {}
+        in_supply = {k: self.supply_after(k, returning) for k in self.faces}
+        for k in self.faces:
+            rank = count(in_supply[j] for j in self.faces if j < k)
+            eff[("pid", (Const(k),))] = ite(in_supply[k], self.v("next_pid") + rank, self.v("pid", k))
+            eff[("pid_shown", (Const(k),))] = ite(in_supply[k], False, self.v("pid_shown", k))
+        eff[("next_pid", ())] = self.v("next_pid") + count(in_supply.values())
+        return eff
+
+    def spice_total(self):
+        return sum_of([self.v("spice", f) for f in range(len(self.bounds.factions))]
+                      + [self.v("bank"), ite(self.v("ext_reserved"), 5, 0)])
+
+    def forces_total(self, f):
+        return sum_of([self.v("reserves", f), self.v("tanks", f)]
+                      + [self.v("forces", f, loc) for loc in range(len(self.L.labels))])
+
+    def all_of(self, xs):
+        return all_of(xs)
+
+    def any_of(self, xs):
+        return any_of(xs)
+
+    # -- storm order -----------------------------------------------------------------
+    def order(self, turn: int) -> tuple:
+        """Storm order in `turn`: the first player rotates one seat per turn."""
+        n = len(self.bounds.factions)
+        return tuple((i + turn - 1) % n for i in range(n))
+
+    def turns(self) -> range:
+        return range(1, self.bounds.turns + 2)
+
+    def at_position(self, cursor: str, f: int):
+        """The cursor field points at faction f in this turn's storm order."""
+        return any_of(self.v("turn").eq(t) & self.v(cursor).eq(self.order(t).index(f)) for t in self.turns())
+
+    def before(self, f: int, g: int):
+        """f acts before g in this turn's storm order."""
+        return any_of(self.v("turn").eq(t) for t in self.turns()
+                      if self.order(t).index(f) < self.order(t).index(g))

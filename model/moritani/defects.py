@@ -1,0 +1,66 @@
+"""The catalogue of seeded defects: bugs real engines had, each aimed at one check.
+
+`rulecheck selftest` builds the model with one defect at a time and requires
+the targeted check to fail with a shortest trace. A defect is a named switch
+read by the rule modules (`ctx.has(id)`), so the defective rule sits next to
+the correct one in the source.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.errors import ModelError, choices
+
+
+@dataclass(frozen=True)
+class Defect:
+    id: str
+    target: str      # the check it must trip
+    ids: tuple       # catalogue IDs of the hazard
+    doc: str
+
+
+DEFECTS = (
+    Defect("reload-recredits-extortion", "extortion-once", ("H1", "H2"),
+           "a reload during the Extortion payer queue credits the reserved 5 a second time"),
+    Defect("eome-duplicates-token", "token-conservation", ("H21", "H30"),
+           "Enemy of My Enemy acceptance returns the token to supply but leaves it on the map"),
+    Defect("ids-not-rotated", "public-ids-fresh", ("H4", "H12"),
+           "a token returning to supply keeps the public ID everyone saw on the map"),
+    Defect("recovery-reopens-placement", "placement-once", ("H28", "A5"),
+           "recovering Extortion re-opens the Mentat placement already used this turn"),
+    Defect("reload-reopens-placement", "placement-once", ("H1",),
+           "a reload re-runs the Mentat start handler and offers a second placement"),
+    Defect("ally-triggers-terror", "trigger-legality", ("R12",),
+           "Moritani's ally entering a token's stronghold opens a Terror decision"),
+    Defect("refusal-declines", "eome-obligations", ("R21", "H24"),
+           "a refused alliance silently declines instead of forcing the reveal"),
+    Defect("karama-block-ignored", "eome-obligations", ("H8", "R30"),
+           "an offer blocked by Karama can be made again for the same entry"),
+    Defect("offer-to-ecaz", "eome-obligations", ("R19",),
+           "Enemy of My Enemy is offered to Ecaz"),
+    Defect("shipment-into-aftermath", "aftermath", ("R36",),
+           "shipment into the Atomics Aftermath territory is allowed"),
+    Defect("atomics-penalty-follows-new-ally", "hand-limits", ("A10", "H33", "H34"),
+           "the Atomics penalty moves to Moritani's later ally; the ally at activation draws past its limit"),
+    Defect("gift-overflow-unchecked", "hand-limits", ("A12", "H19"),
+           "a Sabotage gift is accepted even when it puts the entrant over its hand limit"),
+    Defect("extortion-payment-minted", "conservation", ("R37", "H25"),
+           "an Extortion payment credits Moritani 3 without debiting the payer"),
+    Defect("retry-rerolls", "no-reroll", ("H7",),
+           "retrying an accepted Assassination reveal draws a second victim"),
+    Defect("advisor-entry-overwrites-terror", "no-lost-obligation", ("H9", "H36"),
+           "the accompanying advisors' entry overwrites the Terror entry queued behind it"),
+    Defect("alliance-swap-one-sided", "alliance-symmetry", ("H21", "R20"),
+           "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies"),
+    Defect("extortion-pass-missing", "no-deadlock", ("H25", "H40"),
+           "an Extortion payer without 3 spice has no legal answer"),
+)
+DEFECT_BY_ID = {d.id: d for d in DEFECTS}
+
+
+def check_defects(ids) -> frozenset:
+    for d in ids:
+        if d not in DEFECT_BY_ID:
+            raise ModelError(f"unknown seeded defect '{d}'; valid: {choices(DEFECT_BY_ID)}")
+    return frozenset(ids)

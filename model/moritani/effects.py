@@ -1,0 +1,127 @@
+"""The six Terror effects and the close of an entry (R35-R41, A11, A12, A14, A31).
+
+Random outcomes (the Assassination victim, the Sabotage discard, the Atomics
+random discards, the Robbery draw) are nondeterministic choices of the
+system, drawn once and counted in the ghost `rng_draws` so that a retry
+which draws again is caught (H7).
+"""
+from __future__ import annotations
+
+from model.expr import Const, Param, half_up, ite, minimum
+from model.moritani.arrivals import advisor_eligible
+from model.moritani.context import Ctx
+from model.moritani.terror import reveal_possible
+from model.rule import P, Rule
+from model.domains import IntRange
+
+
+def _reveal(c: Ctx, face: str, extra_params: tuple, effects: dict, ids: tuple, doc: str) -> Rule:
+    v = c.v
+    k = c.face(face)
+    e = Param("e")
+    status = "extortion" if face == "Extortion" else "removed"
+    guard = (c.stage_is("terror") & v("entry_face").eq(k) & v("entrant").eq(e) & e.ne(c.M)
+             & reveal_possible(c, k, e))
+    eff = {("tstatus", (Const(k),)): c.Status.index(status), ("tloc", (Const(k),)): c.none_dest} | effects
+    return Rule(f"reveal_{face.lower().replace(' ', '_')}", (P("e", c.F),) + extra_params, guard, eff,
+                ("R11", "R14", "H12") + ids, actor=Const(c.M), doc=doc)
+
+
+def rules(c: Ctx) -> list[Rule]:
+    v, M, b = c.v, c.M, c.bounds
+    e = Param("e")
+    done = c.st("entry_done")
+    out = []
+    if c.face("Assassination") is not None:
+        out.append(_reveal(c, "Assassination", (), {("stage", ()): c.st("assassinate")}, ("R35", "A11"),
+                           "Assassination: a random leader of the entrant goes to the Tanks"))
+        for i, s in enumerate(b.leaders):
+            out.append(Rule(
+                f"assassinate_{i}", (P("e", c.F),),
+                c.stage_is("assassinate") & v("entrant").eq(e) & v("leader", e, i),
+                {("leader", (e, Const(i))): False, ("spice", (Const(M),)): v("spice", M) + s,
+                 ("bank", ()): v("bank") - s, ("rng_draws", ()): v("rng_draws") + 1, ("stage", ()): done},
+                ("R35", "H31", "H7"), kind="system",
+                doc=f"the random victim is the entrant's leader {i + 1}; Moritani takes {s} spice"))
+    if c.face("Atomics") is not None:
+        l = Param("l")
+        eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): done,
+               ("rng_draws", ()): v("rng_draws") + 1}
+        for f in range(len(b.factions)):
+            eff[("forces", (Const(f), l))] = Const(0)
+            eff[("tanks", (Const(f),))] = v("tanks", f) + v("forces", f, l)
+            lim = b.hand_limit - 1
+            hit = Const(True) if f == M else v("ally", M).eq(f)
+            eff[("hand", (Const(f),))] = ite(hit, minimum(v("hand", f), lim), v("hand", f))
+        r = _reveal(c, "Atomics", (P("l", c.Dest),), eff, ("R36", "A10", "H33"),
+                    "Atomics: every force in the stronghold dies; Aftermath; hand limits drop")
+        out.append(Rule(r.name, r.params, r.guard & v("entry_loc").eq(l) & l.ne(c.none_dest), r.effects,
+                        r.implements, actor=r.actor, doc=r.doc))
+    if c.face("Extortion") is not None:
+        out.append(_reveal(c, "Extortion", (), {
+            ("bank", ()): v("bank") - 5, ("ext_reserved", ()): True, ("ext_entrant", ()): e,
+            ("stage", ()): done}, ("R37", "R38", "H2"),
+            "Extortion: 5 bank spice wait in front of Moritani's shield until the Mentat Pause"))
+    if c.face("Robbery") is not None:
+        out.append(_reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
+                           "Robbery: Moritani chooses half the entrant's spice or the top card"))
+        take = half_up(v("spice", e))
+        over = v("hand", M) + 1 > c.hand_limit(M)
+        out += [
+            Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & v("entrant").eq(e) & e.ne(M),
+                 {("spice", (e,)): v("spice", e) - take, ("spice", (Const(M),)): v("spice", M) + take,
+                  ("stage", ()): done}, ("R39", "A3"), actor=Const(M),
+                 doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
+            Rule("rob_card", (), c.stage_is("robbery"),
+                 {("hand", (Const(M),)): v("hand", M) + 1, ("rng_draws", ()): v("rng_draws") + 1,
+                  ("stage", ()): ite(over, c.st("robbery_discard"), done)}, ("R39", "H18"), actor=Const(M),
+                 doc="draw the top Treachery card even with a full hand; discard down if over"),
+            Rule("robbery_discard", (), c.stage_is("robbery_discard"),
+                 {("hand", (Const(M),)): v("hand", M) - 1, ("stage", ()): done}, ("R39", "H18"),
+                 actor=Const(M)),
+        ]
+    if c.face("Sabotage") is not None:
+        has = v("hand", e) > 0
+        out.append(_reveal(c, "Sabotage", (), {
+            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("rng_draws", ()): v("rng_draws") + ite(has, 1, 0),
+            ("stage", ()): c.st("sabotage_gift")}, ("R40", "H18"),
+            "Sabotage: a random card of the entrant is discarded"))
+        policy = c.choice("A12")
+        fits = v("hand", e) + 1 <= c.hand_limit_param(e)
+        gift_guard = c.stage_is("sabotage_gift") & v("entrant").eq(e) & e.ne(M) & (v("hand", M) >= 1)
+        new_hand = v("hand", e) + 1
+        if policy == "reject" and not c.has("gift-overflow-unchecked"):
+            gift_guard = gift_guard & fits
+        elif policy == "force-discard":
+            new_hand = minimum(v("hand", e) + 1, c.hand_limit_param(e))
+        out += [
+            Rule("gift_card", (P("e", c.F),), gift_guard,
+                 {("hand", (Const(M),)): v("hand", M) - 1, ("hand", (e,)): new_hand, ("stage", ()): done},
+                 ("R40", "A12", "H19"), actor=Const(M), doc="Moritani gives the entrant a card of its choice"),
+            Rule("no_gift", (), c.stage_is("sabotage_gift"), {("stage", ()): done}, ("R40", "H19"),
+                 actor=Const(M)),
+        ]
+    if c.face("Sneak Attack") is not None:
+        out.append(_reveal(c, "Sneak Attack", (), {("stage", ()): c.st("sneak")}, ("R41",),
+                           "Sneak Attack: Moritani may send up to five reserves for free"))
+        n, l = Param("n"), Param("l")
+        cap = min(5, b.moritani_forces)
+        positive_ok = v("storm").ne(l) & (c.occupants(l, exclude=(M,)) < 2)
+        adv = advisor_eligible(c, M) & (n > 0)
+        eff = {("reserves", (Const(M),)): v("reserves", M) - n,
+               ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): done}
+        if c.choice("A14") == "shipment":
+            eff |= {("pend_advisor", ()): v("pend_advisor") + ite(adv, 1, 0),
+                    ("owed", ()): v("owed") + ite(adv, 1, 0)}
+        out.append(Rule(
+            "sneak_attack", (P("n", IntRange(0, cap)), P("l", c.L)),
+            c.stage_is("sneak") & v("entry_loc").eq(l) & l.ne(c.desert) & (v("reserves", M) >= n)
+            & ((n <= 0) | positive_ok),
+            eff, ("R41", "A14", "A31", "H32"), actor=Const(M),
+            doc="n reserves arrive for free; storm and occupancy block only positive amounts; Aftermath does not"))
+    out.append(Rule(
+        "close_entry", (), c.stage_is("entry_done"),
+        {("eome_blocked", ()): False, ("eome_refused", ()): False, ("entry_declined", ()): False,
+         ("rng_draws", ()): 0, ("stage", ()): c.st("react")}, ("H20", "H40"), kind="system",
+        doc="the entry is finished; the arrival's remaining reactions resume once"))
+    return out

@@ -1,0 +1,45 @@
+"""Faults a real engine suffers: a reload re-runs the current phase's start
+handler, and a client retries an action the server already accepted (H1, H7).
+
+In a correct engine both are rejected without any change (atomic rejection,
+H9), so they are self-loops here; seeded defects give them effects.
+"""
+from __future__ import annotations
+
+from model.expr import Const, Param
+from model.moritani.context import Ctx
+from model.rule import P, Rule
+
+
+def rules(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    mentat = c.stage_is("mentat_place", "placement_karama", "extortion_collect", "extortion_pay", "mentat_end")
+    reload_effects: dict = {}
+    if c.has("reload-reopens-placement"):
+        reload_effects = {("stage", ()): c.st("mentat_place"), ("placement_turn", ()): Const(0),
+                          ("reloads_left", ()): Const(0)}
+    out = [Rule("reload", (), mentat & (v("reloads_left") >= 1), reload_effects, ("H1",), kind="fault",
+                doc="the server reloads and re-runs the Mentat Pause start handler")]
+    if c.has("reload-recredits-extortion"):
+        out.append(Rule(
+            "reload_extortion", (), c.stage_is("extortion_pay") & v("ext_credited") & (v("reloads_left") >= 1)
+            & (v("bank") >= 5),
+            {("spice", (Const(M),)): v("spice", M) + 5, ("bank", ()): v("bank") - 5,
+             ("ext_credits", ()): v("ext_credits") + 1, ("reloads_left", ()): Const(0)},
+            ("H1", "H2"), kind="fault", doc="the reload credits the Extortion 5 a second time"))
+    out.append(Rule("retry_accepted", (), c.stage_is("entry_done") & (v("retries_left") >= 1), {},
+                    ("H7",), kind="fault", doc="a client re-sends the action the server already accepted"))
+    assassination = c.face("Assassination")
+    if c.has("retry-rerolls") and assassination is not None:
+        e = Param("e")
+        for i, s in enumerate(c.bounds.leaders):
+            out.append(Rule(
+                f"retry_rerolls_{i}", (P("e", c.F),),
+                c.stage_is("entry_done") & (v("retries_left") >= 1) & v("entry_face").eq(assassination)
+                & v("tstatus", assassination).eq(c.Status.index("removed")) & v("entrant").eq(e)
+                & v("leader", e, i) & e.ne(M),
+                {("leader", (e, Const(i))): False, ("spice", (Const(M),)): v("spice", M) + s,
+                 ("bank", ()): v("bank") - s, ("rng_draws", ()): v("rng_draws") + 1,
+                 ("retries_left", ()): Const(0)},
+                ("H7",), kind="fault", doc="the retried reveal draws a second Assassination victim"))
+    return out

@@ -1,0 +1,160 @@
+"""Mentat Pause, storm, bidding and the turn boundary.
+
+The Mentat Pause holds two Moritani events whose order is switch A5:
+the placement-or-move opportunity (R7-R10, R29, A13, H1, H28, H29) and the
+Extortion collection and payer queue (R37, A8, A9, H2, H25, H26).
+"""
+from __future__ import annotations
+
+from model.expr import Const, Param, ite
+from model.moritani.context import Ctx
+from model.rule import P, Rule
+
+
+def _after_placement(c: Ctx) -> str:
+    return "extortion_collect" if c.choice("A5") == "placement-first" else "mentat_end"
+
+
+def _after_extortion(c: Ctx) -> str:
+    return "mentat_end" if c.choice("A5") == "placement-first" else "mentat_place"
+
+
+def first_mentat_stage(c: Ctx) -> str:
+    return "mentat_place" if c.choice("A5") == "placement-first" else "extortion_collect"
+
+
+def placement_rules(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    K, Dest = P("k", c.K), P("to", c.Dest)
+    k, to = Param("k"), Param("to")
+    dest_ok = (to.ne(c.none_dest) & ~c.any_token_at(to))
+    if c.choice("A26") == "forbidden":
+        dest_ok = dest_ok & v("aftermath").ne(to)
+    opportunity = v("placement_turn") < v("turn")
+    # NOTE(final-mentat): a token placed in the last Mentat Pause could never be triggered within
+    # the bound, so the bounded game does not offer that placement (it would only multiply states).
+    live = v("turn") <= c.bounds.turns
+    declare = {("stage", ()): c.st("placement_karama"), ("pending_face", ()): k,
+               ("pending_dest", ()): to, ("placement_turn", ()): v("turn")}
+    rules = [
+        Rule("place_token", (K, Dest), c.stage_is("mentat_place") & opportunity & live
+             & v("tstatus", k).eq(c.Status.index("supply")) & dest_ok,
+             declare, ("R7", "R8", "R9", "H29"), actor=Const(M),
+             doc="Moritani declares a hidden token from supply for an empty stronghold; storm allowed"),
+        Rule("move_token", (K, Dest), c.stage_is("mentat_place") & opportunity & live
+             & v("tstatus", k).eq(c.Status.index("placed")) & v("tloc", k).ne(to) & dest_ok,
+             declare, ("R7", "R8", "R10"), actor=Const(M),
+             doc="Moritani declares moving a placed token to another empty stronghold"),
+        Rule("skip_placement", (), c.stage_is("mentat_place"),
+             {("stage", ()): c.st(_after_placement(c)),
+              ("placement_turn", ()): ite(opportunity, v("turn"), v("placement_turn"))},
+             ("R9",), actor=Const(M), doc="declining uses up the opportunity"),
+    ]
+    after_cancel = "mentat_place" if c.choice("A13") == "retry" else _after_placement(c)
+    for f in c.rivals:
+        rules.append(Rule(
+            f"karama_placement_{f}", (), c.stage_is("placement_karama") & v("karama", f),
+            {("stage", ()): c.st(after_cancel), ("karama", (Const(f),)): False,
+             ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest}
+            | ({("placement_turn", ()): v("turn") - 1} if c.choice("A13") == "retry" else {}),
+            ("R29", "A13", "H29"), actor=Const(f),
+            doc=f"{c.F.labels[f]} plays Karama: the placement is cancelled, custody unchanged"))
+    rules.append(Rule(
+        "commit_placement", (K,), c.stage_is("placement_karama") & v("pending_face").eq(k),
+        {("stage", ()): c.st(_after_placement(c)),
+         ("tstatus", (k,)): c.Status.index("placed"), ("tloc", (k,)): v("pending_dest"),
+         ("pid_shown", (k,)): True, ("placements", ()): v("placements") + 1,
+         ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest},
+        ("R7", "R8", "R10", "H1"), kind="system",
+        doc="no Karama: the token is placed (or moved), hidden; nothing triggers (R10)"))
+    return rules
+
+
+def _eligible_payer(c: Ctx, f: int):
+    v = c.v
+    rule = c.choice("A8")
+    if rule == "exclude-ally":
+        return v("ally", c.M).ne(f)
+    if rule == "entrant-only":
+        return v("ext_entrant").eq(f)
+    return Const(True)
+
+
+def extortion_rules(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    ext = c.face("Extortion")
+    n = len(c.bounds.factions)
+    nxt = c.st(_after_extortion(c))
+    if ext is None:
+        return [Rule("no_extortion", (), c.stage_is("extortion_collect"), {("stage", ()): nxt},
+                     ("R37",), kind="system")]
+    settle = {("ext_credited", ()): False, ("ext_credits", ()): 0, ("payer", ()): 0, ("ext_entrant", ()): 0,
+              ("stage", ()): nxt}
+    rules = [
+        Rule("collect_extortion", (), c.stage_is("extortion_collect") & v("ext_reserved"),
+             {("spice", (Const(M),)): v("spice", M) + 5, ("ext_reserved", ()): False,
+              ("ext_credited", ()): True, ("ext_credits", ()): v("ext_credits") + 1,
+              ("payer", ()): 1, ("stage", ()): c.st("extortion_pay")},
+             ("R37", "H2", "A9"), kind="system",
+             doc="the reserved 5 are credited to Moritani, then the payer queue opens in storm order"),
+        Rule("no_extortion", (), c.stage_is("extortion_collect") & ~v("ext_reserved"),
+             {("stage", ()): nxt}, ("R37",), kind="system"),
+        Rule("recover_extortion", (), c.stage_is("extortion_pay") & v("payer").eq(n),
+             {("tstatus", (Const(ext),)): c.Status.index("supply"), ("tloc", (Const(ext),)): c.none_dest}
+             | ({} if c.has("ids-not-rotated") else c.rotate_ids(ext)) | settle
+             | ({("placement_turn", ()): Const(0), ("stage", ()): Const(c.st("mentat_place"))}
+                if c.has("recovery-reopens-placement") else {}),
+             ("R37", "H4", "H12", "H25", "H28"), kind="system",
+             doc="nobody paid: Extortion returns to supply unrevealed, with fresh public IDs"),
+    ]
+    for f in c.rivals:
+        elig = _eligible_payer(c, f)
+        at = c.stage_is("extortion_pay") & v("payer").eq(f)
+        pay_guard = at & elig & (v("spice", f) >= 3)
+        rules += [
+            Rule(f"pay_extortion_{f}", (), pay_guard,
+                 {("spice", (Const(f),)): v("spice", f) - (0 if c.has("extortion-payment-minted") else 3),
+                  ("spice", (Const(M),)): v("spice", M) + 3,
+                  ("tstatus", (Const(ext),)): c.Status.index("removed")} | settle,
+                 ("R37", "A8", "H25"), actor=Const(f),
+                 doc=f"{c.F.labels[f]} pays Moritani 3: Extortion stays out of the game"),
+            Rule(f"refuse_extortion_{f}", (), at & elig & ~Const(c.has("extortion-pass-missing")),
+                 {("payer", ()): v("payer") + 1}, ("R37", "H25"), actor=Const(f)),
+            Rule(f"skip_payer_{f}", (), at & ~elig, {("payer", ()): v("payer") + 1},
+                 ("A8",), kind="system", doc="not an eligible payer under A8"),
+        ]
+    return rules
+
+
+def turn_rules(c: Ctx) -> list[Rule]:
+    v = c.v
+    b = c.bounds
+    next_stage = c.st("storm" if b.storm else "bidding" if b.bidding else "ship_move")
+    rules = [
+        Rule("end_turn", (), c.stage_is("mentat_end") & (v("turn") <= b.turns),
+             {("turn", ()): v("turn") + 1, ("stage", ()): next_stage, ("placements", ()): 0,
+              ("mover", ()): 0},
+             ("H26",), kind="system"),
+        Rule("end_game", (), c.stage_is("mentat_end") & v("turn").eq(b.turns + 1),
+             {("stage", ()): c.st("game_over")}, (), kind="system"),
+    ]
+    if b.storm:
+        rules.append(Rule("storm_moves", (P("to", c.Dest),), c.stage_is("storm"),
+                          {("storm", ()): Param("to"), ("stage", ()): c.st("bidding" if b.bidding else "ship_move")},
+                          ("R8", "R41"),
+                          kind="system", doc="the storm settles over one stronghold or none"))
+    if not b.bidding:
+        return rules
+    lim = {f: c.hand_limit(f, engine=True) for f in range(len(b.factions))}
+    for f in range(len(b.factions)):
+        rules.append(Rule(f"draw_card_{f}", (), c.stage_is("bidding") & (v("hand", f) < lim[f]),
+                          {("hand", (Const(f),)): v("hand", f) + 1, ("stage", ()): c.st("ship_move")},
+                          ("R5", "H33"), actor=Const(f),
+                          doc=f"{c.F.labels[f]} wins the Treachery card (within its hand limit)"))
+    rules.append(Rule("no_card", (), c.stage_is("bidding"), {("stage", ()): c.st("ship_move")}, (),
+                      kind="system"))
+    return rules
+
+
+def rules(c: Ctx) -> list[Rule]:
+    return placement_rules(c) + extortion_rules(c) + turn_rules(c)

@@ -1,0 +1,104 @@
+"""Invariants and witnesses of the product contract, with their catalogue IDs."""
+from __future__ import annotations
+
+from model.expr import Param, count, implies
+from model.moritani.context import TERROR_STAGES, Ctx
+from model.properties import Property, always, sometimes
+
+
+def invariants(c: Ctx, totals: dict) -> list[Property]:
+    v, M, S = c.v, c.M, c.Status
+    n = len(c.bounds.factions)
+    ext = c.face("Extortion")
+    placed = lambda k: v("tstatus", k).eq(S.index("placed"))  # noqa: E731
+    custody = []
+    for k in c.faces:
+        custody.append(placed(k).eq(v("tloc", k).ne(c.none_dest)))
+        if k != ext:
+            custody.append(v("tstatus", k).ne(S.index("extortion")))
+        for j in c.faces:
+            if j < k:
+                custody.append(implies(placed(k) & placed(j), v("tloc", k).ne(v("tloc", j))))
+    if ext is not None:
+        custody.append(v("ext_reserved").eq(v("tstatus", ext).eq(S.index("extortion")) & ~v("ext_credited")))
+    eome = (implies(c.stage_is("eome_karama", "eome_reply"), ~v("eome_blocked") & ~v("eome_refused"))
+            & ~(v("eome_refused") & v("entry_declined")))
+    ecaz = c.fac("Ecaz")
+    if ecaz is not None:
+        eome = eome & implies(c.stage_is("eome_karama", "eome_reply"), v("entrant").ne(ecaz))
+    symmetric = c.all_of(
+        implies(v("ally", f).eq(g), v("ally", g).eq(f)) for f in range(n) for g in range(n) if f != g)
+    symmetric = symmetric & c.all_of(v("ally", f).ne(f) for f in range(n))
+    atomics = c.face("Atomics")
+    aftermath = ~v("aftermath_breach")
+    if atomics is not None:
+        aftermath = aftermath & implies(v("aftermath").ne(c.none_dest), v("tstatus", atomics).eq(S.index("removed")))
+    frames = c.stage_is("robbery_discard")
+    hands = implies(~frames, c.all_of(v("hand", f) <= c.hand_limit(f, engine=False) for f in range(n)))
+    conservation = (c.spice_total().eq(totals["spice"])
+                    & c.all_of(c.forces_total(f).eq(totals["forces"][f]) for f in range(n)))
+    trigger = implies(c.stage_is(*TERROR_STAGES), v("entrant").ne(M)) & implies(
+        c.stage_is("terror"), v("ally", M).ne(v("entrant")) & c.any_of(
+            v("entry_face").eq(k) & c.token_at(k, v("entry_loc")) for k in c.faces))
+    fresh = c.all_of(implies(v("tstatus", k).eq(S.index("supply")), ~v("pid_shown", k)) for k in c.faces)
+    fresh = fresh & c.all_of(v("pid", k).ne(v("pid", j)) for k in c.faces for j in c.faces if j < k)
+    owed = v("owed").eq(v("pend_advisor") + count([v("pend_ambassador"), v("pend_terror"), v("entry2")]))
+    return [
+        always("token-conservation", c.all_of(custody), ("R2", "R4", "R14", "H12", "H30"),
+               "each face is in exactly one place: supply, one stronghold, removed, or Extortion-pending"),
+        always("placement-once", v("placements") <= 1, ("R7", "R9", "A13", "H1", "H28"),
+               "at most one Terror placement or move per Mentat Pause"),
+        always("extortion-once", (v("ext_credits") <= 1) & implies(c.stage_is("mentat_end", "bidding", "storm"),
+                                                                   ~v("ext_reserved")),
+               ("R37", "A7", "H2", "H26"), "the reserved 5 are credited exactly once and never cross a turn"),
+        always("trigger-legality", trigger, ("R11", "R12", "R17", "H6"),
+               "a Terror decision opens only for a non-allied rival's entry into the token's stronghold"),
+        always("eome-obligations", eome, ("R19", "R21", "R30", "H8", "H23", "H24"),
+               "no offer to Ecaz, no offer after a Karama block, no decline after a refusal"),
+        always("alliance-symmetry", symmetric, ("R20", "R25", "H21"), "alliances are symmetric pairs"),
+        always("aftermath", aftermath, ("R36", "A23"), "no shipment lands in the Aftermath territory"),
+        always("hand-limits", hands, ("R5", "R36", "A10", "A12", "H33", "H19"),
+               "no hand exceeds its limit (minus one for Moritani and its ally at Atomics) outside a discard frame"),
+        always("conservation", conservation, ("H16", "H17", "H32", "R37", "R39"),
+               "spice (players, bank, reserved Extortion) and each faction's forces are conserved"),
+        always("no-reroll", v("rng_draws") <= 1, ("H7",), "an effect draws its randomness at most once"),
+        always("no-lost-obligation", owed, ("H9", "H35", "A1"),
+               "every reaction obligation an arrival created is pending until it resolves"),
+        always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
+               "public IDs are distinct and a token back in supply carries an ID never shown"),
+    ]
+
+
+def witnesses(c: Ctx) -> list[Property]:
+    v, M = c.v, c.M
+    out = []
+    n = Param("n")
+    effect = {"assassination": ("Assassination", ("assassinate_0", "assassinate_1"), None, "R35"),
+              "atomics": ("Atomics", ("reveal_atomics",), None, "R36"),
+              "extortion": ("Extortion", ("reveal_extortion",), None, "R37"),
+              "robbery": ("Robbery", ("rob_spice", "rob_card"), None, "R39"),
+              "sabotage": ("Sabotage", ("reveal_sabotage",), None, "R40"),
+              "sneak-attack": ("Sneak Attack", ("sneak_attack",), n > 0, "R41")}
+    for key, (face, fires, when, rid) in effect.items():
+        if c.face(face) is not None:
+            fires = tuple(r for r in fires if not r.startswith("assassinate_")
+                          or int(r[-1]) < len(c.bounds.leaders))
+            out.append(sometimes(f"witness-{key}", fires=fires, when=when, rules=(rid,)))
+    out += [
+        sometimes("witness-eome-accepted", fires=("accept_alliance",), rules=("R20",)),
+        sometimes("witness-eome-refused", fires=("refuse_alliance",), rules=("R21",)),
+        sometimes("witness-karama-placement", fires=tuple(f"karama_placement_{f}" for f in c.rivals), rules=("R29",)),
+        sometimes("witness-karama-eome", fires=tuple(f"karama_eome_{f}" for f in c.rivals), rules=("R30",)),
+    ]
+    if c.face("Extortion") is not None:
+        out += [
+            sometimes("witness-extortion-paid", fires=tuple(f"pay_extortion_{f}" for f in c.rivals), rules=("R37",)),
+            sometimes("witness-extortion-recovered", fires=("recover_extortion",), rules=("R37", "H4")),
+        ]
+    if c.face("Atomics") is not None:
+        out.append(sometimes("witness-atomics-ally", fires=("reveal_atomics",), when=v("ally", M).ne(c.none_ally),
+                             rules=("R36", "A10")))
+    if c.face("Sneak Attack") is not None:
+        out.append(sometimes("witness-sneak-into-aftermath", fires=("sneak_attack",),
+                             when=(n > 0) & v("aftermath").eq(v("entry_loc")), rules=("R41", "R36")))
+    return out

@@ -1,0 +1,109 @@
+"""State fields and the initial state of the Moritani Terror model.
+
+Fields marked ghost are history variables: they record what physically
+happened in the game so invariants can compare it with what the engine
+stores (for example `placements` counts real placements this turn, while
+`placement_turn` is the engine's flag that a reload may mishandle).
+"""
+from __future__ import annotations
+
+from model.domains import Bool, Enum, IntRange
+from model.moritani.context import DESERT, Ctx
+from model.schema import Field, Schema
+
+
+def schema(c: Ctx) -> Schema:
+    b = c.bounds
+    n = len(b.factions)
+    forces_max = max([b.moritani_forces] + [r + d for _, r, d in b.forces])
+    Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
+    c.Leader = Leader
+    F, K = c.F, c.K
+    return Schema((
+        Field("turn", IntRange(1, b.turns + 1), doc="game turn; the first Mentat Pause is turn 1"),
+        Field("stage", c.Stage, doc="phase or pending decision (the dispatch field)"),
+        Field("storm", c.Dest, doc="stronghold under the storm, or none"),
+        Field("mover", IntRange(0, n), doc="Shipment & Movement cursor in storm order"),
+        Field("spice", IntRange(0, c.spice_max), (F,)),
+        Field("bank", IntRange(0, c.spice_max + c.bank0)),
+        Field("reserves", IntRange(0, forces_max), (F,)),
+        Field("tanks", IntRange(0, forces_max), (F,)),
+        Field("forces", IntRange(0, forces_max), (F, c.L)),
+        Field("hand", IntRange(0, b.hand_limit + 1), (F,), doc="Treachery cards held (cards are anonymous)"),
+        Field("karama", Bool(), (F,), doc="holds a Karama card"),
+        Field("leader", Bool(), (F, Leader), doc="leader alive"),
+        Field("ally", c.Ally, (F,)),
+        Field("tstatus", c.Status, (K,), doc="custody of each Terror face (R2, H30)"),
+        Field("tloc", c.Dest, (K,)),
+        Field("pid", IntRange(1, c.pid_max), (K,), doc="opaque public ID (H3, H4)"),
+        Field("pid_shown", Bool(), (K,), ghost=True, doc="this face's current public ID has been on the map"),
+        Field("next_pid", IntRange(1, c.pid_max + len(b.faces) + 1), doc="private supply epoch (H5)"),
+        Field("placement_turn", IntRange(0, b.turns + 1), doc="engine: last turn the Mentat opportunity was used"),
+        Field("placements", IntRange(0, 2), ghost=True, doc="real placements or moves this turn"),
+        Field("pending_face", K, doc="declared placement, server-only until committed"),
+        Field("pending_dest", c.Dest),
+        Field("aftermath", c.Dest, doc="Atomics Aftermath territory, or none"),
+        Field("atomics_ally", c.Ally, doc="Moritani's ally at Atomics activation (A10)"),
+        Field("aftermath_breach", Bool(), ghost=True, doc="a shipment landed in the Aftermath"),
+        Field("ext_reserved", Bool(), doc="5 bank spice in front of Moritani's shield (R37)"),
+        Field("ext_credited", Bool(), doc="engine: this Extortion's 5 were collected"),
+        Field("ext_entrant", F, doc="who revealed Extortion (for the entrant-only payer choice)"),
+        Field("ext_credits", IntRange(0, 2), ghost=True, doc="times the 5 were credited for this Extortion"),
+        Field("payer", IntRange(0, n), doc="Extortion payer cursor in storm order"),
+        Field("entrant", F, doc="the faction whose arrival is being resolved"),
+        Field("entry_loc", c.L),
+        Field("entry_cause", c.Cause),
+        Field("entry_face", K, doc="the face Moritani is deciding on (private)"),
+        Field("eome_blocked", Bool(), doc="Karama blocked the alliance offer for this entry (H8)"),
+        Field("eome_refused", Bool(), doc="the entrant refused the offer: reveal is mandatory (R21)"),
+        Field("entry_declined", Bool(), ghost=True, doc="Moritani declined this entry"),
+        Field("rng_draws", IntRange(0, 2), ghost=True, doc="random draws made for this entry's effect (H7)"),
+        Field("pend_advisor", IntRange(0, 2), doc="pending BG advisor accompaniments"),
+        Field("pend_ambassador", Bool(), doc="pending Ecaz Ambassador reaction"),
+        Field("amb_payer", F, doc="the arrival the Ambassador reacts to"),
+        Field("pend_terror", Bool(), doc="pending Terror decision for the current entry"),
+        Field("entry2", Bool(), doc="a BG advisor entry queued for its own Terror check (H36)"),
+        Field("owed", IntRange(0, 4), ghost=True, doc="reaction obligations created and not yet resolved"),
+        Field("reloads_left", IntRange(0, 1), doc="engine reloads still allowed in this bounded run"),
+        Field("retries_left", IntRange(0, 1), doc="retries of an accepted action still allowed"),
+    ))
+
+
+def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
+    """The first Mentat Pause: all six faces hidden in supply (R4), nothing on the map."""
+    b = c.bounds
+    n, nk = len(b.factions), len(b.faces)
+    pids = pids or tuple(range(1, nk + 1))
+    ally = {f: c.none_ally for f in range(n)}
+    for a, d in b.alliances:
+        ally[c.F.index(a)], ally[c.F.index(d)] = c.F.index(d), c.F.index(a)
+    forces = {}
+    for f in range(n):
+        for loc in range(len(c.L.labels)):
+            forces[(f, loc)] = c.start_forces(f)[1] if loc == c.desert else 0
+    values = {
+        "turn": 1, "stage": c.st("mentat_place" if c.choice("A5") == "placement-first" else "extortion_collect"),
+        "storm": c.none_dest, "mover": 0,
+        "spice": {f: (b.moritani_spice if f == c.M else b.spice) for f in range(n)},
+        "bank": c.bank0,
+        "reserves": {f: (b.moritani_forces if f == c.M else c.start_forces(f)[0]) for f in range(n)},
+        "tanks": {f: 0 for f in range(n)},
+        "forces": forces,
+        "hand": {f: (b.moritani_hand if f == c.M else b.hand) for f in range(n)},
+        "karama": {f: b.factions[f] in b.karama for f in range(n)},
+        "leader": {(f, j): f != c.M for f in range(n) for j in range(len(b.leaders))},
+        "ally": ally,
+        "tstatus": {k: c.Status.index("supply") for k in range(nk)},
+        "tloc": {k: c.none_dest for k in range(nk)},
+        "pid": {k: pids[k] for k in range(nk)},
+        "pid_shown": {k: False for k in range(nk)},
+        "next_pid": nk + 1,
+        "placement_turn": 0, "placements": 0, "pending_face": 0, "pending_dest": c.none_dest,
+        "aftermath": c.none_dest, "atomics_ally": c.none_ally, "aftermath_breach": False,
+        "ext_reserved": False, "ext_credited": False, "ext_entrant": 0, "ext_credits": 0, "payer": 0,
+        "entrant": 0, "entry_loc": c.desert, "entry_cause": 0, "entry_face": 0,
+        "eome_blocked": False, "eome_refused": False, "entry_declined": False, "rng_draws": 0,
+        "pend_advisor": 0, "pend_ambassador": False, "amb_payer": 0, "pend_terror": False,
+        "entry2": False, "owed": 0, "reloads_left": 1, "retries_left": 1,
+    }
+    return sch.make(values)

@@ -1,0 +1,102 @@
+"""The Terror decision: reveal, decline, or offer Enemy of My Enemy (R11-R14, R19-R22, R30).
+
+Karama timing on the offer is switch A4. A Karama-blocked offer is never
+reopened for the same entry (H8); a refusal makes the reveal mandatory
+(R21, H24); acceptance is one atomic, symmetric alliance change that returns
+the exact pending token to supply with fresh IDs (R20, H12, H21).
+"""
+from __future__ import annotations
+
+from model.expr import Const, Param, ite, minimum
+from model.moritani.context import Ctx
+from model.rule import P, Rule
+
+
+def reveal_possible(c: Ctx, face: int, e):
+    """Can the token be revealed against entrant e? Assassination needs a living leader (A11)."""
+    if face != c.face("Assassination"):
+        return Const(True)
+    return c.any_of(c.v("leader", e, j) for j in range(len(c.bounds.leaders)))
+
+
+def _accept_effects(c: Ctx) -> dict:
+    """Effects of a committed acceptance, for parameters e (entrant) and k (face)."""
+    v, M = c.v, c.M
+    e, k = Param("e"), Param("k")
+    eff = {("ally", (Const(M),)): e}
+    for g in range(len(c.bounds.factions)):
+        if g == M:
+            continue
+        old = v("ally", g)
+        broken = old if c.has("alliance-swap-one-sided") else ite(old.eq(M) | old.eq(e), c.none_ally, old)
+        eff[("ally", (Const(g),))] = ite(Const(g).eq(e), M, broken)
+    eff[("tstatus", (k,))] = Const(c.Status.index("supply"))
+    if not c.has("eome-duplicates-token"):
+        eff[("tloc", (k,))] = Const(c.none_dest)
+    if not c.has("ids-not-rotated"):
+        eff |= c.rotate_ids(k)
+    if c.penalty_follows_current():
+        # The penalty moves to the new ally (A10 alternative): trim its hand at once.
+        lim = c.bounds.hand_limit - 1
+        eff[("hand", (e,))] = ite(v("aftermath").ne(c.none_dest), minimum(v("hand", e), lim), v("hand", e))
+    eff[("stage", ())] = Const(c.st("entry_done"))
+    return eff
+
+
+def rules(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    ecaz = c.fac("Ecaz")
+    at = c.stage_is("terror")
+    refused = v("eome_refused")
+    decline_guard = at & ~refused
+    if c.has("refusal-declines"):
+        decline_guard = at
+    rules = [Rule("decline", (), decline_guard,
+                  {("entry_declined", ()): True, ("stage", ()): c.st("entry_done")},
+                  ("R13", "R21", "H24"), actor=Const(M),
+                  doc="Moritani keeps the token placed and hidden")]
+    before = c.choice("A4") == "before-reply"
+    e, k = Param("e"), Param("k")
+    for face in c.faces:
+        offer_guard = (at & v("entry_face").eq(face) & ~refused & v("entrant").eq(e)
+                       & reveal_possible(c, face, e) & c.alliance_change_allowed())
+        if not c.has("karama-block-ignored"):
+            offer_guard = offer_guard & ~v("eome_blocked")
+        if ecaz is not None and not c.has("offer-to-ecaz"):
+            offer_guard = offer_guard & e.ne(ecaz)
+        rules.append(Rule(
+            f"offer_alliance_{face}", (P("e", c.F),), offer_guard,
+            {("stage", ()): c.st("eome_karama" if before else "eome_reply")},
+            ("R19", "R22", "A21", "H34"), actor=Const(M),
+            doc="instead of revealing, Moritani offers the entrant an alliance (never to Ecaz)"))
+    for f in c.rivals:
+        rules.append(Rule(
+            f"karama_eome_{f}", (), c.stage_is("eome_karama") & v("karama", f),
+            {("karama", (Const(f),)): False, ("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
+            ("R30", "A4", "H8"), actor=Const(f),
+            doc=f"{c.F.labels[f]} plays Karama: no alliance forms; revealing stays available"))
+    swap = (P("e", c.F), P("k", c.K))
+    swap_guard = v("entrant").eq(e) & v("entry_face").eq(k) & e.ne(M)
+    ids = ("R20", "H21", "H23", "H12", "H4", "A4")
+    if before:
+        rules += [
+            Rule("no_karama_eome", (), c.stage_is("eome_karama"), {("stage", ()): c.st("eome_reply")},
+                 ("A4",), kind="system"),
+            Rule("accept_alliance", swap, c.stage_is("eome_reply") & swap_guard, _accept_effects(c),
+                 ids, actor=e, doc="the entrant accepts: both old alliances break, the token returns"),
+        ]
+    else:
+        rules += [
+            Rule("accept_alliance", swap, c.stage_is("eome_reply") & swap_guard,
+                 {("stage", ()): c.st("eome_karama")}, ("R20", "H23", "A4"), actor=e,
+                 doc="the entrant accepts; the Karama window follows (A4 after-reply)"),
+            Rule("no_karama_eome", swap, c.stage_is("eome_karama") & swap_guard, _accept_effects(c),
+                 ids, kind="system"),
+        ]
+    refuse = {("eome_refused", ()): True, ("stage", ()): c.st("terror")}
+    if c.has("refusal-declines"):
+        refuse = {("eome_refused", ()): True, ("entry_declined", ()): True, ("stage", ()): c.st("entry_done")}
+    rules.append(Rule("refuse_alliance", (), c.stage_is("eome_reply"), refuse, ("R21", "H24"),
+                      actor=v("entrant"), doc="refusal: Moritani must now reveal"))
+    return rules
+
