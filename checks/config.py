@@ -17,4 +17,4 @@ class CheckConfig:
     seed: int = 0
     progress: bool = False
     keep_edges: bool = False
-    fold: bool = True  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/explore.py)
+    fold: bool = False  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/explore.py)

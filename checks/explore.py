@@ -153,6 +153,7 @@ class Explorer:
         foldable = [a.rule.kind in ("system", "scheduler") for a in model.actions] if cfg.fold else None
         found_w = ex.witnesses
         fired = ex.fired
+        is_fault = [a.rule.kind == "fault" for a in model.actions]
 
         def bad(s):
             """Names of invariants s violates, or None if s lies outside the domains."""
@@ -200,9 +201,11 @@ class Explorer:
             for i in frontier:
                 s = states[i]
                 succ = cm.successors(s)
+                # A state where only faults (reload, retry) are enabled is still stuck: no player
+                # or system step can move the game on.
+                if not any(not is_fault[a] for a, _ in succ) and not terminal(s):
+                    ex.deadlocks.append(i)
                 if not succ:
-                    if not terminal(s):
-                        ex.deadlocks.append(i)
                     continue
                 for a, s2 in succ:
                     note(i, (), a, s)

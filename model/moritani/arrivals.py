@@ -8,34 +8,34 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 """
 from __future__ import annotations
 
-from model.expr import Const, Param, count, ite
+from model.expr import Const, Param, count, ite, lift
 from model.moritani.context import REACTIONS, Ctx
 from model.rule import P, Rule
 
 
 def terror_qualifies(c: Ctx, f, loc):
-    """Would an arrival of faction f at loc open a Terror decision? (R11, R12)"""
+    """Would an arrival of faction f (an expression) at loc open a Terror decision? (R11, R12)"""
     v, M = c.v, c.M
-    if f == M:
-        return Const(False)
+    f = lift(f)
     if c.has("ally-triggers-terror"):
-        return c.any_token_at(loc)
-    return c.any_token_at(loc) & v("ally", M).ne(f)
+        return f.ne(M) & c.any_token_at(loc)
+    return f.ne(M) & c.any_token_at(loc) & v("ally", M).ne(f)
 
 
-def advisor_eligible(c: Ctx, f: int):
+def advisor_eligible(c: Ctx, f):
+    """May BG send an accompanying advisor with f's shipment? (A25)"""
     bg = c.fac("Bene Gesserit")
-    if bg is None or f == bg:
+    if bg is None:
         return Const(False)
-    return c.v("reserves", bg) >= 1
+    return lift(f).ne(bg) & (c.v("reserves", bg) >= 1)
 
 
-def ambassador_eligible(c: Ctx, f: int, to):
+def ambassador_eligible(c: Ctx, f, to):
     ecaz = c.fac("Ecaz")
     amb = c.bounds.ambassador
-    if ecaz is None or amb is None or f == ecaz:
+    if ecaz is None or amb is None:
         return Const(False)
-    return to.eq(c.L.index(amb)) if not isinstance(to, int) else Const(to == c.L.index(amb))
+    return lift(f).ne(ecaz) & lift(to).eq(c.L.index(amb))
 
 
 def precedes(c: Ctx, a: str, b: str):
@@ -66,60 +66,55 @@ def may_resolve(c: Ctx, r: str):
     return pending(c, r) & ~c.any_of(blockers)
 
 
-def _arrival(c: Ctx, f: int, to, cause: str, advisor):
+def _arrival(c: Ctx, f, to, cause: str, advisor):
     v = c.v
     tq = terror_qualifies(c, f, to)
     amb = ambassador_eligible(c, f, to)
     return {
-        ("entrant", ()): Const(f), ("entry_loc", ()): to, ("entry_cause", ()): c.Cause.index(cause),
+        ("entrant", ()): f, ("entry_loc", ()): to, ("entry_cause", ()): c.Cause.index(cause),
         ("pend_terror", ()): tq, ("pend_advisor", ()): ite(advisor, 1, 0),
-        ("pend_ambassador", ()): amb, ("amb_payer", ()): Const(f),
+        ("pend_ambassador", ()): amb, ("amb_payer", ()): f,
         ("owed", ()): v("owed") + count([tq, advisor, amb]),
         ("stage", ()): c.st("react"),
     }
 
 
 def entry_rules(c: Ctx) -> list[Rule]:
-    v = c.v
-    to = Param("to")
+    v, M = c.v, c.M
+    f, to = Param("f"), Param("to")
     n = len(c.bounds.factions)
-    rules = []
-    for f in range(n):
-        name = c.F.labels[f]
-        mine = c.stage_is("ship_move") & c.at_position("mover", f)
-        if f == c.M and not c.bounds.moritani_ships:
-            rules.append(Rule(f"pass_{f}", (), mine, {("mover", ()): v("mover") + 1}, (), kind="system",
-                              doc="Moritani's own shipment is outside these bounds"))
-            continue
-        open_to = (to.ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
-                   & ~c.any_of(c.ally_of(f, g) & (v("forces", g, to) > 0) for g in range(n) if g != f))
-        no_aftermath = v("aftermath").ne(to)
-        if c.has("shipment-into-aftermath"):
-            no_aftermath = Const(True)
-        ship_guard = mine & open_to & no_aftermath & (v("reserves", f) >= 1) & (v("spice", f) >= 1)
-        adv = advisor_eligible(c, f)
-        if c.choice("A1") == "reject-entry":
-            ship_guard = ship_guard & ~(terror_qualifies(c, f, to) & adv)
-        rules.append(Rule(
-            f"ship_{f}", (P("to", c.L),), ship_guard,
-            {("reserves", (Const(f),)): v("reserves", f) - 1, ("forces", (Const(f), to)): v("forces", f, to) + 1,
-             ("spice", (Const(f),)): v("spice", f) - 1, ("bank", ()): v("bank") + 1,
-             ("aftermath_breach", ()): v("aftermath_breach") | v("aftermath").eq(to)}
-            | _arrival(c, f, to, "shipment", adv),
-            ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=Const(f),
-            doc=f"{name} ships one force from reserves into a stronghold, paying 1 spice"))
-        move_guard = mine & open_to & (v("forces", f, c.desert) >= 1)
-        rules.append(Rule(
-            f"move_{f}", (P("to", c.L),), move_guard,
-            {("forces", (Const(f), Const(c.desert))): v("forces", f, c.desert) - 1,
-             ("forces", (Const(f), to)): v("forces", f, to) + 1}
-            | _arrival(c, f, to, "movement", Const(False)),
-            ("R11", "R17", "R25", "R36"), actor=Const(f),
-            doc=f"{name} moves one force from the open desert into a stronghold (Aftermath allows it)"))
-        rules.append(Rule(f"pass_{f}", (), mine, {("mover", ()): v("mover") + 1}, (), actor=Const(f)))
-    rules.append(Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n),
-                      {("stage", ()): c.st(_first_mentat(c))}, (), kind="system"))
-    return rules
+    mine = c.stage_is("ship_move") & c.at_position("mover", f)
+    moves = f.ne(M) if not c.bounds.moritani_ships else Const(True)
+    open_to = (to.ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
+               & ~c.any_of(v("ally", f).eq(g) & (v("forces", g, to) > 0) for g in range(n)))
+    no_aftermath = v("aftermath").ne(to)
+    if c.has("shipment-into-aftermath"):
+        no_aftermath = Const(True)
+    adv = advisor_eligible(c, f)
+    ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= 1) & (v("spice", f) >= 1)
+    if c.choice("A1") == "reject-entry":
+        ship_guard = ship_guard & ~(terror_qualifies(c, f, to) & adv)
+    move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= 1)
+    who = (P("f", c.F), P("to", c.L))
+    return [
+        Rule("ship", who, ship_guard,
+             {("reserves", (f,)): v("reserves", f) - 1, ("forces", (f, to)): v("forces", f, to) + 1,
+              ("spice", (f,)): v("spice", f) - 1, ("bank", ()): v("bank") + 1,
+              ("aftermath_breach", ()): v("aftermath_breach") | v("aftermath").eq(to)}
+             | _arrival(c, f, to, "shipment", adv),
+             ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=f,
+             doc="a faction ships one force from reserves into a stronghold, paying 1 spice"),
+        Rule("move", who, move_guard,
+             {("forces", (f, Const(c.desert))): v("forces", f, c.desert) - 1,
+              ("forces", (f, to)): v("forces", f, to) + 1}
+             | _arrival(c, f, to, "movement", Const(False)),
+             ("R11", "R17", "R25", "R36"), actor=f,
+             doc="a faction moves one force from the open desert into a stronghold (Aftermath allows it)"),
+        Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,
+             doc="a faction neither ships nor moves"),
+        Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n),
+             {("stage", ()): c.st(_first_mentat(c))}, (), kind="system"),
+    ]
 
 
 def _first_mentat(c: Ctx) -> str:

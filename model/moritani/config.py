@@ -75,7 +75,7 @@ SWITCHES = (
            "engine: the pure placement function permits it"),
 )
 SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
-SWITCH_BY_ID = {i: s for s in SWITCHES for i in s.ids}
+SWITCH_BY_ID = {i: s for s in SWITCHES for i in s.ids if i.startswith("A")}
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ class Ctx:
         self.Status = Enum("Status", STATUSES)
         self.Cause = Enum("Cause", CAUSES)
         self.Reaction = Enum("Reaction", REACTIONS)
+        self.Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
         self.M = 0
         self.rivals = tuple(range(1, len(b.factions)))
         self.holds = tuple(range(len(b.strongholds)))   # stronghold indices (same in L and Dest)
@@ -85,6 +86,13 @@ class Ctx:
             if name == self.bounds.factions[f]:
                 return (r, d)
         return (0, 0)
+
+    def strength(self, j):
+        """Printed strength of leader j (an expression over the Leader domain)."""
+        out = lift(self.bounds.leaders[-1])
+        for i in range(len(self.bounds.leaders) - 2, -1, -1):
+            out = ite(lift(j).eq(i), self.bounds.leaders[i], out)
+        return out
 
     def st(self, name: str) -> int:
         return self.Stage.index(name)
@@ -130,8 +138,9 @@ class Ctx:
         return self.v("aftermath").eq(self.none_dest)
 
     def occupants(self, loc, exclude=()):
-        """Number of factions (not in `exclude`) with forces in `loc`."""
-        return count(self.v("forces", f, loc) > 0 for f in range(len(self.bounds.factions)) if f not in exclude)
+        """Number of factions (other than the expressions in `exclude`) with forces in `loc`."""
+        return count(self.all_of([lift(x).ne(f) for x in exclude]) & (self.v("forces", f, loc) > 0)
+                     for f in range(len(self.bounds.factions)))
 
     def ally_of(self, f, g):
         return self.v("ally", f).eq(g)
@@ -184,9 +193,11 @@ class Ctx:
     def turns(self) -> range:
         return range(1, self.bounds.turns + 2)
 
-    def at_position(self, cursor: str, f: int):
-        """The cursor field points at faction f in this turn's storm order."""
-        return any_of(self.v("turn").eq(t) & self.v(cursor).eq(self.order(t).index(f)) for t in self.turns())
+    def at_position(self, cursor: str, f):
+        """The cursor field points at faction f (an expression) in this turn's storm order."""
+        f = lift(f)
+        return any_of(self.v("turn").eq(t) & self.v(cursor).eq(pos) & f.eq(g)
+                      for t in self.turns() for pos, g in enumerate(self.order(t)))
 
     def before(self, f: int, g: int):
         """f acts before g in this turn's storm order."""

@@ -18,6 +18,7 @@ class Defect:
     target: str      # the check it must trip
     ids: tuple       # catalogue IDs of the hazard
     doc: str
+    bounds: tuple = ()  # ((field, value), ...) overrides that let the defect show within small bounds
 
 
 DEFECTS = (
@@ -38,13 +39,17 @@ DEFECTS = (
     Defect("karama-block-ignored", "eome-obligations", ("H8", "R30"),
            "an offer blocked by Karama can be made again for the same entry"),
     Defect("offer-to-ecaz", "eome-obligations", ("R19",),
-           "Enemy of My Enemy is offered to Ecaz"),
+           "Enemy of My Enemy is offered to Ecaz",
+           (("alliances", (("Atreides", "Bene Gesserit"),)),
+            ("forces", (("Atreides", 1, 1), ("Bene Gesserit", 1, 0), ("Ecaz", 1, 0))))),
     Defect("shipment-into-aftermath", "aftermath", ("R36",),
            "shipment into the Atomics Aftermath territory is allowed"),
     Defect("atomics-penalty-follows-new-ally", "hand-limits", ("A10", "H33", "H34"),
-           "the Atomics penalty moves to Moritani's later ally; the ally at activation draws past its limit"),
-    Defect("gift-overflow-unchecked", "hand-limits", ("A12", "H19"),
-           "a Sabotage gift is accepted even when it puts the entrant over its hand limit"),
+           "the Atomics penalty moves to Moritani's later ally; the ally at activation draws past its limit",
+           (("factions", ("Moritani", "Atreides", "Ecaz")), ("strongholds", ("Arrakeen",)),
+            ("ambassador", None), ("faces", ("Atomics", "Robbery")), ("turns", 3), ("bidding", True),
+            ("forces", (("Atreides", 1, 1),)), ("alliances", (("Moritani", "Ecaz"),)), ("hand", 2),
+            ("karama", ()))),
     Defect("extortion-payment-minted", "conservation", ("R37", "H25"),
            "an Extortion payment credits Moritani 3 without debiting the payer"),
     Defect("retry-rerolls", "no-reroll", ("H7",),

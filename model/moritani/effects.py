@@ -35,14 +35,14 @@ def rules(c: Ctx) -> list[Rule]:
     if c.face("Assassination") is not None:
         out.append(_reveal(c, "Assassination", (), {("stage", ()): c.st("assassinate")}, ("R35", "A11"),
                            "Assassination: a random leader of the entrant goes to the Tanks"))
-        for i, s in enumerate(b.leaders):
-            out.append(Rule(
-                f"assassinate_{i}", (P("e", c.F),),
-                c.stage_is("assassinate") & v("entrant").eq(e) & v("leader", e, i),
-                {("leader", (e, Const(i))): False, ("spice", (Const(M),)): v("spice", M) + s,
-                 ("bank", ()): v("bank") - s, ("rng_draws", ()): v("rng_draws") + 1, ("stage", ()): done},
-                ("R35", "H31", "H7"), kind="system",
-                doc=f"the random victim is the entrant's leader {i + 1}; Moritani takes {s} spice"))
+        j = Param("j")
+        out.append(Rule(
+            "assassinate", (P("e", c.F), P("j", c.Leader)),
+            c.stage_is("assassinate") & v("entrant").eq(e) & e.ne(M) & v("leader", e, j),
+            {("leader", (e, j)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(j),
+             ("bank", ()): v("bank") - c.strength(j), ("rng_draws", ()): v("rng_draws") + 1, ("stage", ()): done},
+            ("R35", "H31", "H7"), kind="system",
+            doc="the random victim is one of the entrant's living leaders; Moritani takes its strength in spice"))
     if c.face("Atomics") is not None:
         l = Param("l")
         eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): done,
@@ -90,7 +90,7 @@ def rules(c: Ctx) -> list[Rule]:
         fits = v("hand", e) + 1 <= c.hand_limit_param(e)
         gift_guard = c.stage_is("sabotage_gift") & v("entrant").eq(e) & e.ne(M) & (v("hand", M) >= 1)
         new_hand = v("hand", e) + 1
-        if policy == "reject" and not c.has("gift-overflow-unchecked"):
+        if policy == "reject":
             gift_guard = gift_guard & fits
         elif policy == "force-discard":
             new_hand = minimum(v("hand", e) + 1, c.hand_limit_param(e))

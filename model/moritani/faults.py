@@ -31,15 +31,14 @@ def rules(c: Ctx) -> list[Rule]:
                     ("H7",), kind="fault", doc="a client re-sends the action the server already accepted"))
     assassination = c.face("Assassination")
     if c.has("retry-rerolls") and assassination is not None:
-        e = Param("e")
-        for i, s in enumerate(c.bounds.leaders):
-            out.append(Rule(
-                f"retry_rerolls_{i}", (P("e", c.F),),
-                c.stage_is("entry_done") & (v("retries_left") >= 1) & v("entry_face").eq(assassination)
-                & v("tstatus", assassination).eq(c.Status.index("removed")) & v("entrant").eq(e)
-                & v("leader", e, i) & e.ne(M),
-                {("leader", (e, Const(i))): False, ("spice", (Const(M),)): v("spice", M) + s,
-                 ("bank", ()): v("bank") - s, ("rng_draws", ()): v("rng_draws") + 1,
-                 ("retries_left", ()): Const(0)},
-                ("H7",), kind="fault", doc="the retried reveal draws a second Assassination victim"))
+        e, j = Param("e"), Param("j")
+        out.append(Rule(
+            "retry_rerolls", (P("e", c.F), P("j", c.Leader)),
+            c.stage_is("entry_done") & (v("retries_left") >= 1) & v("entry_face").eq(assassination)
+            & v("tstatus", assassination).eq(c.Status.index("removed")) & v("entrant").eq(e)
+            & v("leader", e, j) & e.ne(M),
+            {("leader", (e, j)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(j),
+             ("bank", ()): v("bank") - c.strength(j), ("rng_draws", ()): v("rng_draws") + 1,
+             ("retries_left", ()): Const(0)},
+            ("H7",), kind="fault", doc="the retried reveal draws a second Assassination victim"))
     return out

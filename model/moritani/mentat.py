@@ -51,14 +51,14 @@ def placement_rules(c: Ctx) -> list[Rule]:
              ("R9",), actor=Const(M), doc="declining uses up the opportunity"),
     ]
     after_cancel = "mentat_place" if c.choice("A13") == "retry" else _after_placement(c)
-    for f in c.rivals:
-        rules.append(Rule(
-            f"karama_placement_{f}", (), c.stage_is("placement_karama") & v("karama", f),
-            {("stage", ()): c.st(after_cancel), ("karama", (Const(f),)): False,
-             ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest}
-            | ({("placement_turn", ()): v("turn") - 1} if c.choice("A13") == "retry" else {}),
-            ("R29", "A13", "H29"), actor=Const(f),
-            doc=f"{c.F.labels[f]} plays Karama: the placement is cancelled, custody unchanged"))
+    f = Param("f")
+    rules.append(Rule(
+        "karama_placement", (P("f", c.F),), c.stage_is("placement_karama") & f.ne(M) & v("karama", f),
+        {("stage", ()): c.st(after_cancel), ("karama", (f,)): False,
+         ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest}
+        | ({("placement_turn", ()): v("turn") - 1} if c.choice("A13") == "retry" else {}),
+        ("R29", "A13", "H29"), actor=f,
+        doc="a rival plays Karama: the placement is cancelled, custody unchanged"))
     rules.append(Rule(
         "commit_placement", (K,), c.stage_is("placement_karama") & v("pending_face").eq(k),
         {("stage", ()): c.st(_after_placement(c)),
@@ -70,14 +70,16 @@ def placement_rules(c: Ctx) -> list[Rule]:
     return rules
 
 
-def _eligible_payer(c: Ctx, f: int):
+def _eligible_payer(c: Ctx, f):
+    """A8: who may pay to keep Extortion out of the game (never Moritani itself)."""
     v = c.v
     rule = c.choice("A8")
+    out = f.ne(c.M)
     if rule == "exclude-ally":
-        return v("ally", c.M).ne(f)
-    if rule == "entrant-only":
-        return v("ext_entrant").eq(f)
-    return Const(True)
+        out = out & v("ally", c.M).ne(f)
+    elif rule == "entrant-only":
+        out = out & v("ext_entrant").eq(f)
+    return out
 
 
 def extortion_rules(c: Ctx) -> list[Rule]:
@@ -94,7 +96,7 @@ def extortion_rules(c: Ctx) -> list[Rule]:
         Rule("collect_extortion", (), c.stage_is("extortion_collect") & v("ext_reserved"),
              {("spice", (Const(M),)): v("spice", M) + 5, ("ext_reserved", ()): False,
               ("ext_credited", ()): True, ("ext_credits", ()): v("ext_credits") + 1,
-              ("payer", ()): 1, ("stage", ()): c.st("extortion_pay")},
+              ("payer", ()): 0, ("stage", ()): c.st("extortion_pay")},
              ("R37", "H2", "A9"), kind="system",
              doc="the reserved 5 are credited to Moritani, then the payer queue opens in storm order"),
         Rule("no_extortion", (), c.stage_is("extortion_collect") & ~v("ext_reserved"),
@@ -107,22 +109,20 @@ def extortion_rules(c: Ctx) -> list[Rule]:
              ("R37", "H4", "H12", "H25", "H28"), kind="system",
              doc="nobody paid: Extortion returns to supply unrevealed, with fresh public IDs"),
     ]
-    for f in c.rivals:
-        elig = _eligible_payer(c, f)
-        at = c.stage_is("extortion_pay") & v("payer").eq(f)
-        pay_guard = at & elig & (v("spice", f) >= 3)
-        rules += [
-            Rule(f"pay_extortion_{f}", (), pay_guard,
-                 {("spice", (Const(f),)): v("spice", f) - (0 if c.has("extortion-payment-minted") else 3),
-                  ("spice", (Const(M),)): v("spice", M) + 3,
-                  ("tstatus", (Const(ext),)): c.Status.index("removed")} | settle,
-                 ("R37", "A8", "H25"), actor=Const(f),
-                 doc=f"{c.F.labels[f]} pays Moritani 3: Extortion stays out of the game"),
-            Rule(f"refuse_extortion_{f}", (), at & elig & ~Const(c.has("extortion-pass-missing")),
-                 {("payer", ()): v("payer") + 1}, ("R37", "H25"), actor=Const(f)),
-            Rule(f"skip_payer_{f}", (), at & ~elig, {("payer", ()): v("payer") + 1},
-                 ("A8",), kind="system", doc="not an eligible payer under A8"),
-        ]
+    f = Param("f")
+    elig = _eligible_payer(c, f)
+    at = c.stage_is("extortion_pay") & c.at_position("payer", f)
+    minted = c.has("extortion-payment-minted")
+    rules += [
+        Rule("pay_extortion", (P("f", c.F),), at & elig & (v("spice", f) >= 3),
+             {("spice", (f,)): v("spice", f) - (0 if minted else 3), ("spice", (Const(M),)): v("spice", M) + 3,
+              ("tstatus", (Const(ext),)): c.Status.index("removed")} | settle,
+             ("R37", "A8", "H25"), actor=f, doc="a rival pays Moritani 3: Extortion stays out of the game"),
+        Rule("refuse_extortion", (P("f", c.F),), at & elig & ~Const(c.has("extortion-pass-missing")),
+             {("payer", ()): v("payer") + 1}, ("R37", "H25"), actor=f),
+        Rule("skip_payer", (P("f", c.F),), at & ~elig, {("payer", ()): v("payer") + 1},
+             ("A8",), kind="system", doc="not an eligible payer under A8 (Moritani never pays itself)"),
+    ]
     return rules
 
 
@@ -145,12 +145,10 @@ def turn_rules(c: Ctx) -> list[Rule]:
                           kind="system", doc="the storm settles over one stronghold or none"))
     if not b.bidding:
         return rules
-    lim = {f: c.hand_limit(f, engine=True) for f in range(len(b.factions))}
-    for f in range(len(b.factions)):
-        rules.append(Rule(f"draw_card_{f}", (), c.stage_is("bidding") & (v("hand", f) < lim[f]),
-                          {("hand", (Const(f),)): v("hand", f) + 1, ("stage", ()): c.st("ship_move")},
-                          ("R5", "H33"), actor=Const(f),
-                          doc=f"{c.F.labels[f]} wins the Treachery card (within its hand limit)"))
+    f = Param("f")
+    rules.append(Rule("draw_card", (P("f", c.F),), c.stage_is("bidding") & (v("hand", f) < c.hand_limit_param(f)),
+                      {("hand", (f,)): v("hand", f) + 1, ("stage", ()): c.st("ship_move")},
+                      ("R5", "H33"), actor=f, doc="a faction wins the Treachery card (within its hand limit)"))
     rules.append(Rule("no_card", (), c.stage_is("bidding"), {("stage", ()): c.st("ship_move")}, (),
                       kind="system"))
     return rules

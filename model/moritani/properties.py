@@ -73,7 +73,7 @@ def witnesses(c: Ctx) -> list[Property]:
     v, M = c.v, c.M
     out = []
     n = Param("n")
-    effect = {"assassination": ("Assassination", ("assassinate_0", "assassinate_1"), None, "R35"),
+    effect = {"assassination": ("Assassination", ("assassinate",), None, "R35"),
               "atomics": ("Atomics", ("reveal_atomics",), None, "R36"),
               "extortion": ("Extortion", ("reveal_extortion",), None, "R37"),
               "robbery": ("Robbery", ("rob_spice", "rob_card"), None, "R39"),
@@ -81,18 +81,16 @@ def witnesses(c: Ctx) -> list[Property]:
               "sneak-attack": ("Sneak Attack", ("sneak_attack",), n > 0, "R41")}
     for key, (face, fires, when, rid) in effect.items():
         if c.face(face) is not None:
-            fires = tuple(r for r in fires if not r.startswith("assassinate_")
-                          or int(r[-1]) < len(c.bounds.leaders))
             out.append(sometimes(f"witness-{key}", fires=fires, when=when, rules=(rid,)))
     out += [
         sometimes("witness-eome-accepted", fires=("accept_alliance",), rules=("R20",)),
         sometimes("witness-eome-refused", fires=("refuse_alliance",), rules=("R21",)),
-        sometimes("witness-karama-placement", fires=tuple(f"karama_placement_{f}" for f in c.rivals), rules=("R29",)),
-        sometimes("witness-karama-eome", fires=tuple(f"karama_eome_{f}" for f in c.rivals), rules=("R30",)),
+        sometimes("witness-karama-placement", fires=("karama_placement",), rules=("R29",)),
+        sometimes("witness-karama-eome", fires=("karama_eome",), rules=("R30",)),
     ]
     if c.face("Extortion") is not None:
         out += [
-            sometimes("witness-extortion-paid", fires=tuple(f"pay_extortion_{f}" for f in c.rivals), rules=("R37",)),
+            sometimes("witness-extortion-paid", fires=("pay_extortion",), rules=("R37",)),
             sometimes("witness-extortion-recovered", fires=("recover_extortion",), rules=("R37", "H4")),
         ]
     if c.face("Atomics") is not None:

@@ -16,8 +16,7 @@ def schema(c: Ctx) -> Schema:
     b = c.bounds
     n = len(b.factions)
     forces_max = max([b.moritani_forces] + [r + d for _, r, d in b.forces])
-    Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
-    c.Leader = Leader
+    Leader = c.Leader
     F, K = c.F, c.K
     return Schema((
         Field("turn", IntRange(1, b.turns + 1), doc="game turn; the first Mentat Pause is turn 1"),

@@ -69,12 +69,11 @@ def rules(c: Ctx) -> list[Rule]:
             {("stage", ()): c.st("eome_karama" if before else "eome_reply")},
             ("R19", "R22", "A21", "H34"), actor=Const(M),
             doc="instead of revealing, Moritani offers the entrant an alliance (never to Ecaz)"))
-    for f in c.rivals:
-        rules.append(Rule(
-            f"karama_eome_{f}", (), c.stage_is("eome_karama") & v("karama", f),
-            {("karama", (Const(f),)): False, ("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
-            ("R30", "A4", "H8"), actor=Const(f),
-            doc=f"{c.F.labels[f]} plays Karama: no alliance forms; revealing stays available"))
+    f = Param("f")
+    rules.append(Rule(
+        "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
+        {("karama", (f,)): False, ("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
+        ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available"))
     swap = (P("e", c.F), P("k", c.K))
     swap_guard = v("entrant").eq(e) & v("entry_face").eq(k) & e.ne(M)
     ids = ("R20", "H21", "H23", "H12", "H4", "A4")

@@ -1,0 +1,222 @@
+"""The `rulecheck` command line. Thin: parse options, call checkers, print, map verdicts to exit codes.
+
+Only this module calls sys.exit (through click). Exit codes follow the product
+contract: 0 holds, 12 violation, 2 usage, 3 bad input file, 4 inconclusive,
+1 internal error.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from checks.config import CheckConfig
+from checks.proposal import resolve
+from checks.report import save_traces, to_json, to_text
+from checks.results import EXIT, InternalError, summary_verdict
+from model.errors import InputError, ModelError
+
+EXIT_INPUT, EXIT_INTERNAL = 3, 1
+
+
+def _common(f):
+    opts = [
+        click.option("--proposal", "proposal", default=None, metavar="FILE|PROFILE",
+                     help="a proposal file, or an embedded profile name (default: 'default')"),
+        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True),
+        click.option("--out", type=click.Path(file_okay=False), default=None,
+                     help="write counterexamples and witnesses as scenario files here"),
+        click.option("--seed", type=int, default=0, show_default=True, help="recorded in every report"),
+        click.option("--max-states", type=int, default=2_000_000, show_default=True),
+        click.option("--max-depth", type=int, default=None),
+        click.option("--timeout", type=float, default=None, help="seconds"),
+        click.option("--progress/--no-progress", default=False, help="BFS layers on stderr"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _config(max_states, max_depth, timeout, seed, progress, **kw) -> CheckConfig:
+    return CheckConfig(max_states=max_states, max_depth=max_depth, timeout=timeout, seed=seed,
+                       progress=progress, **kw)
+
+
+def _guard(fn):
+    """Turn user-input problems into exit 3 and tool bugs into exit 1, never a traceback."""
+    def wrapper(*a, **kw):
+        try:
+            return fn(*a, **kw)
+        except InputError as e:
+            click.echo(f"rulecheck: {e}", err=True)
+            sys.exit(EXIT_INPUT)
+        except ModelError as e:
+            click.echo(f"rulecheck: {e}", err=True)
+            sys.exit(EXIT_INPUT)
+        except InternalError as e:
+            click.echo(f"rulecheck: internal error: {e}", err=True)
+            sys.exit(EXIT_INTERNAL)
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+@click.group()
+@click.version_option("0.1.0", prog_name="rulecheck")
+def main():
+    """Model checker for the Moritani Terror rules (Dune: Ecaz & Moritani)."""
+
+
+def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None, notes=()):
+    if out:
+        save_traces(results, model, proposal, Path(out))
+    if fmt == "json":
+        click.echo(to_json(results, proposal, seed, states, seconds, extra))
+    else:
+        click.echo(to_text(results, proposal, seed, states, seconds, model, notes))
+        if extra and extra.get("coverage", {}).get("never_fired"):
+            click.echo("rules that never fired: " + ", ".join(extra["coverage"]["never_fired"]))
+    verdict = summary_verdict(results)
+    sys.exit(EXIT[verdict])
+
+
+@main.command()
+@_common
+@_guard
+def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
+    """Every check on the selected proposal (default: the embedded engine profile)."""
+    from checks.run import coverage, run_explicit
+    from model.moritani.build import build_model
+    prop = resolve(proposal)
+    model = build_model(prop.bounds, prop.interpretation)
+    t0 = time.perf_counter()
+    results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress))
+    extra = {"coverage": coverage(model, ex), "exploration": _stats(ex)}
+    _emit(results, prop, seed, len(ex.states), time.perf_counter() - t0, fmt, out, model, extra)
+
+
+def _stats(ex) -> dict:
+    return {"states": len(ex.states), "transitions": ex.transitions, "depth": ex.max_depth,
+            "complete": ex.complete, "stop_reason": ex.stop_reason, "seconds": round(ex.seconds, 3),
+            "folded_states": ex.folded}
+
+
+@main.command()
+@_common
+@click.option("--stats", is_flag=True, help="print exploration statistics only")
+@click.option("--graph", "graph", type=click.Path(dir_okay=False), default=None,
+              help="write the explored graph (.dot or .graphml)")
+@click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
+@_guard
+def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, stats, graph, fold):
+    """Explicit state-graph exploration only."""
+    import json
+
+    from checks.explore import Explorer
+    from model.moritani.build import build_model
+    prop = resolve(proposal)
+    model = build_model(prop.bounds, prop.interpretation)
+    if graph and not graph.endswith((".dot", ".graphml")):
+        raise click.UsageError("--graph needs a .dot or .graphml file name")
+    cfg = _config(max_states, max_depth, timeout, seed, progress, keep_edges=bool(graph), fold=fold)
+    ex = Explorer(model, cfg).run()
+    st = _stats(ex) | {"states_per_second": round(len(ex.states) / max(ex.seconds, 1e-9))}
+    if graph:
+        import networkx as nx
+        g = ex.to_graph()
+        if graph.endswith(".graphml"):
+            for _, _, d in g.edges(data=True):
+                d["args"] = json.dumps(d["args"])
+            nx.write_graphml(g, graph)
+        else:
+            _write_dot(g, graph)
+        st["graph"] = graph
+    if fmt == "json":
+        click.echo(json.dumps({"schema_version": 1, "tool": "rulecheck", "seed": seed,
+                               "proposal": prop.to_json(), "exploration": st}, indent=2))
+    else:
+        for k, v in st.items():
+            click.echo(f"{k}: {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}: {v}")
+    sys.exit(0 if ex.complete or max_depth is not None else 4)
+
+
+def _write_dot(g, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("digraph explored {\n")
+        for n, d in g.nodes(data=True):
+            fh.write(f'  s{n} [label="{n}\\nd={d["depth"]}"];\n')
+        for u, v, k in g.edges(keys=True):
+            fh.write(f'  s{u} -> s{v} [label="{k.replace(chr(34), chr(39))}"];\n')
+        fh.write("}\n")
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def interpretations(fmt):
+    """Every interpretation switch: its choices, its default and its catalogue IDs."""
+    import json
+
+    from model.moritani.config import SWITCHES
+    if fmt == "json":
+        click.echo(json.dumps([{"switch": s.key, "ids": list(s.ids), "choices": list(s.choices),
+                                "default": s.default, "question": s.question, "source": s.source}
+                               for s in SWITCHES], indent=2))
+        return
+    for s in SWITCHES:
+        click.echo(f"{s.key} ({', '.join(s.ids)}): {s.question}")
+        for c in s.choices:
+            mark = "*" if c == s.default else " "
+            click.echo(f"   {mark} {c}")
+        click.echo(f"     default from: {s.source}")
+
+
+@main.command()
+@_common
+@click.option("--defect", "only", multiple=True, help="run only these seeded defects")
+@_guard
+def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only):
+    """Run the checker against its catalogue of seeded defects; each must be caught."""
+    from checks.selftest import run_selftest
+    from model.moritani.build import build_model
+    from model.moritani.defects import check_defects
+    check_defects(only)
+    prop = resolve(proposal)
+    t0 = time.perf_counter()
+    results = run_selftest(prop, _config(max_states, max_depth, timeout, seed, progress), tuple(only))
+    caught = sum(r.verdict == "caught" for r in results)
+    extra = {"summary_counts": {"caught": caught, "total": len(results)}}
+    for r in results:
+        if r.trace is not None:
+            d = r.id
+            b = dataclasses.replace(prop.bounds, **dict(_defect(d).bounds))
+            r.extra["model"] = build_model(b, prop.interpretation, (d,))
+    secs = time.perf_counter() - t0
+    if out:
+        for r in results:
+            if r.trace is not None:
+                save_traces([r], r.extra.get("model"), prop, Path(out))
+    for r in results:
+        r.extra.pop("model", None)
+    if fmt == "json":
+        import json
+        doc = json.loads(to_json(results, prop, seed, None, secs))
+        doc["summary"].update({"caught": caught, "total": len(results)})
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        for r in results:
+            click.echo(f"{r.verdict:<7} {r.id:<34} -> {r.extra.get('caught_by') or '-':<20} "
+                       f"depth {r.depth if r.depth is not None else '-':>3}  {r.states:>8,} states")
+        click.echo(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
+    sys.exit(0 if caught == len(results) else 12)
+
+
+def _defect(d):
+    from model.moritani.defects import DEFECT_BY_ID
+    return DEFECT_BY_ID[d]
+
+
+if __name__ == "__main__":
+    main()

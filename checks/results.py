@@ -1,0 +1,56 @@
+"""Verdicts that say how complete they are, and the report that carries them.
+
+`holds` is exhaustive on the explored bounded graph; `bounded` is true only
+up to `depth`; `violated` carries a replayed trace; `unknown` carries the
+reason (budget, solver unknown, a value outside its declared range). Nothing
+inconclusive is ever reported as `holds`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from model.trace import Trace
+
+VERDICTS = ("holds", "proved", "bounded", "violated", "unknown")
+
+
+class InternalError(Exception):
+    """A bug in the tool itself (for example a trace that does not replay)."""
+
+
+@dataclass
+class CheckResult:
+    id: str
+    kind: str
+    verdict: str
+    engine: str
+    rules: tuple = ()
+    states: int | None = None
+    depth: int | None = None
+    seconds: float = 0.0
+    detail: str = ""
+    trace: Trace | None = None
+    trace_path: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        assert self.verdict in VERDICTS + ("caught", "missed"), self.verdict
+
+    def to_json(self) -> dict:
+        out = {"id": self.id, "kind": self.kind, "verdict": self.verdict, "engine": self.engine,
+               "rules": list(self.rules), "states": self.states, "depth": self.depth,
+               "seconds": round(self.seconds, 3), "detail": self.detail, "trace": self.trace_path}
+        out.update(self.extra)
+        return out
+
+
+def summary_verdict(results: list[CheckResult]) -> str:
+    """violated beats inconclusive beats holds."""
+    if any(r.verdict in ("violated", "missed") for r in results):
+        return "violated"
+    if any(r.verdict in ("unknown",) for r in results):
+        return "inconclusive"
+    return "holds"
+
+
+EXIT = {"holds": 0, "violated": 12, "inconclusive": 4}

@@ -1,0 +1,83 @@
+"""Run the explicit checks on a model and turn what the search found into verdicts.
+
+Every counterexample and witness trace is replayed through the reference
+semantics (`model.evaluate`) before it is reported; a trace that does not
+replay is an InternalError, never a finding.
+"""
+from __future__ import annotations
+
+from checks.config import CheckConfig
+from checks.explore import Exploration, Explorer
+from checks.results import CheckResult, InternalError
+from model.game import GameModel
+from model.trace import Trace
+
+DEADLOCK_RULES = ("H40",)
+
+
+def validated(model: GameModel, trace: Trace, what: str) -> Trace:
+    problems = trace.replay(model)
+    if problems:
+        raise InternalError(f"the trace for {what} does not replay: {problems[0]}")
+    return trace
+
+
+def explicit_results(model: GameModel, ex: Exploration, asked_depth: int | None = None) -> list[CheckResult]:
+    """One CheckResult per invariant, no-deadlock and witness of the model."""
+    out: list[CheckResult] = []
+    n, secs = len(ex.states), ex.seconds
+    done_depth = ex.max_depth if ex.complete else max(ex.max_depth - 1, 0)
+    depth_cut = ex.stop_reason is not None and ex.stop_reason.startswith("depth bound")
+    inconclusive = "unknown" if not depth_cut else "bounded"
+
+    def open_verdict(rid, kind, rules, detail_ok):
+        if ex.complete:
+            return CheckResult(rid, kind, "holds", "explicit", rules, n, ex.max_depth, secs, detail_ok)
+        verdict = "bounded" if (depth_cut and asked_depth is not None) else inconclusive
+        return CheckResult(rid, kind, verdict, "explicit", rules, n, done_depth, secs,
+                           f"no violation up to depth {done_depth}; search stopped: {ex.stop_reason}")
+
+    for p in model.invariants:
+        if p.name in ex.violations:
+            t = validated(model, ex.trace_to(ex.violations[p.name]), p.name)
+            out.append(CheckResult(p.name, "invariant", "violated", "explicit", p.rules, n, t.depth, secs,
+                                   f"violated after {t.depth} steps: {p.doc}", trace=t))
+        else:
+            out.append(open_verdict(p.name, "invariant", p.rules, p.doc))
+    if ex.deadlocks:
+        t = validated(model, ex.trace_to(ex.deadlocks[0]), "no-deadlock")
+        out.append(CheckResult("no-deadlock", "invariant", "violated", "explicit", DEADLOCK_RULES, n, t.depth,
+                               secs, f"{len(ex.deadlocks)} non-terminal state(s) where nobody can act; "
+                                     f"first after {t.depth} steps", trace=t))
+    else:
+        out.append(open_verdict("no-deadlock", "invariant", DEADLOCK_RULES,
+                                "every pending decision has an owner with a legal action"))
+    for w in model.witnesses:
+        if w.name in ex.witnesses:
+            t = validated(model, ex.witness_trace(w.name), w.name)
+            out.append(CheckResult(w.name, "witness", "holds", "explicit", w.rules, n, t.depth, secs,
+                                   f"reachable in {t.depth} steps", trace=t))
+        elif ex.complete:
+            out.append(CheckResult(w.name, "witness", "violated", "explicit", w.rules, n, ex.max_depth, secs,
+                                   "no reachable example within the bounds: the rule is vacuous here"))
+        else:
+            out.append(CheckResult(w.name, "witness", "unknown", "explicit", w.rules, n, done_depth, secs,
+                                   f"no example found before the search stopped ({ex.stop_reason})"))
+    if ex.out_of_domain:
+        idx, slots = ex.out_of_domain[0]
+        t = ex.trace_to(idx)
+        out.append(CheckResult("state-bounds", "invariant", "unknown", "explicit", (), n, t.depth, secs,
+                               f"a value left its declared range ({', '.join(slots)}); "
+                               f"states beyond it were not explored: raise the bound", trace=t))
+    return out
+
+
+def coverage(model: GameModel, ex: Exploration) -> dict:
+    names = [r.name for r in model.rules]
+    never = sorted(n for n in names if n not in ex.fired)
+    return {"rules": len(names), "fired": len(names) - len(never), "never_fired": never}
+
+
+def run_explicit(model: GameModel, config: CheckConfig) -> tuple[list[CheckResult], Exploration]:
+    ex = Explorer(model, config).run()
+    return explicit_results(model, ex, config.max_depth), ex

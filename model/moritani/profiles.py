@@ -1,0 +1,30 @@
+"""Proposals: a named interpretation with bounds; the embedded profiles.
+
+>>> PROFILES["default"].interpretation.choice("A4")
+'before-reply'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from model.moritani.config import Bounds, Interpretation
+
+
+@dataclass(frozen=True)
+class Proposal:
+    name: str
+    description: str = ""
+    interpretation: Interpretation = field(default_factory=Interpretation)
+    bounds: Bounds = field(default_factory=Bounds)
+    source: str = "embedded"
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "source": self.source,
+                "interpretation": self.interpretation.as_dict(), "bounds": self.bounds.as_dict()}
+
+
+PROFILES = {
+    "default": Proposal(
+        "default",
+        "The Quintine/Dune engine's recorded choices (catalogue A#) on small embedded bounds"),
+}
