@@ -91,7 +91,7 @@ def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
     from checks.run import coverage, run_explicit
     from model.moritani.build import build_model
     prop = resolve(proposal)
-    model = build_model(prop.bounds, prop.interpretation)
+    model = build_model(prop.bounds, prop.interpretation, prop.defects)
     t0 = time.perf_counter()
     results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress))
     extra = {"coverage": coverage(model, ex), "exploration": _stats(ex)}
@@ -118,7 +118,7 @@ def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, 
     from checks.explore import Explorer
     from model.moritani.build import build_model
     prop = resolve(proposal)
-    model = build_model(prop.bounds, prop.interpretation)
+    model = build_model(prop.bounds, prop.interpretation, prop.defects)
     if graph and not graph.endswith((".dot", ".graphml")):
         raise click.UsageError("--graph needs a .dot or .graphml file name")
     cfg = _config(max_states, max_depth, timeout, seed, progress, keep_edges=bool(graph), fold=fold)
@@ -211,6 +211,33 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
                        f"depth {r.depth if r.depth is not None else '-':>3}  {r.states:>8,} states")
         click.echo(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
     sys.exit(0 if caught == len(results) else 12)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_guard
+def replay(file, fmt):
+    """Replay a scenario file step by step and check its expectation."""
+    import json
+
+    from checks.scenario import replay_file
+    res = replay_file(file)
+    if fmt == "json":
+        click.echo(json.dumps({"schema_version": 1, "tool": "rulecheck", "scenario": file, "ok": res.ok,
+                               "problem": res.problem or None, "line": res.line,
+                               "steps": [{"step": s.number, "do": s.action, "line": s.line, "ok": s.ok,
+                                          "says": s.says, "problem": s.problem or None} for s in res.steps]},
+                              indent=2))
+    else:
+        for s in res.steps:
+            click.echo(f"{'ok  ' if s.ok else 'FAIL'} {s.number:>3}. {s.says or s.action}"
+                       + (f"  <- {s.problem}" if s.problem else ""))
+        if res.ok:
+            click.echo(f"{file}: replayed {len(res.steps)} steps; expectation met")
+        else:
+            click.echo(f"{file}:{res.line}: {res.problem}")
+    sys.exit(0 if res.ok else 12)
 
 
 def _defect(d):

@@ -15,7 +15,7 @@ from model.errors import InputError, ModelError, choices
 from model.moritani.config import BOUND_FIELDS, SWITCH_BY_ID, SWITCH_BY_KEY, Bounds, Interpretation
 from model.moritani.profiles import PROFILES, Proposal
 
-TOP_KEYS = ("name", "description", "interpretation", "bounds")
+TOP_KEYS = ("name", "description", "interpretation", "bounds", "defects")
 TUPLE_FIELDS = {"factions", "strongholds", "faces", "karama", "leaders"}
 PAIR_FIELDS = {"alliances": 2, "forces": 3}
 
@@ -75,7 +75,14 @@ def load_proposal(path: str) -> Proposal:
     name = str(data.get("name") or Path(path).stem)
     interp = _interpretation(path, data.get("interpretation"), data)
     bounds = _bounds(path, data.get("bounds"), data)
-    return Proposal(name, str(data.get("description") or ""), interp, bounds, source=path)
+    defects = data.get("defects") or []
+    from model.moritani.defects import DEFECT_BY_ID
+    if not isinstance(defects, list) or any(str(d) not in DEFECT_BY_ID for d in defects):
+        line, col = value_pos(data, "defects")
+        bad = [d for d in defects if str(d) not in DEFECT_BY_ID] if isinstance(defects, list) else [defects]
+        raise InputError(path, line, col, f"unknown seeded defect {bad[0]!r}; valid: {choices(DEFECT_BY_ID)}")
+    return Proposal(name, str(data.get("description") or ""), interp, bounds, source=path,
+                    defects=tuple(str(d) for d in defects))
 
 
 def _interpretation(path, node, parent) -> Interpretation:
@@ -121,7 +128,8 @@ def _bounds(path, node, parent) -> Bounds:
             Bounds(**{key: value})
         except ModelError as e:
             line, col = value_pos(node, key)
-            raise InputError(path, line, col, f"bounds.{key}: {e}") from None
+            msg = str(e) if str(e).startswith(f"bounds.{key}") else f"bounds.{key}: {e}"
+            raise InputError(path, line, col, msg) from None
     try:
         return Bounds(**kw)
     except ModelError as e:

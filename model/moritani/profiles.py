@@ -17,10 +17,14 @@ class Proposal:
     interpretation: Interpretation = field(default_factory=Interpretation)
     bounds: Bounds = field(default_factory=Bounds)
     source: str = "embedded"
+    defects: tuple = ()  # seeded defects to build in (demonstrations and tests of the checker itself)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "source": self.source,
-                "interpretation": self.interpretation.as_dict(), "bounds": self.bounds.as_dict()}
+        out = {"name": self.name, "source": self.source,
+               "interpretation": self.interpretation.as_dict(), "bounds": self.bounds.as_dict()}
+        if self.defects:
+            out["defects"] = list(self.defects)
+        return out
 
 
 PROFILES = {

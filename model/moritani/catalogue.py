@@ -1,0 +1,122 @@
+"""Catalogue IDs the model does not implement, each with why (see docs/rules.md)."""
+from __future__ import annotations
+
+# ID -> one or two sentences: what the rule/ambiguity/hazard is about, and why the bounded model
+# omits it or where it is covered indirectly.
+NOT_MODELLED = {
+    # -- rules -----------------------------------------------------------------------------------
+    "R1": "Moritani's setup (sets up last, 6 forces in an unoccupied territory, 14 in reserves, 12 spice). "
+          "The model starts after setup at the first Mentat Pause, with forces and spice taken from the bounds "
+          "(Moritani's forces all in reserves), not the printed quantities.",
+    "R3": "Moritani's named leaders and Duke Vidal as a separate shared disc. Leaders are abstract (two per "
+          "rival, with strengths, for the Assassination bounty); Moritani has none because it is never the "
+          "entrant, and Duke Vidal is absent.",
+    "R6": "Quantities summary. The quantities the model uses (Extortion 5 + 3, Sneak Attack at most 5, Robbery "
+          "half rounded up or 1 card, bounty = strength, Atomics -1 hand limit) are covered by their own rows; "
+          "the rest (20 forces, 12 spice, free revivals, Zoal, Grumman, Duke revival) are outside the bounds.",
+    "R15": "Terror tokens survive storms and Lasgun/Shield explosions. Covered indirectly: the storm position "
+           "only blocks shipment and positive Sneak Attack and never touches tokens, and there are no battles, "
+           "so no Lasgun/Shield explosion.",
+    "R16": "Placing a Richese No-Field is an entry (counted as 1 force); revealing one or Face Dancers is not. "
+           "The model has no Richese, No-Field markers or Face Dancers.",
+    "R23": "In Homeworld games a faction cannot ally with a faction occupying its Homeworld. The model has no "
+           "Homeworlds, so EoME acceptance is never gated this way.",
+    "R24": "Sandtrout cancels alliances but does not ban EoME. The model has no Sandtrout or Nexus.",
+    "R26": "Basic new-ally separation (formation-turn grace via allySinceTurn, later mover leaves or loses "
+           "forces). The model has no ally separation rule: forces that share a stronghold after an EoME "
+           "acceptance simply stay.",
+    "R27": "Advanced new-ally separation (shared forces go to the Tanks at the end of a player's Shipment & "
+           "Movement, no exemption). Not modelled, like R26.",
+    "R28": "Moritani's alliance ability: a losing ally keeps one played Treachery card. The model has no "
+           "battles and no card identities, so there is nothing to retain.",
+    "R31": "No Karama on a Terror reveal, effect or Extortion payment. Covered by construction: the model "
+           "opens Karama windows only for Mentat placement (R29) and the EoME offer (R30), so no rule lets "
+           "Karama touch a reveal.",
+    "R32": "Karama has no effect on the Advanced Assassinate Leaders ability. The ability is not in the model; "
+           "planned: Assassinate Leaders module.",
+    "R33": "Karama can stop Moritani acquiring Duke Vidal. Duke Vidal and his acquisition are not modelled.",
+    "R34": "Karama can stop an alliance ability such as ally battle-card retention. Retention (R28) is not "
+           "modelled, so neither is its Karama window.",
+    "R42": "The Terror Assassination token is a different ability from Advanced Assassinate Leaders. The model "
+           "has only the token (R35); the distinction matters once the ability exists. Planned: Assassinate "
+           "Leaders module.",
+    "R43": "Advanced Assassinate Leaders (after a lost battle, reveal a held Traitor to kill a different "
+           "leader). The model has no battles or traitors; planned: Assassinate Leaders module.",
+    "R44": "Duke Vidal acquisition at the end of Shipment & Movement when battles are pending in 2 strongholds. "
+           "No battles, no Duke Vidal in the model.",
+    "R45": "Grumman low side: Terror needs at least 3 forces entering in one group. No Homeworlds or Grumman "
+           "card in the model, and arrivals are one force each, so the threshold could never be met.",
+    "R46": "Grumman high side: during Spice Collection add a token to an occupied stronghold (or remove one) "
+           "for 4 spice. No Grumman and no Spice Collection phase in the model.",
+    "R47": "Stacks: one entry activates at most one token, chosen by Moritani. Stacks only arise from Grumman "
+           "or Nexus Cunning; the model allows one token per stronghold (R8), so stacks never occur.",
+    "R48": "Nexus Cunning (place in any territory) and Nexus Betrayal (return a board token unrevealed). The "
+           "model has no Nexus cards; tokens return to supply only through EoME acceptance and Extortion "
+           "recovery.",
+    "R49": "Leader Skills interactions with Assassination, Sabotage and EoME. Leader Skills are not modelled.",
+    # -- ambiguities -----------------------------------------------------------------------------
+    "A6": "Order of Extortion against bribes, the victory check, CHOAM, the Assassinate Leaders replacement "
+          "draw, Face Dancers and Nexus draws. None of these exist in the model's Mentat Pause (only placement "
+          "then Extortion, A5); the Assassinate Leaders order becomes a question with the planned: Assassinate "
+          "Leaders module.",
+    "A15": "Sneak Attack sector in a multi-sector territory. The model has no sectors: Sneak Attack forces "
+           "arrive in the entry stronghold itself.",
+    "A16": "Robbery with an empty deck. The deck is not modelled (cards are anonymous counts), so drawing the "
+           "top card always adds one card to Moritani's hand.",
+    "A17": "Which token a stacked entry reveals, and who picks. Stacks do not occur in the model (see R47).",
+    "A18": "Custody after a Grumman removal of an unrevealed token (OPEN; the engine does not implement "
+           "removal). No Grumman in the model.",
+    "A19": "Whether Nexus Cunning extends to relocation, the Hidden Mobile Stronghold or Grumman stacks (OPEN). "
+           "No Nexus cards in the model.",
+    "A20": "EoME acceptance against Basic vs Advanced new-ally separation. The model has neither separation "
+           "rule (R26, R27), so co-occupying forces after acceptance are never evicted or killed.",
+    "A22": "Atomics in a territory with a concealed No-Field (engine gates it). No No-Field in the model.",
+    "A24": "Whether worm rides, Guild transport, Ambassador relocation, Homeworld revival and Caladan "
+           "reinforcement count as entries. The model's only entry causes are shipment, movement, the BG "
+           "accompanying advisor and Sneak Attack, so these causes never arise.",
+    "A27": "Setup destination: 'unoccupied territory' vs 'unoccupied stronghold' (doc conflict). Setup is not "
+           "modelled (R1); Moritani starts with all its forces in reserves.",
+    "A28": "How long Advanced Assassinate Leaders is forfeited after a normal traitor reveal. Planned: "
+           "Assassinate Leaders module.",
+    "A29": "Timing of ally battle-card retention against capture, CHOAM income, Tech and Face Dancers. No "
+           "battles or retention in the model (R28).",
+    "A30": "Moritani taking Duke Vidal from captured or Ghola custody (engine gates it). No Duke Vidal in the "
+           "model.",
+    "A32": "Truthtrance or another hand-changing card played while a Robbery overflow discard is pending. The "
+           "model has no card identities or Truthtrance; the overflow discard follows the draw directly.",
+    # -- hazards ---------------------------------------------------------------------------------
+    "H5": "The supply epoch must not appear in any projection. Recorded as the private field next_pid; "
+          "checked once the noninterference check exists (planned: noninterference/leak check).",
+    "H10": "Opening an entry with .find picked a secret token by array order once stacks exist. Stacks never "
+           "occur in the model (R47), so each entry has at most one candidate token.",
+    "H11": "Grumman and Cunning operations must not reuse placeTerror or placementTurn. Neither operation is "
+           "modelled; placement_turn is used only by the ordinary Mentat opportunity.",
+    "H13": "The low-Grumman threshold must feed both preflight and the opened entry. No Grumman in the model "
+           "(R45).",
+    "H14": "A public window must not depend on a concealed No-Field value. No No-Field in the model (R16).",
+    "H15": "Entry receipts (entrySignature) must be immutable and bound to the original arrival. The model has "
+           "no serialisation or signatures: its state is the receipt, and the entry fields (entrant, "
+           "location, cause) are set once when the entry opens.",
+    "H22": "endMovement destroyed newly allied co-occupants. The model has no ally separation rule (R26, R27), "
+           "so there is no end-of-movement eviction to get wrong.",
+    "H27": "A Nullentropy search or Richese gift suspending an Extortion payer decision must restore the same "
+           "event and cursor. Neither card is in the model, so payer decisions are never suspended.",
+    "H37": "The overlap signature binding the Ambassador + Terror record on one entry. The overlap order itself "
+           "is a switch (A2), but the model has no signatures; its state is the record.",
+    "H38": "Actions whose entry or event turn/phase stamp differs from the current turn/phase are rejected. "
+           "Model actions carry no stamps and are guarded by the current stage, so a stale stamped action "
+           "cannot be expressed; duplicate submissions are covered by the retry fault (H7).",
+    "H39": "Sabotage and Robbery-overflow card faces must not leak into logs or views. Cards are anonymous "
+           "counts and the model has no logs; planned: noninterference/leak check.",
+    "H41": "Custody of Nexus Cunning placements outside strongholds. No Nexus cards; tokens are only ever in "
+           "supply, in an ordinary stronghold, removed or waiting as Extortion.",
+    "H42": "A Grumman Collection operation: at most one per Collection, 4 spice atomic with the token change. "
+           "No Grumman and no Spice Collection phase in the model.",
+    "H43": "Cards reserved for a pending ally retention cannot be spent elsewhere. Ally retention (R28) and "
+           "CHOAM are not modelled.",
+    "H44": "Signatures are consistency receipts, not cryptography. The model has no signatures or "
+           "serialisation, so there is nothing to forge.",
+}
+
+# Every ID of the rules catalogue (R1-R49 rules, A1-A32 ambiguities, H1-H44 hazards).
+ALL_IDS = tuple([f"R{i}" for i in range(1, 50)] + [f"A{i}" for i in range(1, 33)] + [f"H{i}" for i in range(1, 45)])

@@ -1,0 +1,45 @@
+"""Shared fixtures: tiny hand-written models and the explored default profile."""
+from __future__ import annotations
+
+import pytest
+
+from checks.config import CheckConfig
+from checks.explore import Explorer
+from model.domains import Bool, IntRange
+from model.expr import Var
+from model.game import GameModel
+from model.properties import always, sometimes
+from model.rule import Rule
+from model.schema import Field, Schema
+from model.moritani.build import build_model
+from model.moritani.config import Bounds
+
+# A small configuration every test can afford to enumerate completely.
+SMALL = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
+
+
+def counter_model(limit: int = 3, broken: bool = False) -> GameModel:
+    """x counts up to `limit`; `broken` lets it overshoot, which the invariant catches."""
+    sch = Schema((Field("x", IntRange(0, limit + 1)), Field("done", Bool())))
+    top = limit + 1 if broken else limit
+    rules = (
+        Rule("inc", (), Var("x") < top, {("x", ()): Var("x") + 1}, ("T1",)),
+        Rule("finish", (), Var("x").eq(limit) & ~Var("done"), {("done", ()): True}, ("T2",), kind="system"),
+    )
+    props = (always("bounded", Var("x") <= limit, ("T1",)), sometimes("can-finish", fires=("finish",)))
+    return GameModel("counter", sch, ((0, False),), rules, props, terminal=Var("done"))
+
+
+@pytest.fixture(scope="session")
+def default_model():
+    return build_model()
+
+
+@pytest.fixture(scope="session")
+def default_exploration(default_model):
+    return Explorer(default_model, CheckConfig()).run()
+
+
+@pytest.fixture(scope="session")
+def small_model():
+    return build_model(SMALL)

@@ -1,0 +1,84 @@
+"""The command line: exit codes, JSON report shape, located errors for bad proposal files."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from checks.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def report():
+    r = run("check", "--format", "json")
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def test_check_json_report_follows_the_contract(report):
+    assert report["schema_version"] == 1 and report["tool"] == "rulecheck" and report["seed"] == 0
+    assert report["summary"]["verdict"] == "holds" and report["summary"]["states"] >= 10_000
+    ids = {c["id"]: c for c in report["checks"]}
+    contract = ["token-conservation", "placement-once", "extortion-once", "trigger-legality", "eome-obligations",
+                "alliance-symmetry", "aftermath", "hand-limits", "conservation", "no-reroll",
+                "no-lost-obligation", "public-ids-fresh", "no-deadlock"]
+    witnesses = [f"witness-{w}" for w in ("assassination", "atomics", "extortion", "robbery", "sabotage",
+                                          "sneak-attack", "eome-accepted", "eome-refused", "karama-placement",
+                                          "karama-eome", "extortion-paid", "extortion-recovered", "atomics-ally",
+                                          "sneak-into-aftermath")]
+    for name in contract:
+        assert ids[name]["kind"] == "invariant" and ids[name]["verdict"] == "holds"
+    for name in witnesses:
+        assert ids[name]["kind"] == "witness" and ids[name]["verdict"] == "holds"
+    assert ids["public-ids-fresh"]["rules"] == ["H3", "H4", "H12"]
+
+
+def test_interpretations_lists_switches_with_ids():
+    r = run("interpretations", "--format", "json")
+    data = json.loads(r.output)
+    ids = {i for s in data for i in s["ids"]}
+    assert {"A1", "A4", "A5", "A8", "A10", "A12", "A14"} <= ids
+    assert all(s["default"] in s["choices"] for s in data)
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("interpretation:\n  karama-eome-timing: sometimes\n", ":2:23:", "valid: after-reply, before-reply"),
+    ("interpretation:\n  A99: x\n", ":2:3:", "unknown switch 'A99'"),
+    ("interpretation: [\n", ":2:1:", "malformed YAML"),
+    ("bounds:\n  strongholds: [Arrakeen, Polar Sink]\n", ":2:16:", "not a legal Terror destination"),
+    ("colour: red\n", ":1:1:", "unknown key 'colour'; valid: bounds, defects, description, interpretation, name"),
+])
+def test_bad_proposal_exits_3_with_location(tmp_path, text, where, message):
+    p = tmp_path / "proposal.yaml"
+    p.write_text(text)
+    r = run("check", "--proposal", str(p))
+    assert r.exit_code == 3
+    assert f"proposal.yaml{where}" in r.output and message in r.output
+    assert "Traceback" not in r.output
+    assert p.read_text() == text  # nothing the user wrote is changed
+
+
+def test_violation_exits_12_and_writes_a_replayable_scenario(tmp_path):
+    p = tmp_path / "buggy.yaml"
+    p.write_text("name: engine with a custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n")
+    r = run("check", "--proposal", str(p), "--out", str(tmp_path / "out"))
+    assert r.exit_code == 12, r.output
+    assert "counterexample for token-conservation (9 steps, replayed)" in r.output
+    saved = tmp_path / "out" / "violations" / "token-conservation.scenario.yaml"
+    assert saved.exists()
+    rr = run("replay", str(saved))
+    assert rr.exit_code == 0, rr.output
+
+
+def test_selftest_single_defect():
+    r = run("selftest", "--defect", "ids-not-rotated", "--format", "json")
+    assert r.exit_code == 0
+    doc = json.loads(r.output)
+    (d,) = doc["checks"]
+    assert d["kind"] == "defect" and d["verdict"] == "caught" and d["caught_by"] == "public-ids-fresh"
+    assert d["depth"] == 9 and doc["summary"]["caught"] == doc["summary"]["total"] == 1

@@ -1,0 +1,47 @@
+"""Every check can fail: each seeded defect is caught by the check it targets, at a pinned depth."""
+from __future__ import annotations
+
+import pytest
+
+from checks.config import CheckConfig
+from checks.selftest import run_defect
+from model.moritani.build import build_model
+from model.moritani.defects import DEFECT_BY_ID, DEFECTS
+from model.moritani.profiles import PROFILES
+
+# Shortest trace length (steps) for each defect on the default profile (plus its own bounds).
+EXPECTED_DEPTH = {
+    "reload-recredits-extortion": 16,
+    "eome-duplicates-token": 9,
+    "ids-not-rotated": 9,
+    "recovery-reopens-placement": 23,
+    "reload-reopens-placement": 5,
+    "ally-triggers-terror": 25,
+    "refusal-declines": 9,
+    "karama-block-ignored": 9,
+    "offer-to-ecaz": 10,
+    "shipment-into-aftermath": 10,
+    "atomics-penalty-follows-new-ally": 32,
+    "extortion-payment-minted": 16,
+    "retry-rerolls": 9,
+    "advisor-entry-overwrites-terror": 7,
+    "alliance-swap-one-sided": 9,
+    "extortion-pass-missing": 17,
+}
+
+
+def test_catalogue_and_expectations_match():
+    assert set(EXPECTED_DEPTH) == set(DEFECT_BY_ID)
+
+
+def test_every_invariant_has_a_defect_aimed_at_it():
+    names = {p.name for p in build_model().invariants} | {"no-deadlock"}
+    assert names <= {d.target for d in DEFECTS}
+
+
+@pytest.mark.parametrize("defect", DEFECTS, ids=lambda d: d.id)
+def test_defect_is_caught_by_its_target(defect):
+    r = run_defect(defect, PROFILES["default"], CheckConfig())
+    assert r.verdict == "caught", r.detail
+    assert r.extra["caught_by"] == defect.target
+    assert r.depth == EXPECTED_DEPTH[defect.id]

@@ -1,0 +1,95 @@
+"""Explicit exploration: pinned state counts, shortest traces, deadlocks, coverage, budgets."""
+from __future__ import annotations
+
+from checks.config import CheckConfig
+from checks.explore import Explorer
+from checks.run import explicit_results
+from model.expr import Const
+from model.rule import Rule
+from model.compile import CompiledModel
+from model.evaluate import successors
+from model.moritani.build import build_model
+from model.moritani.config import Bounds
+from tests.conftest import SMALL, counter_model
+
+# Pinned: a changed count means the model's semantics changed; review before updating.
+DEFAULT_STATES = 294_026
+SMALL_STATES = 2_358
+
+
+def test_default_profile_count_and_verdicts(default_model, default_exploration):
+    ex = default_exploration
+    assert ex.complete and len(ex.states) == DEFAULT_STATES >= 10_000
+    assert ex.violations == {} and ex.deadlocks == [] and ex.out_of_domain == []
+    results = explicit_results(default_model, ex)
+    assert {r.id: r.verdict for r in results if r.verdict != "holds"} == {}
+    names = {r.id for r in results}
+    assert {"token-conservation", "public-ids-fresh", "no-deadlock", "witness-sneak-into-aftermath"} <= names
+
+
+def test_small_profile_count():
+    ex = Explorer(build_model(SMALL), CheckConfig()).run()
+    assert ex.complete and len(ex.states) == SMALL_STATES
+
+
+def test_compiled_and_interpreted_successors_agree_on_every_small_state(small_model):
+    cm = CompiledModel.build(small_model)
+    ex = Explorer(small_model, CheckConfig(), compiled=cm).run()
+    for s in ex.states:
+        fast = [(small_model.actions[i].label, t) for i, t in cm.successors(s)]
+        ref = [(a.label, t) for a, t in successors(small_model, s)]
+        assert fast == ref
+
+
+def test_counterexample_is_shortest_and_replays():
+    m = counter_model(limit=3, broken=True)
+    ex = Explorer(m, CheckConfig()).run()
+    t = ex.trace_to(ex.violations["bounded"])
+    assert t.labels == ["inc"] * 4 and t.replay(m) == []
+
+
+def test_deadlock_is_reported_and_terminal_is_not():
+    m = counter_model(limit=2)
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.deadlocks == [] and "can-finish" in ex.witnesses
+    never = Rule("finish", (), Const(False), {}, kind="system")
+    stuck = m.with_changes(rules=(m.rules[0], never))  # no way to finish: x=2 is stuck
+    ex = Explorer(stuck, CheckConfig()).run()
+    assert len(ex.deadlocks) == 1 and ex.states[ex.deadlocks[0]] == (2, False)
+    verdicts = {r.id: r.verdict for r in explicit_results(stuck, ex)}
+    assert verdicts["no-deadlock"] == "violated" and verdicts["can-finish"] == "violated"
+
+
+def test_budget_cut_is_never_holds():
+    ex = Explorer(build_model(), CheckConfig(max_states=5_000)).run()
+    assert not ex.complete and "budget" in ex.stop_reason
+    verdicts = {r.verdict for r in explicit_results(build_model(), ex)}
+    assert "holds" not in {v for v in verdicts if v != "holds"} and verdicts <= {"unknown", "holds"}
+    invariants = [r for r in explicit_results(build_model(), ex) if r.kind == "invariant"]
+    assert all(r.verdict == "unknown" for r in invariants)
+
+
+def test_depth_bound_gives_bounded_verdicts():
+    ex = Explorer(build_model(SMALL), CheckConfig(max_depth=6)).run()
+    invariants = [r for r in explicit_results(build_model(SMALL), ex, asked_depth=6) if r.kind == "invariant"]
+    assert {r.verdict for r in invariants} == {"bounded"}
+
+
+def test_folding_keeps_verdicts_and_shrinks_the_graph():
+    m = build_model(SMALL)
+    plain = Explorer(m, CheckConfig()).run()
+    folded = Explorer(m, CheckConfig(fold=True)).run()
+    assert len(folded.states) < len(plain.states) and folded.folded > 0
+    assert set(folded.witnesses) == set(plain.witnesses) and folded.violations == plain.violations == {}
+
+
+def test_rule_coverage_lists_rules_that_never_fired(default_exploration, default_model):
+    never = sorted(r.name for r in default_model.rules if r.name not in default_exploration.fired)
+    assert never == ["lapse_terror"]  # queued Terror cannot lapse under the engine's fixed order
+
+
+def test_graph_export_keeps_distinct_actions():
+    m = build_model(SMALL)
+    ex = Explorer(m, CheckConfig(keep_edges=True)).run()
+    g = ex.to_graph()
+    assert g.number_of_nodes() == SMALL_STATES and g.number_of_edges() == ex.transitions
