@@ -17,9 +17,13 @@ from model.moritani.state import initial, schema
 
 
 def build_model(bounds: Bounds | None = None, interpretation: Interpretation | None = None,
-                defects=(), pids: tuple | None = None) -> GameModel:
-    """The bounded Moritani Terror model; `pids` permutes the initial public IDs (hidden faces)."""
-    c = Ctx(bounds or Bounds(), interpretation or Interpretation(), check_defects(defects))
+                defects=(), pids: tuple | None = None, unbounded: bool = False) -> GameModel:
+    """The bounded Moritani Terror model; `pids` permutes the initial public IDs (hidden faces).
+
+    `unbounded=True` drops the turn bound (turns cycle through the storm seats and the public
+    ID counter grows without limit): the model the Z3 proofs use to cover games of any length.
+    """
+    c = Ctx(bounds or Bounds(), interpretation or Interpretation(), check_defects(defects), unbounded)
     sch = schema(c)
     s0 = initial(c, sch, pids)
     n = len(c.bounds.factions)
@@ -33,5 +37,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     return GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
         terminal=c.stage_is("game_over"), dispatch="stage", narrate=narrate,
-        info={"ctx": c, "bounds": c.bounds, "interpretation": c.interp, "defects": c.defects},
+        info={"ctx": c, "bounds": c.bounds, "interpretation": c.interp, "defects": c.defects,
+              "unbounded": unbounded,
+              "unbounded_slots": frozenset(i for i, n in enumerate(sch.slot_names)
+                                           if unbounded and n.split("[")[0] in ("pid", "next_pid"))},
     )

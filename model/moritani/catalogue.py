@@ -90,7 +90,7 @@ NOT_MODELLED = {
     "H10": "Opening an entry with .find picked a secret token by array order once stacks exist. Stacks never "
            "occur in the model (R47), so each entry has at most one candidate token.",
     "H11": "Grumman and Cunning operations must not reuse placeTerror or placementTurn. Neither operation is "
-           "modelled; placement_turn is used only by the ordinary Mentat opportunity.",
+           "modelled; placement_used is used only by the ordinary Mentat opportunity.",
     "H13": "The low-Grumman threshold must feed both preflight and the opened entry. No Grumman in the model "
            "(R45).",
     "H14": "A public window must not depend on a concealed No-Field value. No No-Field in the model (R16).",

@@ -33,6 +33,7 @@ class Ctx:
     bounds: Bounds
     interp: Interpretation
     defects: frozenset = frozenset()
+    unbounded: bool = False  # no turn bound: turns cycle (NOTE(unbounded) in mentat.py)
     F: Enum = field(init=False)
     Ally: Enum = field(init=False)
     L: Enum = field(init=False)       # strongholds + the open desert
@@ -62,7 +63,8 @@ class Ctx:
         self.none_dest = len(b.strongholds)
         self.none_ally = len(b.factions)
         self.faces = tuple(range(len(b.faces)))
-        self.pid_max = len(b.faces) * (2 * b.turns + 2)
+        # Public IDs grow without bound in an unbounded game; the Z3 encoder drops this upper bound.
+        self.pid_max = 10**6 if self.unbounded else len(b.faces) * (2 * b.turns + 2)
         self.spice_max = b.spice * (len(b.factions) - 1) + b.moritani_spice + 5 + 2 * sum(b.leaders) + 6
         self.bank0 = 5 + sum(b.leaders) * (len(b.factions) - 1)
 
@@ -191,7 +193,7 @@ class Ctx:
         return tuple((i + turn - 1) % n for i in range(n))
 
     def turns(self) -> range:
-        return range(1, self.bounds.turns + 2)
+        return range(1, (len(self.bounds.factions) if self.unbounded else self.bounds.turns + 1) + 1)
 
     def at_position(self, cursor: str, f):
         """The cursor field points at faction f (an expression) in this turn's storm order."""

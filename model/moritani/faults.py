@@ -16,7 +16,7 @@ def rules(c: Ctx) -> list[Rule]:
     mentat = c.stage_is("mentat_place", "placement_karama", "extortion_collect", "extortion_pay", "mentat_end")
     reload_effects: dict = {}
     if c.has("reload-reopens-placement"):
-        reload_effects = {("stage", ()): c.st("mentat_place"), ("placement_turn", ()): Const(0),
+        reload_effects = {("stage", ()): c.st("mentat_place"), ("placement_used", ()): Const(False),
                           ("reloads_left", ()): Const(0)}
     out = [Rule("reload", (), mentat & (v("reloads_left") >= 1), reload_effects, ("H1",), kind="fault",
                 doc="the server reloads and re-runs the Mentat Pause start handler")]

@@ -30,12 +30,12 @@ def placement_rules(c: Ctx) -> list[Rule]:
     dest_ok = (to.ne(c.none_dest) & ~c.any_token_at(to))
     if c.choice("A26") == "forbidden":
         dest_ok = dest_ok & v("aftermath").ne(to)
-    opportunity = v("placement_turn") < v("turn")
+    opportunity = ~v("placement_used")
     # NOTE(final-mentat): a token placed in the last Mentat Pause could never be triggered within
     # the bound, so the bounded game does not offer that placement (it would only multiply states).
-    live = v("turn") <= c.bounds.turns
+    live = Const(True) if c.unbounded else v("turn") <= c.bounds.turns
     declare = {("stage", ()): c.st("placement_karama"), ("pending_face", ()): k,
-               ("pending_dest", ()): to, ("placement_turn", ()): v("turn")}
+               ("pending_dest", ()): to, ("placement_used", ()): True}
     rules = [
         Rule("place_token", (K, Dest), c.stage_is("mentat_place") & opportunity & live
              & v("tstatus", k).eq(c.Status.index("supply")) & dest_ok,
@@ -47,7 +47,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
              doc="Moritani declares moving a placed token to another empty stronghold"),
         Rule("skip_placement", (), c.stage_is("mentat_place"),
              {("stage", ()): c.st(_after_placement(c)),
-              ("placement_turn", ()): ite(opportunity, v("turn"), v("placement_turn"))},
+              ("placement_used", ()): True},
              ("R9",), actor=Const(M), doc="declining uses up the opportunity"),
     ]
     after_cancel = "mentat_place" if c.choice("A13") == "retry" else _after_placement(c)
@@ -56,7 +56,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
         "karama_placement", (P("f", c.F),), c.stage_is("placement_karama") & f.ne(M) & v("karama", f),
         {("stage", ()): c.st(after_cancel), ("karama", (f,)): False,
          ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest}
-        | ({("placement_turn", ()): v("turn") - 1} if c.choice("A13") == "retry" else {}),
+        | ({("placement_used", ()): False} if c.choice("A13") == "retry" else {}),
         ("R29", "A13", "H29"), actor=f,
         doc="a rival plays Karama: the placement is cancelled, custody unchanged"))
     rules.append(Rule(
@@ -104,7 +104,7 @@ def extortion_rules(c: Ctx) -> list[Rule]:
         Rule("recover_extortion", (), c.stage_is("extortion_pay") & v("payer").eq(n),
              {("tstatus", (Const(ext),)): c.Status.index("supply"), ("tloc", (Const(ext),)): c.none_dest}
              | ({} if c.has("ids-not-rotated") else c.rotate_ids(ext)) | settle
-             | ({("placement_turn", ()): Const(0), ("stage", ()): Const(c.st("mentat_place"))}
+             | ({("placement_used", ()): Const(False), ("stage", ()): Const(c.st("mentat_place"))}
                 if c.has("recovery-reopens-placement") else {}),
              ("R37", "H4", "H12", "H25", "H28"), kind="system",
              doc="nobody paid: Extortion returns to supply unrevealed, with fresh public IDs"),
@@ -130,14 +130,20 @@ def turn_rules(c: Ctx) -> list[Rule]:
     v = c.v
     b = c.bounds
     next_stage = c.st("storm" if b.storm else "bidding" if b.bidding else "ship_move")
+    # NOTE(unbounded): without a turn bound the turn field only tells the storm seat, which
+    # cycles; every other per-turn fact is a flag reset here, so the state space stays finite
+    # apart from the public-ID counter.
+    last = len(b.factions) if c.unbounded else b.turns + 1
+    nxt = ite(v("turn").eq(last), 1, v("turn") + 1) if c.unbounded else v("turn") + 1
     rules = [
-        Rule("end_turn", (), c.stage_is("mentat_end") & (v("turn") <= b.turns),
-             {("turn", ()): v("turn") + 1, ("stage", ()): next_stage, ("placements", ()): 0,
-              ("mover", ()): 0},
-             ("H26",), kind="system"),
-        Rule("end_game", (), c.stage_is("mentat_end") & v("turn").eq(b.turns + 1),
-             {("stage", ()): c.st("game_over")}, (), kind="system"),
+        Rule("end_turn", (), c.stage_is("mentat_end") & (Const(True) if c.unbounded else v("turn") < last),
+             {("turn", ()): nxt, ("stage", ()): next_stage, ("placements", ()): 0, ("mover", ()): 0,
+              ("placement_used", ()): False},
+             ("H26", "R9"), kind="system"),
     ]
+    if not c.unbounded:
+        rules.append(Rule("end_game", (), c.stage_is("mentat_end") & v("turn").eq(last),
+                          {("stage", ()): c.st("game_over")}, (), kind="system"))
     if b.storm:
         rules.append(Rule("storm_moves", (P("to", c.Dest),), c.stage_is("storm"),
                           {("storm", ()): Param("to"), ("stage", ()): c.st("bidding" if b.bidding else "ship_move")},

@@ -3,7 +3,7 @@
 Fields marked ghost are history variables: they record what physically
 happened in the game so invariants can compare it with what the engine
 stores (for example `placements` counts real placements this turn, while
-`placement_turn` is the engine's flag that a reload may mishandle).
+`placement_used` is the engine's flag that a reload may mishandle).
 """
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def schema(c: Ctx) -> Schema:
     Leader = c.Leader
     F, K = c.F, c.K
     return Schema((
-        Field("turn", IntRange(1, b.turns + 1), doc="game turn; the first Mentat Pause is turn 1"),
+        Field("turn", IntRange(1, n if c.unbounded else b.turns + 1),
+              doc="game turn (the first Mentat Pause is turn 1); without a turn bound, the storm seat"),
         Field("stage", c.Stage, doc="phase or pending decision (the dispatch field)"),
         Field("storm", c.Dest, doc="stronghold under the storm, or none"),
         Field("mover", IntRange(0, n), doc="Shipment & Movement cursor in storm order"),
@@ -37,7 +38,7 @@ def schema(c: Ctx) -> Schema:
         Field("pid", IntRange(1, c.pid_max), (K,), doc="opaque public ID (H3, H4)"),
         Field("pid_shown", Bool(), (K,), ghost=True, doc="this face's current public ID has been on the map"),
         Field("next_pid", IntRange(1, c.pid_max + len(b.faces) + 1), doc="private supply epoch (H5)"),
-        Field("placement_turn", IntRange(0, b.turns + 1), doc="engine: last turn the Mentat opportunity was used"),
+        Field("placement_used", Bool(), doc="engine: this turn's Mentat opportunity is used (placementTurn = turn)"),
         Field("placements", IntRange(0, 2), ghost=True, doc="real placements or moves this turn"),
         Field("pending_face", K, doc="declared placement, server-only until committed"),
         Field("pending_dest", c.Dest),
@@ -97,7 +98,7 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         "pid": {k: pids[k] for k in range(nk)},
         "pid_shown": {k: False for k in range(nk)},
         "next_pid": nk + 1,
-        "placement_turn": 0, "placements": 0, "pending_face": 0, "pending_dest": c.none_dest,
+        "placement_used": False, "placements": 0, "pending_face": 0, "pending_dest": c.none_dest,
         "aftermath": c.none_dest, "atomics_ally": c.none_ally, "aftermath_breach": False,
         "ext_reserved": False, "ext_credited": False, "ext_entrant": 0, "ext_credits": 0, "payer": 0,
         "entrant": 0, "entry_loc": c.desert, "entry_cause": 0, "entry_face": 0,
