@@ -59,6 +59,15 @@ def _guard(fn):
         except InternalError as e:
             click.echo(f"rulecheck: internal error: {e}", err=True)
             sys.exit(EXIT_INTERNAL)
+        except (click.ClickException, click.exceptions.Exit, SystemExit):
+            raise
+        except Exception as e:  # a bug in the tool: say so plainly; RULECHECK_DEBUG=1 shows the traceback
+            import os
+            if os.environ.get("RULECHECK_DEBUG"):
+                raise
+            click.echo(f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)",
+                       err=True)
+            sys.exit(EXIT_INTERNAL)
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     return wrapper
@@ -85,8 +94,10 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
 
 @main.command()
 @_common
+@click.option("--z3-budget", type=int, default=3_000_000, show_default=True,
+              help="rlimit per Spacer proof attempted by check (0: explicit checks only)")
 @_guard
-def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
+def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget):
     """Every check on the selected proposal (default: the embedded engine profile)."""
     from checks.run import coverage, run_explicit
     from model.moritani.build import build_model
@@ -95,6 +106,17 @@ def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
     t0 = time.perf_counter()
     results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress))
     extra = {"coverage": coverage(model, ex), "exploration": _stats(ex)}
+    from checks.check_z3 import small_leak_results
+    results += small_leak_results(prop, seed)
+    if z3_budget:
+        from checks.check_z3 import agreement_result, quick_proofs
+        results.append(agreement_result(prop, seed))
+        proofs, attempted = quick_proofs(prop, seed, z3_budget)
+        results += proofs
+        extra["proofs"] = {"rlimit": z3_budget, "attempted": attempted,
+                           "proved": [r.id for r in proofs],
+                           "note": "invariants not listed as proved were not proved within check's budget; "
+                                   "run rulecheck prove for the full attempt"}
     _emit(results, prop, seed, len(ex.states), time.perf_counter() - t0, fmt, out, model, extra)
 
 
@@ -176,8 +198,10 @@ def interpretations(fmt):
 @main.command()
 @_common
 @click.option("--defect", "only", multiple=True, help="run only these seeded defects")
+@click.option("--engine", type=click.Choice(["explicit", "bmc"]), default="explicit", show_default=True,
+              help="bmc: Z3 bounded model checking of the invariant defects (slower)")
 @_guard
-def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only):
+def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only, engine):
     """Run the checker against its catalogue of seeded defects; each must be caught."""
     from checks.selftest import run_selftest
     from model.moritani.build import build_model
@@ -185,7 +209,7 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
     check_defects(only)
     prop = resolve(proposal)
     t0 = time.perf_counter()
-    results = run_selftest(prop, _config(max_states, max_depth, timeout, seed, progress), tuple(only))
+    results = run_selftest(prop, _config(max_states, max_depth, timeout, seed, progress), tuple(only), engine)
     caught = sum(r.verdict == "caught" for r in results)
     extra = {"summary_counts": {"caught": caught, "total": len(results)}}
     for r in results:
@@ -207,8 +231,9 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
         click.echo(json.dumps(doc, indent=2))
     else:
         for r in results:
+            states = f"{r.states:>8,} states" if r.states is not None else ""
             click.echo(f"{r.verdict:<7} {r.id:<34} -> {r.extra.get('caught_by') or '-':<20} "
-                       f"depth {r.depth if r.depth is not None else '-':>3}  {r.states:>8,} states")
+                       f"depth {r.depth if r.depth is not None else '-':>3}  {states}")
         click.echo(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
     sys.exit(0 if caught == len(results) else 12)
 
@@ -238,6 +263,98 @@ def replay(file, fmt):
         else:
             click.echo(f"{file}:{res.line}: {res.problem}")
     sys.exit(0 if res.ok else 12)
+
+
+@main.command()
+@_common
+@click.option("--check", "only", multiple=True, help="prove only these invariants")
+@click.option("--engine", type=click.Choice(["auto", "spacer", "k-induction", "bmc"]), default="auto",
+              show_default=True, help="auto: Spacer, then BMC to --depth where Spacer gives up")
+@click.option("--depth", type=int, default=12, show_default=True, help="BMC depth / largest k for k-induction")
+@click.option("--rlimit", type=int, default=150_000_000, show_default=True,
+              help="Z3's deterministic resource limit per query (0: none)")
+@_guard
+def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only, engine, depth, rlimit):
+    """Z3: unbounded proofs (Spacer, k-induction) and bounded model checking of the invariants."""
+    from checks.prove import prove as run_prove
+    from model.moritani.build import build_model
+    prop = resolve(proposal)
+    model = build_model(prop.bounds, prop.interpretation, prop.defects, unbounded=True)
+    names = [p.name for p in model.invariants]
+    for n in only:
+        if n not in names:
+            raise click.UsageError(f"unknown invariant '{n}'; valid: {', '.join(sorted(names))}")
+    explored = None
+    if engine == "k-induction":
+        from checks.explore import Explorer
+        bounded = build_model(prop.bounds, prop.interpretation, prop.defects)
+        ex = Explorer(bounded, _config(max_states, None, timeout, seed, progress)).run()
+        explored = dict.fromkeys(ex.states)
+    t0 = time.perf_counter()
+    results = run_prove(model, list(only) or names, engine, depth, seed, rlimit, explored)
+    _emit(results, prop, seed, None, time.perf_counter() - t0, fmt, out, model,
+          {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "seed": seed, "model": "unbounded turns"}})
+
+
+@main.command()
+@_common
+@click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)")
+@_guard
+def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, observers):
+    """Noninterference: no rival can tell which hidden face lies where before it is revealed."""
+    from checks.leaks import check_leaks, side_by_side
+    from model.moritani.build import build_model
+    prop = resolve(proposal)
+    model = build_model(prop.bounds, prop.interpretation, prop.defects)
+    valid = model.info["ctx"].F.labels[1:]
+    for o in observers:
+        if o not in valid:
+            raise click.UsageError(f"unknown observer '{o}'; valid: {', '.join(valid)}")
+    t0 = time.perf_counter()
+    results, stats = check_leaks(prop, _config(max_states, max_depth, timeout, seed, progress),
+                                 list(observers) or None)
+    notes = []
+    for r in results:
+        leak = r.extra.pop("leak", None)
+        if leak is not None:
+            notes.append(side_by_side(leak, model))
+            if out:
+                _save_leak_pair(leak, model, prop, Path(out))
+                who = leak.observer.replace(" ", "-")
+                r.trace_path = str(Path(out) / "leaks" / f"hidden-identity-{who}-A.scenario.yaml")
+    if fmt == "text":
+        for n in notes:
+            click.echo(n + "\n")
+    _emit(results, prop, seed, stats["states"], time.perf_counter() - t0, fmt, None, model,
+          {"product": stats})
+
+
+def _save_leak_pair(leak, model, prop, out: Path) -> None:
+    """Both games of a leak as scenario files that `rulecheck replay` accepts."""
+    import dataclasses
+
+    from checks.scenario import trace_to_scenario, write_scenario
+    from model.moritani.profiles import Proposal
+    for side, trace, m in (("A", leak.game_a, model), ("B", leak.game_b, leak.model_b)):
+        doc = trace_to_scenario(m, trace, prop, f"hidden-identity leak to {leak.observer}: game {side}",
+                                {"reachable": True}, ("H3", "H6"))
+        if side == "B":
+            doc["setup"]["initial_pids"] = [m.get(m.init[0], "pid", k) for k in m.info["ctx"].faces]
+        who = leak.observer.replace(" ", "-")
+        write_scenario(out / "leaks" / f"hidden-identity-{who}-{side}.scenario.yaml", doc)
+    del dataclasses, Proposal
+
+
+@main.command()
+@_common
+@_guard
+def ambiguities(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
+    """Order-sensitivity of the arrival reactions the printed rules leave unordered (A1, A2)."""
+    from checks.ambiguity import analyse
+    prop = resolve(proposal)
+    t0 = time.perf_counter()
+    results, model = analyse(prop, _config(max_states, max_depth, timeout, seed, progress), with_model=True)
+    _emit(results, prop, seed, results[0].states if results else None, time.perf_counter() - t0, fmt, out, model)
 
 
 def _defect(d):

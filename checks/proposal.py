@@ -16,7 +16,7 @@ from model.moritani.config import BOUND_FIELDS, SWITCH_BY_ID, SWITCH_BY_KEY, Bou
 from model.moritani.profiles import PROFILES, Proposal
 
 TOP_KEYS = ("name", "description", "interpretation", "bounds", "defects")
-TUPLE_FIELDS = {"factions", "strongholds", "faces", "karama", "leaders"}
+TUPLE_FIELDS = {"factions", "strongholds", "faces", "karama", "leaders", "leaderless"}
 PAIR_FIELDS = {"alliances": 2, "forces": 3}
 
 

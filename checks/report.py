@@ -47,7 +47,13 @@ def to_text(results: list[CheckResult], proposal, seed: int, states: int | None,
 
 
 def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
-    """Write every trace as a scenario file under out/ (violations and witnesses)."""
+    """Write every trace as a scenario file under out/ (violations and witnesses).
+
+    Next to each X.scenario.yaml go X.itf.json (ITF, for Apalache/Quint tools) and X.md (game
+    words, changed slots, a sequence diagram); a violation also gets X.dot. Nothing is overwritten.
+    """
+    from checks.export import write_companions  # imported here: the exporters are only needed with --out
+
     for r in results:
         if r.trace is None:
             continue
@@ -58,6 +64,8 @@ def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
         else:
             folder, expect = "violations", {"violates": r.id}
         m = r.extra.pop("model", None) or model
-        doc = trace_to_scenario(m, r.trace, proposal, f"{r.id} ({r.kind})", expect, r.rules)
+        title = f"{r.id} ({r.kind})"
+        doc = trace_to_scenario(m, r.trace, proposal, title, expect, r.rules)
         path = write_scenario(out / folder / f"{r.id}.scenario.yaml", doc)
         r.trace_path = str(path)
+        write_companions(m, r.trace, path, title, proposal, expect.get("violates"))

@@ -102,8 +102,9 @@ def load_scenario(path: str):
         if d not in DEFECT_BY_ID:
             line, col = value_pos(setup, "defects")
             raise InputError(path, line, col, f"unknown seeded defect '{d}'; valid: {choices(DEFECT_BY_ID)}")
+    pids = setup.get("initial_pids")
     try:
-        model = build_model(bounds, interp, defects)
+        model = build_model(bounds, interp, defects, pids=tuple(pids) if pids else None)
     except ModelError as e:
         line, col = key_pos(data, "setup")
         raise InputError(path, line, col, str(e)) from None

@@ -20,6 +20,8 @@ from model.moritani.profiles import Proposal
 
 def run_defect(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResult:
     bounds = dataclasses.replace(proposal.bounds, **dict(d.bounds))
+    if d.target == "hidden-identity":
+        return _run_leak(d, dataclasses.replace(proposal, bounds=bounds, defects=(d.id,)), config)
     model = build_model(bounds, proposal.interpretation, (d.id,))
     t0 = time.perf_counter()
 
@@ -43,5 +45,43 @@ def run_defect(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResul
                        extra=extra | {"caught_by": other[0] if other else None})
 
 
-def run_selftest(proposal: Proposal, config: CheckConfig, only: tuple = ()) -> list[CheckResult]:
-    return [run_defect(d, proposal, config) for d in DEFECTS if not only or d.id in only]
+def _run_leak(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResult:
+    from checks.leaks import check_leaks
+    t0 = time.perf_counter()
+    results, stats = check_leaks(proposal, dataclasses.replace(config, fold=False))
+    hit = [r for r in results if r.verdict == "violated"]
+    extra = {"target": d.target}
+    if hit:
+        r = min(hit, key=lambda r: r.depth)
+        return CheckResult(d.id, "defect", "caught", "product", d.ids, stats["states"], r.depth,
+                           time.perf_counter() - t0, f"{d.doc} ({r.detail})", trace=r.trace,
+                           extra=extra | {"caught_by": "hidden-identity", "observer": r.extra["observer"]})
+    return CheckResult(d.id, "defect", "missed", "product", d.ids, stats["states"], None, time.perf_counter() - t0,
+                       f"{d.doc} -- not caught", extra=extra | {"caught_by": None})
+
+
+def run_defect_bmc(d: Defect, proposal: Proposal, depth: int = 40) -> CheckResult:
+    """The same defect caught by Z3 BMC (invariant targets only), with a replayed trace."""
+    from checks.bmc import get_bmc
+    bounds = dataclasses.replace(proposal.bounds, **dict(d.bounds))
+    model = build_model(bounds, proposal.interpretation, (d.id,))
+    t0 = time.perf_counter()
+    extra = {"target": d.target}
+    if d.target not in {p.name for p in model.invariants}:
+        return CheckResult(d.id, "defect", "missed", "bmc", d.ids, None, None, 0.0,
+                           f"{d.doc} -- {d.target} is not a state invariant; BMC does not check it",
+                           extra=extra | {"caught_by": None})
+    r = get_bmc(model, [d.target], depth)[d.target]
+    secs = time.perf_counter() - t0
+    if r.verdict == "violated":
+        return CheckResult(d.id, "defect", "caught", "bmc", d.ids, None, r.depth, secs, d.doc, trace=r.trace,
+                           extra=extra | {"caught_by": d.target})
+    return CheckResult(d.id, "defect", "missed", "bmc", d.ids, None, None, secs,
+                       f"{d.doc} -- BMC: {r.verdict} to depth {r.depth} {r.reason}", extra=extra | {"caught_by": None})
+
+
+def run_selftest(proposal: Proposal, config: CheckConfig, only: tuple = (), engine: str = "explicit") -> list[CheckResult]:
+    chosen = [d for d in DEFECTS if not only or d.id in only]
+    if engine == "bmc":
+        return [run_defect_bmc(d, proposal) for d in chosen if d.target not in ("no-deadlock", "hidden-identity")]
+    return [run_defect(d, proposal, config) for d in chosen]

@@ -23,7 +23,11 @@ def report():
 def test_check_json_report_follows_the_contract(report):
     assert report["schema_version"] == 1 and report["tool"] == "rulecheck" and report["seed"] == 0
     assert report["summary"]["verdict"] == "holds" and report["summary"]["states"] >= 10_000
-    ids = {c["id"]: c for c in report["checks"]}
+    ids = {c["id"]: c for c in report["checks"] if c["engine"] == "explicit"}
+    proofs = [c for c in report["checks"] if c["engine"] == "spacer"]
+    assert proofs and all(c["verdict"] == "proved" for c in proofs)
+    assert {c["id"] for c in proofs} == set(report["proofs"]["proved"])
+    assert [c["verdict"] for c in report["checks"] if c["kind"] == "agreement"] == ["holds"]
     contract = ["token-conservation", "placement-once", "extortion-once", "trigger-legality", "eome-obligations",
                 "alliance-symmetry", "aftermath", "hand-limits", "conservation", "no-reroll",
                 "no-lost-obligation", "public-ids-fresh", "no-deadlock"]

@@ -27,6 +27,10 @@ EXPECTED_DEPTH = {
     "advisor-entry-overwrites-terror": 7,
     "alliance-swap-one-sided": 9,
     "extortion-pass-missing": 17,
+    "face-printed": 2,
+    "terror-options-public": 6,
+    "offer-availability-public": 6,
+    "placement-declaration-public": 1,
 }
 
 
@@ -35,7 +39,7 @@ def test_catalogue_and_expectations_match():
 
 
 def test_every_invariant_has_a_defect_aimed_at_it():
-    names = {p.name for p in build_model().invariants} | {"no-deadlock"}
+    names = {p.name for p in build_model().invariants} | {"no-deadlock", "hidden-identity"}
     assert names <= {d.target for d in DEFECTS}
 
 

@@ -48,6 +48,8 @@ def precedes(c: Ctx, a: str, b: str):
         ecaz = c.fac("Ecaz")
         if ecaz is None:
             return Const(False)
+        if a2 == "unordered":
+            return Const(False)
         if a2 == "storm-order":
             return c.before(ecaz, c.M) if a == "ambassador" else c.before(c.M, ecaz)
         return Const(a2 == f"{a}-first")

@@ -38,7 +38,7 @@ SWITCHES = (
            "Order of Terror against the arrival's own reactions (BG advisor, Ecaz Ambassador)",
            "engine ~7 Oct 2026: Terror queued behind the arrival's own interaction"),
     Switch("ambassador-vs-terror", ("A2",),
-           ("storm-order", "terror-first", "ambassador-first"), "storm-order",
+           ("storm-order", "terror-first", "ambassador-first", "unordered"), "storm-order",
            "Ecaz Ambassador and Terror eligible on the same entry",
            "engine 29 Sep 2026: the two owners resolve in storm order on the same committed entry"),
     Switch("karama-eome-timing", ("A4",),
@@ -129,6 +129,7 @@ class Bounds:
     alliances: tuple = (("Moritani", "Ecaz"), ("Atreides", "Bene Gesserit"))
     ambassador: str | None = "Carthag"     # stronghold holding an Ecaz Ambassador, if any
     leaders: tuple = (5, 2)   # strengths of each rival's two leaders (Assassination bounty)
+    leaderless: tuple = ()    # rivals whose leaders are all in the Tanks at the start (empty pool, A11)
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -154,6 +155,9 @@ class Bounds:
         allied = [f for pair in self.alliances for f in pair]
         if len(allied) != len(set(allied)):
             raise ModelError("a faction can be in at most one alliance (R25)")
+        for f in self.leaderless:
+            if f not in self.factions[1:]:
+                raise ModelError(f"leaderless faction '{f}' must be a rival in bounds.factions")
         for f in self.karama:
             if f not in self.factions[1:]:
                 raise ModelError(f"karama holder '{f}' must be a rival in bounds.factions")

@@ -60,6 +60,16 @@ DEFECTS = (
            "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies"),
     Defect("extortion-pass-missing", "no-deadlock", ("H25", "H40"),
            "an Extortion payer without 3 spice has no legal answer"),
+    # Leaks: what a buggy engine shows a rival (model/moritani/observe.py); target hidden-identity.
+    Defect("face-printed", "hidden-identity", ("H3",),
+           "the public map view prints the face of every placed token"),
+    Defect("terror-options-public", "hidden-identity", ("H6", "A11"),
+           "the Terror prompt shows every player which reveal Moritani may make", (("turns", 1),)),
+    Defect("offer-availability-public", "hidden-identity", ("A21", "H6"),
+           "the entrant is shown whether Enemy of My Enemy could be offered, which depends on the face",
+           (("leaderless", ("Atreides",)), ("turns", 1))),
+    Defect("placement-declaration-public", "hidden-identity", ("H3", "H6"),
+           "the placement's Karama window names the token Moritani declared"),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

@@ -91,7 +91,8 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         "forces": forces,
         "hand": {f: (b.moritani_hand if f == c.M else b.hand) for f in range(n)},
         "karama": {f: b.factions[f] in b.karama for f in range(n)},
-        "leader": {(f, j): f != c.M for f in range(n) for j in range(len(b.leaders))},
+        "leader": {(f, j): f != c.M and b.factions[f] not in b.leaderless
+                   for f in range(n) for j in range(len(b.leaders))},
         "ally": ally,
         "tstatus": {k: c.Status.index("supply") for k in range(nk)},
         "tloc": {k: c.none_dest for k in range(nk)},

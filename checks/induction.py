@@ -1,0 +1,141 @@
+"""Unbounded proofs: Spacer (constrained Horn clauses) and k-induction, with honest failure types.
+
+Spacer: Inv(x) <- Init(x);  Inv(x') <- Inv(x) /\\ T(x, x');  false <- Inv(x) /\\ not P(x).
+unsat means an inductive invariant implying P exists: P holds in every reachable state of the
+model, for games of any length when the model is built with `unbounded=True`.
+
+k-induction: base = BMC to depth k-1; step = k states satisfying P, linked by T, pairwise distinct
+(simple path), then not P. A satisfiable step is an InductionFailure (a state pair that breaks
+induction), never a counterexample: `classify_cti` looks the pre-state up in the explicit graph.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import z3
+
+from checks.bmc import get_bmc
+from checks.encode import Encoder
+from model.game import GameModel
+
+
+@dataclass
+class InductionFailure:
+    """A state pair (pre --action--> post) where P holds before and fails after; maybe unreachable."""
+
+    pre: tuple
+    action: str
+    post: tuple
+    k: int
+
+
+@dataclass
+class ProofOutcome:
+    verdict: str  # proved | violated | unknown
+    engine: str
+    seconds: float
+    reason: str = ""
+    k: int | None = None
+    cti: InductionFailure | None = None
+    rlimit_used: int | None = None
+
+
+class HornSystem:
+    """The CHC system of one model, built once; each `query` runs in a fresh Fixedpoint."""
+
+    def __init__(self, model: GameModel):
+        self.model = model
+        self.enc = enc = Encoder(model, unbounded_slots=model.info.get("unbounded_slots", frozenset()))
+        ctx = enc.ctx
+        sorts = [z3.BoolSort(ctx) if b else z3.IntSort(ctx) for b in enc.is_bool]
+        self.inv = z3.Function("Inv", *sorts, z3.BoolSort(ctx))
+        self.x0, self.x1 = enc.state(0), enc.state(1)
+        self.init = z3.And(enc.init(0), enc.domain(0))
+        self.step = [enc.trans(0), enc.domain(1)]
+
+    def fixedpoint(self, seed: int, rlimit: int) -> z3.Fixedpoint:
+        fp = z3.Fixedpoint(ctx=self.enc.ctx)
+        fp.set(engine="spacer")
+        fp.set("spacer.random_seed", seed)
+        if rlimit:
+            fp.set("rlimit", rlimit)
+        fp.register_relation(self.inv)
+        fp.declare_var(*self.x0, *self.x1, self.enc.act(0))
+        fp.rule(self.inv(*self.x0), self.init)
+        fp.rule(self.inv(*self.x1), [self.inv(*self.x0)] + self.step)
+        return fp
+
+
+def spacer(model: GameModel, name: str, seed: int = 0, rlimit: int = 0,
+           system: HornSystem | None = None) -> ProofOutcome:
+    """Prove invariant `name` with Spacer (pass `system` to reuse the encoding across invariants)."""
+    system = system or HornSystem(model)
+    enc, inv, x0 = system.enc, system.inv, system.x0
+    fp = system.fixedpoint(seed, rlimit)
+    t0 = time.perf_counter()
+    try:
+        r = fp.query(z3.And(inv(*x0), z3.Not(enc.invariant(name, 0))))
+    except z3.Z3Exception as e:  # Z3 reports an exhausted rlimit as a cancelled query
+        return ProofOutcome("unknown", "spacer", time.perf_counter() - t0, f"Spacer stopped: {e}")
+    secs = time.perf_counter() - t0
+    if r == z3.unsat:
+        return ProofOutcome("proved", "spacer", secs, "an inductive strengthening exists (Spacer)")
+    if r == z3.sat:
+        return ProofOutcome("violated", "spacer", secs, "Spacer derived a reachable violation; see BMC for the trace")
+    return ProofOutcome("unknown", "spacer", secs, f"Spacer: {fp.reason_unknown()}")
+
+
+def get_k_hypothesis(enc: Encoder, name: str, k: int) -> z3.BoolRef:
+    """P(x_0) /\\ ... /\\ P(x_{k-1}) /\\ T(x_j, x_j+1) for j < k, every state in its domain."""
+    cs = [enc.domain(0)]
+    for j in range(k):
+        cs += [enc.invariant(name, j), enc.trans(j), enc.domain(j + 1)]
+    return z3.And(cs)
+
+
+def get_simple_path(enc: Encoder, k: int) -> z3.BoolRef:
+    """x_0 .. x_k pairwise distinct (so that a longer k eventually covers every loop-free path)."""
+    n = len(enc.schema)
+    return z3.And([z3.Or([enc.var(i, a) != enc.var(i, b) for i in range(n)])
+                   for a in range(k + 1) for b in range(a + 1, k + 1)])
+
+
+def k_induction(model: GameModel, name: str, max_k: int, seed: int = 0, rlimit: int = 0) -> ProofOutcome:
+    """Try k = 1..max_k; proved needs both the step (unsat) and the base (BMC to k-1 clean)."""
+    t0 = time.perf_counter()
+    failure = None
+    for k in range(1, max_k + 1):
+        enc = Encoder(model, unbounded_slots=model.info.get("unbounded_slots", frozenset()))
+        s = z3.Solver(ctx=enc.ctx)
+        s.set("random_seed", seed)
+        if rlimit:
+            s.set("rlimit", rlimit)
+        s.add(get_k_hypothesis(enc, name, k), get_simple_path(enc, k), z3.Not(enc.invariant(name, k)))
+        r = s.check()
+        if r == z3.unknown:
+            return ProofOutcome("unknown", "k-induction", time.perf_counter() - t0,
+                                f"solver: {s.reason_unknown()} at k={k}", k=k)
+        if r == z3.unsat:
+            base = get_bmc(model, [name], k - 1, seed=seed, rlimit=rlimit or None)[name]
+            if base.verdict == "violated":
+                return ProofOutcome("violated", "k-induction", time.perf_counter() - t0,
+                                    f"base case fails at depth {base.depth}", k=k)
+            if base.verdict != "bounded":
+                return ProofOutcome("unknown", "k-induction", time.perf_counter() - t0, base.reason, k=k)
+            return ProofOutcome("proved", "k-induction", time.perf_counter() - t0, f"{k}-inductive", k=k)
+        m = s.model()
+        failure = InductionFailure(enc.read_state(m, k - 1), model.actions[m.eval(enc.act(k - 1)).as_long()].label,
+                                   enc.read_state(m, k), k)
+    return ProofOutcome("unknown", "k-induction", time.perf_counter() - t0,
+                        f"not {max_k}-inductive: the invariant needs strengthening", k=max_k, cti=failure)
+
+
+def classify_cti(cti: InductionFailure, explored: dict | None) -> str:
+    """Say whether the pre-state of an induction failure is reachable in the explicit graph."""
+    if explored is None:
+        return "reachability of the pre-state not checked (no explicit graph for these bounds)"
+    if cti.pre in explored:
+        return "the pre-state IS reachable in the explicit graph: a real path exists (see the explicit check)"
+    return ("the pre-state is not reachable within the explicit bounds: the invariant needs strengthening, "
+            "this is not a counterexample")

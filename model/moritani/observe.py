@@ -1,0 +1,110 @@
+"""What each rival sees: the observation function of the noninterference check (docs/noninterference.md).
+
+An observation is the public board (every field that is not secret, ghost or another
+faction's private card), the Terror tokens as the public sees them (placed tokens by public ID
+and location, revealed tokens with their face), the observer's own Karama card, and the prompt
+it is shown: the public labels of the actions it may take now. The secret is the face of every
+unrevealed token; `entry_face` and `pending_face` name such faces and are secret too.
+
+Seeded leaks (model/moritani/defects.py, target `hidden-identity`) add what a buggy engine shows.
+"""
+from __future__ import annotations
+
+from model.evaluate import eval_expr
+
+SECRET_FIELDS = {"tstatus", "tloc", "pid", "pid_shown", "pending_face", "entry_face", "karama"}
+ENGINE_FIELDS = {"reloads_left", "retries_left", "next_pid"}  # never projected (H5)
+
+
+def public_slots(model) -> tuple:
+    sch = model.schema
+    return tuple(i for i, f in enumerate(sch.slot_fields)
+                 if not f.ghost and f.name not in SECRET_FIELDS | ENGINE_FIELDS)
+
+
+def face_params(action) -> list:
+    return [p.name for p in action.rule.params if p.domain.name == "Face"]
+
+
+def public_label(model, action, pre) -> str:
+    """The action as the public sees it: face parameters become the token's public ID."""
+    if not face_params(action):
+        return action.label
+    args = []
+    doms = {p.name: p.domain for p in action.rule.params}
+    for k, v in action.args:
+        if doms[k].name == "Face":
+            args.append(f"token=#{pre[model.schema.slot('pid', (v,))]}")
+        else:
+            args.append(f"{k}={doms[k].show(v)}")
+    return f"{action.rule.name}({', '.join(args)})"
+
+
+def actor_of(model, action, pre):
+    return eval_expr(action.actor, pre, model.schema) if action.actor is not None else None
+
+
+class Observer:
+    """obs(state, enabled actions) for one rival faction, as a hashable tuple.
+
+    >>> # Observer(model, faction_index).observe(state, [action, ...])
+    """
+
+    def __init__(self, model, faction: int):
+        c = model.info["ctx"]
+        self.model, self.c, self.f = model, c, faction
+        sch = model.schema
+        self.public = public_slots(model)
+        self.tokens = [(sch.slot("tstatus", (k,)), sch.slot("tloc", (k,)), sch.slot("pid", (k,))) for k in c.faces]
+        self.placed = c.Status.index("placed")
+        self.supply = c.Status.index("supply")
+        self.own = (sch.slot("karama", (faction,)),)
+        self.leaks = model.info["defects"]
+        self.entry_face = sch.slot("entry_face")
+        self.pending_face = sch.slot("pending_face")
+        self.stage = sch.slot("stage")
+
+    def observe(self, s: tuple, enabled: list) -> tuple:
+        board = tuple(s[i] for i in self.public)
+        placed = tuple(sorted((s[p], s[l]) for st, l, p in self.tokens if s[st] == self.placed))
+        revealed = tuple((k, s[st]) for k, (st, l, p) in enumerate(self.tokens)
+                         if s[st] not in (self.placed, self.supply))
+        prompt = tuple(sorted(public_label(self.model, a, s) for a in enabled
+                              if actor_of(self.model, a, s) == self.f))
+        extra = self._leaks(s, enabled)
+        return board, placed, revealed, tuple(s[i] for i in self.own), prompt, extra
+
+    def _leaks(self, s, enabled) -> tuple:
+        """What seeded engine bugs expose (empty for a correct engine)."""
+        out = []
+        st = self.c.Stage.labels[s[self.stage]]
+        if "face-printed" in self.leaks:
+            out.append(tuple((s[p], k) for k, (st_slot, _, p) in enumerate(self.tokens) if s[st_slot] == self.placed))
+        if "terror-options-public" in self.leaks and st == "terror":
+            out.append(tuple(sorted(a.rule.name for a in enabled if a.rule.name.startswith("reveal"))))
+        if "offer-availability-public" in self.leaks and st == "terror":
+            out.append(any(a.rule.name.startswith("offer_alliance") for a in enabled))
+        if "placement-declaration-public" in self.leaks and st == "placement_karama":
+            out.append(s[self.pending_face])
+        return tuple(out)
+
+
+def hidden_faces(model, s: tuple) -> list:
+    """Faces whose identity is secret in s (in supply or placed)."""
+    c, sch = model.info["ctx"], model.schema
+    hidden = (c.Status.index("supply"), c.Status.index("placed"))
+    return [k for k in c.faces if s[sch.slot("tstatus", (k,))] in hidden]
+
+
+def swap_faces(model, s: tuple, a: int, b: int) -> tuple:
+    """The same public board with the hidden faces a and b exchanged (the secret permuted)."""
+    sch = model.schema
+    out = list(s)
+    for name in ("tstatus", "tloc", "pid", "pid_shown"):
+        i, j = sch.slot(name, (a,)), sch.slot(name, (b,))
+        out[i], out[j] = s[j], s[i]
+    for name in ("entry_face", "pending_face"):
+        i = sch.slot(name)
+        out[i] = b if s[i] == a else a if s[i] == b else s[i]
+    return tuple(out)
+

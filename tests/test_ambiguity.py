@@ -1,0 +1,90 @@
+"""The ambiguous-ordering detector on small hand-made bounds whose answers are known."""
+from __future__ import annotations
+
+import pytest
+
+from checks.ambiguity import analyse, pair_id, printed_rules
+from model.moritani.config import Bounds, Interpretation
+from model.moritani.profiles import PROFILES, Proposal
+
+ONE = dict(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
+
+
+def run(profile="default", **bounds):
+    p = PROFILES[profile]
+    return {r.id: r for r in analyse(Proposal(p.name, interpretation=p.interpretation, bounds=Bounds(**bounds)))}
+
+
+@pytest.fixture(scope="module")
+def small_default():
+    return run(**ONE)
+
+
+@pytest.fixture(scope="module")
+def small_printed():
+    return run("printed-rules", **ONE)
+
+
+def test_pair_ids_and_printed_rules_interpretation():
+    assert pair_id("advisor", "terror") == "terror~bg-advisor"
+    assert pair_id("ambassador", "advisor") == "bg-advisor~ecaz-ambassador"
+    i = printed_rules(Interpretation.of(karama_eome_timing="after-reply"))
+    assert i.choice("A1") == i.choice("A2") == "unordered" and i.choice("A4") == "after-reply"
+    # The default profile's behaviour is untouched by the new A2 choice.
+    assert PROFILES["default"].interpretation.choice("A2") == "storm-order"
+
+
+def test_cascade_sneak_attack_adds_a_second_advisor(small_default):
+    # Terror first: a positive Sneak Attack is a shipment (A14) and queues a second BG advisor,
+    # which cannot accompany because the first took BG's only reserve; advisor first: no cascade.
+    r = small_default["terror~bg-advisor"]
+    assert r.extra["class"] == "cascades" and r.extra["classes"]["cascades"] >= 1
+    terror_first = r.extra["orders"]["terror first"]
+    assert any(x.startswith("sneak_attack(n=1") for x in terror_first)
+    assert terror_first.count("resolve_advisor") == 2
+
+
+def test_diverges_robbery_against_ambassador(small_default):
+    # Robbery takes half the entrant's spice, the Ambassador one: the order changes who ends with what.
+    r = small_default["terror~ecaz-ambassador"]
+    assert r.extra["class"] == "diverges"
+    assert {"spice[Atreides]", "spice[Moritani]"} <= set(r.extra["slots"])
+    assert any(x.startswith("rob_spice") for x in r.extra["orders"]["terror first"])
+
+
+def test_disables_robbery_leaves_ambassador_nothing():
+    # With 2 spice, shipping leaves 1 and Robbery takes it: an Ambassador after Terror gets nothing.
+    r = run(faces=("Robbery",), spice=2, **ONE)["terror~ecaz-ambassador"]
+    assert r.extra["class"] == "disables"
+    assert r.extra["orders"]["terror first"][0] == "[ambassador payer has no spice]"
+
+
+def test_commutes_advisor_and_ambassador(small_default):
+    # The advisor moves a BG reserve; the Ambassador moves the entrant's spice: independent.
+    r = small_default["bg-advisor~ecaz-ambassador"]
+    assert r.extra["class"] == "commutes" and set(r.extra["classes"]) == {"commutes"}
+    assert r.verdict == "holds"
+
+
+def test_default_profile_settles_every_pair(small_default):
+    assert set(small_default) == {"terror~bg-advisor", "terror~ecaz-ambassador", "bg-advisor~ecaz-ambassador"}
+    for r in small_default.values():
+        assert r.verdict == "holds" and r.extra["settled_by"] is not None, r.id
+    assert small_default["terror~ecaz-ambassador"].extra == {**small_default["terror~ecaz-ambassador"].extra,
+                                                             "switch": "ambassador-vs-terror",
+                                                             "settled_by": "storm-order"}
+
+
+def test_printed_rules_reports_unsettled_reportable_pairs(small_printed):
+    verdicts = {k: (r.extra["class"], r.verdict, r.extra["settled_by"]) for k, r in small_printed.items()}
+    assert verdicts == {"terror~bg-advisor": ("cascades", "violated", None),
+                        "terror~ecaz-ambassador": ("diverges", "violated", None),
+                        "bg-advisor~ecaz-ambassador": ("commutes", "holds", None)}
+    r = small_printed["terror~ecaz-ambassador"]
+    assert r.kind == "ambiguity" and r.engine == "explicit"
+    assert r.trace is not None and r.trace.labels[-1].split("(")[0] in ("ship", "move")
+
+
+def test_no_ambassador_no_ambassador_pairs():
+    found = run("printed-rules", strongholds=("Arrakeen",), ambassador=None, turns=1)
+    assert set(found) == {"terror~bg-advisor"}

@@ -1,0 +1,120 @@
+"""The Z3 backend: agreement with the explicit semantics, BMC on every seeded defect, proofs."""
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+
+import pytest
+
+from checks.agreement import layer_agreement, successor_agreement
+from checks.bmc import get_bmc
+from checks.config import CheckConfig
+from checks.explore import Explorer
+from checks.induction import classify_cti, k_induction, spacer
+from checks.prove import prove
+from model.moritani.build import build_model
+from model.moritani.config import Bounds, Interpretation
+from model.moritani.defects import DEFECTS
+from tests.conftest import SMALL, counter_model
+from tests.test_defects import EXPECTED_DEPTH
+
+AGREEMENT_CONFIGS = {
+    "small-default": (SMALL, Interpretation()),
+    "small-terror-first-after-reply": (SMALL, Interpretation.of(terror_vs_arrival_reactions="terror-first",
+                                                                karama_eome_timing="after-reply")),
+    "small-extortion-first-retry-unordered": (
+        dataclasses.replace(SMALL, strongholds=("Arrakeen", "Carthag"), ambassador=None, forces=(("Atreides", 1, 0),)),
+        Interpretation.of(extortion_mentat_order="extortion-first", karama_placement="retry",
+                          terror_vs_arrival_reactions="unordered")),
+}
+
+
+@pytest.mark.parametrize("name", AGREEMENT_CONFIGS)
+def test_successors_agree_on_sampled_states(name):
+    bounds, interp = AGREEMENT_CONFIGS[name]
+    m = build_model(bounds, interp)
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.complete
+    assert successor_agreement(m, ex.states[::7]) == []
+
+
+@pytest.mark.slow
+def test_successors_agree_on_every_small_state():
+    m = build_model(SMALL)
+    ex = Explorer(m, CheckConfig()).run()
+    assert successor_agreement(m, ex.states) == []
+
+
+def test_reachable_layers_agree():
+    m = build_model(SMALL)
+    ex = Explorer(m, CheckConfig()).run()
+    layers = defaultdict(set)
+    for s, d in zip(ex.states, ex.depth):
+        layers[d].add(s)
+    assert layer_agreement(m, layers, 5) == []
+
+
+def test_agreement_catches_a_diverging_encoding():
+    m = build_model(SMALL)
+    ex = Explorer(m, CheckConfig(max_states=50)).run()
+    # A model whose explicit side lost one rule disagrees with the full model's Z3 side.
+    from checks.encode import Encoder
+    import z3
+    from checks.agreement import z3_successors
+    enc = Encoder(m)
+    relation = z3.And(enc.trans(0), enc.domain(1))
+    crippled = m.with_changes(rules=tuple(r for r in m.rules if r.name != "skip_placement"))
+    from model.evaluate import successors
+    s0 = m.init[0]
+    assert {a.label for a, _ in successors(crippled, s0)} != {lab for lab, _ in z3_successors(enc, relation, s0)}
+
+
+SLOW_BMC = {"ally-triggers-terror", "extortion-payment-minted", "recovery-reopens-placement"}
+
+
+@pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d.id in SLOW_BMC else d
+                                    for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity")],
+                         ids=lambda d: d.id)
+def test_bmc_catches_defect_at_the_explicit_depth(defect):
+    m = build_model(dataclasses.replace(Bounds(), **dict(defect.bounds)), defects=(defect.id,))
+    r = get_bmc(m, [defect.target], EXPECTED_DEPTH[defect.id])[defect.target]
+    assert r.verdict == "violated" and r.depth == EXPECTED_DEPTH[defect.id]
+    assert r.trace.replay(m) == []
+
+
+def test_bmc_is_bounded_not_holds_when_nothing_is_found():
+    r = get_bmc(build_model(SMALL), ["token-conservation"], 6)["token-conservation"]
+    assert r.verdict == "bounded" and r.depth == 6
+
+
+def test_spacer_proves_for_unbounded_games_and_refutes_defects():
+    m = build_model(unbounded=True)
+    assert spacer(m, "placement-once").verdict == "proved"
+    assert spacer(m, "alliance-symmetry").verdict == "proved"
+    broken = build_model(defects=("alliance-swap-one-sided",), unbounded=True)
+    assert spacer(broken, "alliance-symmetry").verdict == "violated"
+
+
+def test_rlimit_exhaustion_is_unknown_not_proved():
+    m = build_model(unbounded=True)
+    r = spacer(m, "token-conservation", rlimit=200_000)
+    assert r.verdict == "unknown" and "resource limit" in r.reason
+
+
+def test_k_induction_failure_is_not_a_counterexample():
+    m = build_model(unbounded=True)
+    r = k_induction(m, "token-conservation", max_k=1)
+    assert r.verdict == "unknown" and r.cti is not None
+    explored = dict.fromkeys(Explorer(build_model(), CheckConfig()).run().states)
+    assert "not reachable" in classify_cti(r.cti, explored)
+
+
+def test_k_induction_proves_an_inductive_invariant():
+    r = k_induction(counter_model(limit=3), "bounded", max_k=2)
+    assert r.verdict == "proved" and r.k == 1
+
+
+def test_prove_auto_falls_back_to_bounded_with_reason():
+    m = build_model(unbounded=True)
+    (r,) = prove(m, ["token-conservation"], "auto", depth=4, rlimit=1_000_000)
+    assert r.verdict == "bounded" and r.engine == "bmc" and r.depth == 4 and "no unbounded proof" in r.detail
