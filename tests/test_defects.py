@@ -16,7 +16,7 @@ EXPECTED_DEPTH = {
     "ids-not-rotated": 9,
     "recovery-reopens-placement": 23,
     "reload-reopens-placement": 5,
-    "ally-triggers-terror": 25,
+    "ally-triggers-terror": 8,
     "refusal-declines": 9,
     "karama-block-ignored": 9,
     "offer-to-ecaz": 10,
