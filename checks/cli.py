@@ -331,10 +331,7 @@ def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, ob
 
 def _save_leak_pair(leak, model, prop, out: Path) -> None:
     """Both games of a leak as scenario files that `rulecheck replay` accepts."""
-    import dataclasses
-
     from checks.scenario import trace_to_scenario, write_scenario
-    from model.moritani.profiles import Proposal
     for side, trace, m in (("A", leak.game_a, model), ("B", leak.game_b, leak.model_b)):
         doc = trace_to_scenario(m, trace, prop, f"hidden-identity leak to {leak.observer}: game {side}",
                                 {"reachable": True}, ("H3", "H6"))
@@ -342,7 +339,6 @@ def _save_leak_pair(leak, model, prop, out: Path) -> None:
             doc["setup"]["initial_pids"] = [m.get(m.init[0], "pid", k) for k in m.info["ctx"].faces]
         who = leak.observer.replace(" ", "-")
         write_scenario(out / "leaks" / f"hidden-identity-{who}-{side}.scenario.yaml", doc)
-    del dataclasses, Proposal
 
 
 @main.command()

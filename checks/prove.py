@@ -6,8 +6,6 @@ Proofs run on the model built with `unbounded=True`, so `proved` covers games of
 """
 from __future__ import annotations
 
-import time
-
 from checks.bmc import get_bmc
 from checks.induction import HornSystem, classify_cti, k_induction, spacer
 from checks.results import CheckResult
@@ -57,7 +55,6 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         else:
             need_bmc.append(name)
     if need_bmc:
-        t0 = time.perf_counter()
         bmc = get_bmc(model, need_bmc, depth, seed=seed, rlimit=rlimit or None)
         for name in need_bmc:
             b, p = bmc[name], props[name]
@@ -73,6 +70,5 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
             else:
                 out.append(CheckResult(name, "invariant", "unknown", "bmc", p.rules, None, b.depth, secs,
                                        b.reason))
-        del t0
     order = {n: i for i, n in enumerate(names)}
     return sorted(out, key=lambda r: order[r.id])

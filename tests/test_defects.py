@@ -22,7 +22,7 @@ EXPECTED_DEPTH = {
     "offer-to-ecaz": 10,
     "shipment-into-aftermath": 10,
     "atomics-penalty-follows-new-ally": 32,
-    "extortion-payment-minted": 16,
+    "extortion-payment-minted": 18,
     "retry-rerolls": 9,
     "advisor-entry-overwrites-terror": 7,
     "alliance-swap-one-sided": 9,

@@ -8,7 +8,7 @@ stores (for example `placements` counts real placements this turn, while
 from __future__ import annotations
 
 from model.domains import Bool, Enum, IntRange
-from model.moritani.context import DESERT, Ctx
+from model.moritani.context import Ctx
 from model.schema import Field, Schema
 
 
