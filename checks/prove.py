@@ -55,7 +55,8 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         else:
             need_bmc.append(name)
     if need_bmc:
-        bmc = get_bmc(model, need_bmc, depth, seed=seed, rlimit=rlimit or None)
+        # The rlimit is a per-query budget for the proof engines; under auto, BMC is bounded by depth.
+        bmc = get_bmc(model, need_bmc, depth, seed=seed, rlimit=(rlimit or None) if engine == "bmc" else None)
         for name in need_bmc:
             b, p = bmc[name], props[name]
             why, spent = notes.get(name, ("", 0.0))

