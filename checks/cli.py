@@ -73,6 +73,30 @@ def _guard(fn):
     return wrapper
 
 
+def _ci_reports(f):
+    """--junit FILE and --summary FILE (checks/cireport.py), written by _emit or the command itself.
+
+    The paths travel in click's context so that each command's signature stays as it is.
+    """
+    def wrapper(*a, junit=None, summary=None, **kw):
+        click.get_current_context().meta["rulecheck.ci"] = (junit, summary)
+        return f(*a, **kw)
+    wrapper.__name__, wrapper.__doc__ = f.__name__, f.__doc__
+    wrapper = click.option("--summary", type=click.Path(dir_okay=False), default=None,
+                           help="append a Markdown job summary (verdict table, shortest traces) to FILE, "
+                                "e.g. $GITHUB_STEP_SUMMARY")(wrapper)
+    return click.option("--junit", type=click.Path(dir_okay=False), default=None,
+                        help="write JUnit XML to FILE: one test case per check")(wrapper)
+
+
+def _write_ci(results, proposal, seed, states, seconds, model) -> None:
+    junit, summary = click.get_current_context().meta.get("rulecheck.ci", (None, None))
+    if junit or summary:
+        from checks.cireport import write_reports
+        write_reports(results, click.get_current_context().info_name, proposal, seed, states, seconds, model,
+                      junit, summary)
+
+
 @click.group()
 @click.version_option("0.1.0", prog_name="rulecheck")
 def main():
@@ -88,6 +112,7 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
         click.echo(to_text(results, proposal, seed, states, seconds, model, notes))
         if extra and extra.get("coverage", {}).get("never_fired"):
             click.echo("rules that never fired: " + ", ".join(extra["coverage"]["never_fired"]))
+    _write_ci(results, proposal, seed, states, seconds, model)
     verdict = summary_verdict(results)
     sys.exit(EXIT[verdict])
 
@@ -96,6 +121,7 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
 @_common
 @click.option("--z3-budget", type=int, default=3_000_000, show_default=True,
               help="rlimit per Spacer proof attempted by check (0: explicit checks only)")
+@_ci_reports
 @_guard
 def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget):
     """Every check on the selected proposal (default: the embedded engine profile)."""
@@ -177,11 +203,16 @@ def _write_dot(g, path: str) -> None:
 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def interpretations(fmt):
+@click.option("--schema", is_flag=True, help="print a JSON Schema for proposal files (for editors)")
+def interpretations(fmt, schema):
     """Every interpretation switch: its choices, its default and its catalogue IDs."""
     import json
 
     from model.moritani.config import SWITCHES
+    if schema:
+        from checks.proposal import json_schema
+        click.echo(json.dumps(json_schema(), indent=2))
+        return
     if fmt == "json":
         click.echo(json.dumps([{"switch": s.key, "ids": list(s.ids), "choices": list(s.choices),
                                 "default": s.default, "question": s.question, "source": s.source}
@@ -200,6 +231,7 @@ def interpretations(fmt):
 @click.option("--defect", "only", multiple=True, help="run only these seeded defects")
 @click.option("--engine", type=click.Choice(["explicit", "bmc"]), default="explicit", show_default=True,
               help="bmc: Z3 bounded model checking of the invariant defects (slower)")
+@_ci_reports
 @_guard
 def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only, engine):
     """Run the checker against its catalogue of seeded defects; each must be caught."""
@@ -222,6 +254,7 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
         for r in results:
             if r.trace is not None:
                 save_traces([r], r.extra.get("model"), prop, Path(out))
+    _write_ci(results, prop, seed, None, secs, None)
     for r in results:
         r.extra.pop("model", None)
     if fmt == "json":
@@ -273,6 +306,7 @@ def replay(file, fmt):
 @click.option("--depth", type=int, default=12, show_default=True, help="BMC depth / largest k for k-induction")
 @click.option("--rlimit", type=int, default=150_000_000, show_default=True,
               help="Z3's deterministic resource limit per query (0: none)")
+@_ci_reports
 @_guard
 def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only, engine, depth, rlimit):
     """Z3: unbounded proofs (Spacer, k-induction) and bounded model checking of the invariants."""
@@ -299,6 +333,7 @@ def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, on
 @main.command()
 @_common
 @click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)")
+@_ci_reports
 @_guard
 def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, observers):
     """Noninterference: no rival can tell which hidden face lies where before it is revealed."""
@@ -343,6 +378,7 @@ def _save_leak_pair(leak, model, prop, out: Path) -> None:
 
 @main.command()
 @_common
+@_ci_reports
 @_guard
 def ambiguities(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
     """Order-sensitivity of the arrival reactions the printed rules leave unordered (A1, A2)."""

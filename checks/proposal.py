@@ -63,78 +63,96 @@ def resolve(name_or_path: str | None) -> Proposal:
 
 
 def load_proposal(path: str) -> Proposal:
+    """Load a proposal file; every error in it is reported at once (InputError.others)."""
     data = load_yaml(path)
     if data is None:
         return Proposal(Path(path).stem, source=path)
     if not isinstance(data, dict):
         raise InputError(path, 1, 1, f"expected a mapping with keys {choices(TOP_KEYS)}; found {type(data).__name__}")
+    errors: list[InputError] = []
     for k in data:
         if k not in TOP_KEYS:
             line, col = key_pos(data, k)
-            raise InputError(path, line, col, f"unknown key '{k}'; valid: {choices(TOP_KEYS)}")
+            errors.append(InputError(path, line, col, f"unknown key '{k}'; valid: {choices(TOP_KEYS)}"))
     name = str(data.get("name") or Path(path).stem)
-    interp = _interpretation(path, data.get("interpretation"), data)
-    bounds = _bounds(path, data.get("bounds"), data)
+    interp = _interpretation(path, data.get("interpretation"), data, errors)
+    bounds = _bounds(path, data.get("bounds"), data, errors)
     defects = data.get("defects") or []
     from model.moritani.defects import DEFECT_BY_ID
     if not isinstance(defects, list) or any(str(d) not in DEFECT_BY_ID for d in defects):
         line, col = value_pos(data, "defects")
         bad = [d for d in defects if str(d) not in DEFECT_BY_ID] if isinstance(defects, list) else [defects]
-        raise InputError(path, line, col, f"unknown seeded defect {bad[0]!r}; valid: {choices(DEFECT_BY_ID)}")
+        errors.append(InputError(path, line, col, f"unknown seeded defect {bad[0]!r}; valid: {choices(DEFECT_BY_ID)}"))
+    if errors:
+        raise InputError.all_of(errors)
     return Proposal(name, str(data.get("description") or ""), interp, bounds, source=path,
                     defects=tuple(str(d) for d in defects))
 
 
-def _interpretation(path, node, parent) -> Interpretation:
+def _interpretation(path, node, parent, errors: list) -> Interpretation:
     if node is None:
         return Interpretation()
     if not isinstance(node, dict):
         line, col = value_pos(parent, "interpretation")
-        raise InputError(path, line, col, "interpretation: expected a mapping of switch: choice")
+        errors.append(InputError(path, line, col, "interpretation: expected a mapping of switch: choice"))
+        return Interpretation()
     chosen = {}
     for key, value in node.items():
         sw = SWITCH_BY_KEY.get(str(key)) or SWITCH_BY_ID.get(str(key))
         if sw is None:
             line, col = key_pos(node, key)
-            raise InputError(path, line, col, f"unknown switch '{key}'; valid: {choices(SWITCH_BY_KEY)} "
-                                              f"(or their IDs {choices(SWITCH_BY_ID)})")
+            errors.append(InputError(path, line, col, f"unknown switch '{key}'; valid: {choices(SWITCH_BY_KEY)} "
+                                                      f"(or their IDs {choices(SWITCH_BY_ID)})"))
+            continue
         if str(value) not in sw.choices:
             line, col = value_pos(node, key)
-            raise InputError(path, line, col, f"switch '{sw.key}' ({'/'.join(sw.ids)}) has no choice "
-                                              f"'{value}'; valid: {choices(sw.choices)}")
+            errors.append(InputError(path, line, col, f"switch '{sw.key}' ({'/'.join(sw.ids)}) has no choice "
+                                                      f"'{value}'; valid: {choices(sw.choices)}"))
+            continue
         if sw.key in chosen:
             line, col = key_pos(node, key)
-            raise InputError(path, line, col, f"switch '{sw.key}' is set twice")
+            errors.append(InputError(path, line, col, f"switch '{sw.key}' is set twice"))
+            continue
         chosen[sw.key] = str(value)
     return Interpretation(tuple(sorted(chosen.items())))
 
 
-def _bounds(path, node, parent) -> Bounds:
+def _bounds(path, node, parent, errors: list) -> Bounds:
     if node is None:
         return Bounds()
     if not isinstance(node, dict):
         line, col = value_pos(parent, "bounds")
-        raise InputError(path, line, col, "bounds: expected a mapping")
+        errors.append(InputError(path, line, col, "bounds: expected a mapping"))
+        return Bounds()
     kw = {}
+    before = len(errors)
     for key, value in node.items():
         line, col = value_pos(node, key)
         if key not in BOUND_FIELDS:
             kl, kc = key_pos(node, key)
-            raise InputError(path, kl, kc, f"unknown bound '{key}'; valid: {choices(BOUND_FIELDS)}")
-        kw[key] = _bound_value(path, line, col, key, value)
-    for key, value in kw.items():
+            errors.append(InputError(path, kl, kc, f"unknown bound '{key}'; valid: {choices(BOUND_FIELDS)}"))
+            continue
+        try:
+            kw[key] = _bound_value(path, line, col, key, value)
+        except InputError as e:
+            errors.append(e)
+    for key, value in list(kw.items()):
         # Point at the entry that is wrong on its own, when there is one.
         try:
             Bounds(**{key: value})
         except ModelError as e:
             line, col = value_pos(node, key)
             msg = str(e) if str(e).startswith(f"bounds.{key}") else f"bounds.{key}: {e}"
-            raise InputError(path, line, col, msg) from None
+            errors.append(InputError(path, line, col, msg))
+            del kw[key]
+    if len(errors) > before:
+        return Bounds()
     try:
         return Bounds(**kw)
     except ModelError as e:
         line, col = key_pos(parent, "bounds")
-        raise InputError(path, line, col, str(e)) from None
+        errors.append(InputError(path, line, col, str(e)))
+        return Bounds()
 
 
 def _bound_value(path, line, col, key, value):
@@ -157,3 +175,64 @@ def _bound_value(path, line, col, key, value):
     if not isinstance(value, int) or isinstance(value, bool):
         raise InputError(path, line, col, f"bounds.{key}: expected a whole number; found {value!r}")
     return value
+
+
+def json_schema() -> dict:
+    """A JSON Schema (draft 2020-12) for proposal files, so editors can complete them.
+
+    Generated from the same switch and bounds definitions the loader checks against.
+
+    >>> s = json_schema()
+    >>> s["properties"]["interpretation"]["properties"]["A4"]["enum"]
+    ['before-reply', 'after-reply']
+    """
+    from model.moritani.config import FACES, RIVALS, STRONGHOLDS, SWITCHES
+    from model.moritani.defects import DEFECT_BY_ID
+    switches = {}
+    for sw in SWITCHES:
+        entry = {"enum": list(sw.choices), "default": sw.default,
+                 "description": f"{sw.question} ({', '.join(sw.ids)}; default from {sw.source})"}
+        switches[sw.key] = entry
+        for i in sw.ids:  # a switch may also be named by its catalogue ID
+            switches[i] = dict(entry, description=f"same as {sw.key}")
+    factions = ["Moritani", *RIVALS]
+    names = {"factions": factions, "strongholds": list(STRONGHOLDS), "faces": list(FACES),
+             "karama": factions, "leaderless": list(RIVALS)}
+    bounds = {}
+    for key in BOUND_FIELDS:
+        default = getattr(Bounds(), key)
+        if key in names:
+            prop = {"type": "array", "items": {"enum": names[key]}, "uniqueItems": True}
+        elif key == "alliances":
+            prop = {"type": "array", "items": {"type": "array", "items": {"enum": factions},
+                                               "minItems": 2, "maxItems": 2}}
+        elif key == "forces":
+            prop = {"type": "array", "items": {"type": "array", "prefixItems": [
+                {"enum": list(RIVALS)}, {"type": "integer", "minimum": 0}, {"type": "integer", "minimum": 0}],
+                "minItems": 3, "maxItems": 3}}
+        elif key == "ambassador":
+            prop = {"enum": [*STRONGHOLDS, None]}
+        elif key == "leaders":
+            prop = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+        elif isinstance(default, bool):
+            prop = {"type": "boolean"}
+        else:
+            prop = {"type": "integer", "minimum": 0}
+        prop["default"] = list(map(list, default)) if key in PAIR_FIELDS else (
+            list(default) if isinstance(default, tuple) else default)
+        bounds[key] = prop
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "rulecheck proposal",
+        "description": "A timing interpretation of the Moritani Terror rules with the bounds to check it on "
+                       "(docs/checking.md).",
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "interpretation": {"type": "object", "additionalProperties": False, "properties": switches},
+            "bounds": {"type": "object", "additionalProperties": False, "properties": bounds},
+            "defects": {"type": "array", "items": {"enum": sorted(DEFECT_BY_ID)},
+                        "description": "seeded defects (for demonstrating the checker only)"},
+        },
+    }

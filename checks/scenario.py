@@ -95,8 +95,11 @@ def load_scenario(path: str):
             raise InputError(path, 1, 1, f"missing '{key}'; a scenario needs setup, steps and expect")
     setup = data["setup"] or {}
     prop = setup.get("proposal") or {}
-    interp = _interpretation(path, prop.get("interpretation"), prop)
-    bounds = _bounds(path, prop.get("bounds"), prop)
+    errors: list = []
+    interp = _interpretation(path, prop.get("interpretation"), prop, errors)
+    bounds = _bounds(path, prop.get("bounds"), prop, errors)
+    if errors:
+        raise InputError.all_of(errors)
     defects = list(setup.get("defects") or [])
     for d in defects:
         if d not in DEFECT_BY_ID:
