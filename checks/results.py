@@ -40,7 +40,8 @@ class CheckResult:
         out = {"id": self.id, "kind": self.kind, "verdict": self.verdict, "engine": self.engine,
                "rules": list(self.rules), "states": self.states, "depth": self.depth,
                "seconds": round(self.seconds, 3), "detail": self.detail, "trace": self.trace_path}
-        out.update(self.extra)
+        # extra["model"] is the model a trace belongs to (selftest, minimisation): not report data.
+        out.update({k: v for k, v in self.extra.items() if k != "model"})
         return out
 
 
