@@ -136,6 +136,13 @@ def _bounds(path, node, parent, errors: list) -> Bounds:
             kw[key] = _bound_value(path, line, col, key, value)
         except InputError as e:
             errors.append(e)
+    if len(errors) == before:
+        # Bounds depend on each other (factions and alliances, strongholds and ambassador): a set that
+        # is valid together is valid, even if one entry alone would clash with the other defaults.
+        try:
+            return Bounds(**kw)
+        except ModelError:
+            pass
     for key, value in list(kw.items()):
         # Point at the entry that is wrong on its own, when there is one.
         try:

@@ -1,6 +1,7 @@
 """Render verdicts as a text table (humans) or the contract's JSON object (CI)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -36,7 +37,10 @@ def to_text(results: list[CheckResult], proposal, seed: int, states: int | None,
     for r in bad:
         lines.append("")
         lines.append(f"counterexample for {r.id} ({r.trace.depth} steps, replayed):")
-        lines.append(r.trace.narrative(model if model is not None else r.extra.get("model")))
+        own = r.extra.get("model")  # a trace on other bounds (selftest, --minimise) narrates with its own model
+        lines.append(r.trace.narrative(own if own is not None else model))
+        if r.extra.get("minimised"):
+            lines.append(f"  minimised: {r.extra['minimised']['note']}")
         if r.trace_path:
             lines.append(f"  saved as {r.trace_path}")
     summary = summary_verdict(results)
@@ -63,8 +67,12 @@ def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
             folder, expect = "defects", {"violates": r.extra.get("caught_by") or r.extra.get("target")}
         else:
             folder, expect = "violations", {"violates": r.id}
-        m = r.extra.pop("model", None) or model
+        m = r.extra.get("model") or model
         title = f"{r.id} ({r.kind})"
+        # The scenario records the bounds the trace was found on: a seeded defect's or a minimised
+        # counterexample's bounds differ from the proposal's, and replay must rebuild the same model.
+        if m.info.get("bounds") is not None:
+            proposal = dataclasses.replace(proposal, bounds=m.info["bounds"])
         doc = trace_to_scenario(m, r.trace, proposal, title, expect, r.rules)
         path = write_scenario(out / folder / f"{r.id}.scenario.yaml", doc)
         r.trace_path = str(path)
