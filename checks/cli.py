@@ -389,6 +389,54 @@ def ambiguities(proposal, fmt, out, seed, max_states, max_depth, timeout, progre
     _emit(results, prop, seed, results[0].states if results else None, time.perf_counter() - t0, fmt, out, model)
 
 
+@main.command()
+@click.option("--promela", "promela", type=click.Path(dir_okay=False), required=True,
+              help="write the model in Promela here (invariants as assertions; checks/promela.py)")
+@click.option("--proposal", "proposal", default=None, metavar="FILE|PROFILE",
+              help="a proposal file, or an embedded profile name (default: 'default')")
+@click.option("--spin", "with_spin", is_flag=True,
+              help="also run SPIN on it and require its state count to equal the explicit explorer's")
+@click.option("--max-states", type=int, default=2_000_000, show_default=True)
+@_guard
+def export(promela, proposal, with_spin, max_states):
+    """The selected model in Promela, for SPIN as an external referee."""
+    from checks.promela import SpinUnavailable, run_spin, to_promela
+    from model.moritani.build import build_model
+    prop = resolve(proposal)
+    model = build_model(prop.bounds, prop.interpretation, prop.defects)
+    pm = to_promela(model)
+    try:
+        Path(promela).write_text(pm.text, encoding="utf-8")
+    except OSError as e:
+        raise click.BadParameter(f"cannot write '{promela}': {e.strerror}", param_hint="--promela") from None
+    click.echo(f"wrote {promela}: {len(pm.variables)} state variables, {len(model.actions)} actions, "
+               f"{len(pm.assertions)} assertions")
+    if not with_spin:
+        return
+    from checks.explore import Explorer
+    try:
+        r = run_spin(pm)
+    except SpinUnavailable as e:
+        click.echo(f"rulecheck: {e}; nothing compared", err=True)
+        sys.exit(4)
+    ex = Explorer(model, _config(max_states, None, None, 0, False)).run()
+    ours = len(ex.states) + pm.extra_states
+    spin_states = f"{r.states:,}" if r.states is not None else "?"
+    click.echo(f"explicit: {len(ex.states):,} states ({ex.seconds:.2f}s); SPIN: {spin_states} states stored "
+               f"({r.search_seconds}s search, {r.wall_seconds:.1f}s with the compile)")
+    if r.violated:
+        ours_v = ", ".join(sorted(ex.violations)) or "none"
+        click.echo(f"SPIN: assertion violated: {r.violated} (explicit explorer's violations: {ours_v})")
+        sys.exit(12)
+    if not (r.complete and ex.complete):
+        click.echo("a search was cut short; the counts are not compared", err=True)
+        sys.exit(4)
+    if r.states != ours:
+        click.echo(f"rulecheck: internal error: state counts differ (ours {ours:,}, SPIN {r.states:,})", err=True)
+        sys.exit(1)
+    click.echo("state counts equal")
+
+
 def _defect(d):
     from model.moritani.defects import DEFECT_BY_ID
     return DEFECT_BY_ID[d]
