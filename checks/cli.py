@@ -121,9 +121,11 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
 @_common
 @click.option("--z3-budget", type=int, default=3_000_000, show_default=True,
               help="rlimit per Spacer proof attempted by check (0: explicit checks only)")
+@click.option("--minimise", is_flag=True,
+              help="shrink each counterexample to the fewest factions, strongholds and faces that still fail")
 @_ci_reports
 @_guard
-def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget):
+def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget, minimise):
     """Every check on the selected proposal (default: the embedded engine profile)."""
     from checks.run import coverage, run_explicit
     from model.moritani.build import build_model
@@ -132,6 +134,11 @@ def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3
     t0 = time.perf_counter()
     results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress))
     extra = {"coverage": coverage(model, ex), "exploration": _stats(ex)}
+    notes = []
+    if minimise:
+        from checks.minimise import minimise_results
+        notes = minimise_results(results, prop.bounds, prop.interpretation, prop.defects,
+                                 _config(max_states, None, timeout, seed, False))
     from checks.check_z3 import small_leak_results
     results += small_leak_results(prop, seed)
     if z3_budget:
@@ -143,7 +150,7 @@ def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3
                            "proved": [r.id for r in proofs],
                            "note": "invariants not listed as proved were not proved within check's budget; "
                                    "run rulecheck prove for the full attempt"}
-    _emit(results, prop, seed, len(ex.states), time.perf_counter() - t0, fmt, out, model, extra)
+    _emit(results, prop, seed, len(ex.states), time.perf_counter() - t0, fmt, out, model, extra, notes)
 
 
 def _stats(ex) -> dict:
@@ -231,9 +238,11 @@ def interpretations(fmt, schema):
 @click.option("--defect", "only", multiple=True, help="run only these seeded defects")
 @click.option("--engine", type=click.Choice(["explicit", "bmc"]), default="explicit", show_default=True,
               help="bmc: Z3 bounded model checking of the invariant defects (slower)")
+@click.option("--minimise", is_flag=True,
+              help="shrink each caught defect's trace to the fewest factions, strongholds and faces")
 @_ci_reports
 @_guard
-def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only, engine):
+def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only, engine, minimise):
     """Run the checker against its catalogue of seeded defects; each must be caught."""
     from checks.selftest import run_selftest
     from model.moritani.build import build_model
@@ -244,8 +253,13 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
     results = run_selftest(prop, _config(max_states, max_depth, timeout, seed, progress), tuple(only), engine)
     caught = sum(r.verdict == "caught" for r in results)
     extra = {"summary_counts": {"caught": caught, "total": len(results)}}
+    notes = []
+    if minimise:
+        from checks.minimise import minimise_results
+        notes = minimise_results(results, prop.bounds, prop.interpretation, (),
+                                 _config(max_states, None, timeout, seed, False))
     for r in results:
-        if r.trace is not None:
+        if r.trace is not None and "model" not in r.extra:  # a minimised trace brings its own model
             d = r.id
             b = dataclasses.replace(prop.bounds, **dict(_defect(d).bounds))
             r.extra["model"] = build_model(b, prop.interpretation, (d,))
@@ -267,6 +281,10 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
             states = f"{r.states:>8,} states" if r.states is not None else ""
             click.echo(f"{r.verdict:<7} {r.id:<34} -> {r.extra.get('caught_by') or '-':<20} "
                        f"depth {r.depth if r.depth is not None else '-':>3}  {states}")
+            if r.extra.get("minimised"):
+                click.echo(f"        minimised: {r.extra['minimised']['note']}")
+        for n in notes:
+            click.echo(f"note: {n}")
         click.echo(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
     sys.exit(0 if caught == len(results) else 12)
 
@@ -435,6 +453,39 @@ def export(promela, proposal, with_spin, max_states):
         click.echo(f"rulecheck: internal error: state counts differ (ours {ours:,}, SPIN {r.states:,})", err=True)
         sys.exit(1)
     click.echo("state counts equal")
+
+
+@main.command()
+@click.argument("proposal_a", metavar="A")
+@click.argument("proposal_b", metavar="B")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="write each distinguishing game as a scenario file here")
+@click.option("--seed", type=int, default=0, show_default=True, help="recorded in every report")
+@click.option("--max-states", type=int, default=2_000_000, show_default=True)
+@click.option("--timeout", type=float, default=None, help="seconds")
+@_guard
+def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout):
+    """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
+
+    Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
+    4: a search stopped early, nothing is claimed.
+    """
+    import json
+
+    from checks.compare import compare_proposals, save
+    from checks.compare import to_json as compare_json
+    from checks.compare import to_text as compare_text
+    a, b = resolve(proposal_a), resolve(proposal_b)
+    c = compare_proposals(a, b, _config(max_states, None, timeout, seed, False))
+    paths = save(c, out) if out else {}
+    if fmt == "json":
+        click.echo(json.dumps(compare_json(c, seed, paths), indent=2))
+    else:
+        click.echo(compare_text(c, seed))
+        for p in paths.values():
+            click.echo(f"wrote {p}")
+    sys.exit({"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
 
 
 def _defect(d):

@@ -13,7 +13,7 @@ from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
 from model.moritani.narrate import narrate
-from model.moritani.state import initial, schema
+from model.moritani.state import OUTCOME_FIELDS, OUTCOME_STAGES, initial, schema
 
 
 def build_model(bounds: Bounds | None = None, interpretation: Interpretation | None = None,
@@ -38,7 +38,7 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
         terminal=c.stage_is("game_over"), dispatch="stage", narrate=narrate,
         info={"ctx": c, "bounds": c.bounds, "interpretation": c.interp, "defects": c.defects,
-              "unbounded": unbounded,
+              "unbounded": unbounded, "outcome": (OUTCOME_FIELDS, OUTCOME_STAGES),
               "unbounded_slots": frozenset(i for i, n in enumerate(sch.slot_names)
                                            if unbounded and n.split("[")[0] in ("pid", "next_pid"))},
     )

@@ -69,6 +69,15 @@ def schema(c: Ctx) -> Schema:
     ))
 
 
+# What a game's outcome is made of when two interpretations are compared (`rulecheck compare`):
+# the material board, hands, alliances and token custody at the end of a turn. Engine cursors,
+# flags that are reset every turn, ghost history and the opaque public IDs (which differ between
+# interpretations only by numbering) are left out.
+OUTCOME_FIELDS = ("turn", "spice", "bank", "reserves", "tanks", "forces", "hand", "karama", "leader", "ally",
+                  "tstatus", "tloc", "aftermath", "atomics_ally", "ext_reserved")
+OUTCOME_STAGES = ("mentat_end", "game_over")  # the end of each turn and of the bounded game
+
+
 def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
     """The first Mentat Pause: all six faces hidden in supply (R4), nothing on the map."""
     b = c.bounds
