@@ -130,3 +130,23 @@ def test_bounds_valid_together_load(tmp_path):
                  "  ambassador: null\n  karama: []\n")
     from checks.proposal import load_proposal
     assert load_proposal(str(p)).bounds.factions == ("Moritani", "Atreides")
+
+
+TINY = "name: tiny\nbounds:\n  turns: 1\n  strongholds: [Arrakeen]\n  ambassador: null\n"
+
+
+@pytest.mark.parametrize("args, tests, skipped", [
+    (("leaks",), 3, 0),                    # hidden-identity per rival observer
+    (("ambiguities",), 2, 0),
+    # BMC to a small depth is `bounded`: skipped, never a pass
+    (("prove", "--engine", "bmc", "--depth", "2", "--check", "token-conservation"), 1, 1),
+])
+def test_every_result_command_writes_junit(tmp_path, args, tests, skipped):
+    p = tmp_path / "tiny.yaml"
+    p.write_text(TINY)
+    r = run(*args, "--proposal", str(p), "--junit", str(tmp_path / "j.xml"))
+    assert r.exit_code == 0, r.output
+    root = ET.parse(tmp_path / "j.xml").getroot()
+    assert len(root.findall(".//testcase")) == int(root.get("tests")) == tests
+    assert root.get("skipped") == str(skipped) and root.get("failures") == "0"
+    assert root.find("testsuite").get("name") == f"rulecheck {args[0]}: tiny"

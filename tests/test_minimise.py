@@ -100,8 +100,11 @@ def test_check_minimise_reports_and_saves_the_minimised_trace(tmp_path):
     p = tmp_path / "buggy.yaml"
     p.write_text("name: custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n")
     r = run("check", "--proposal", str(p), "--z3-budget", "0", "--minimise", "--format", "json",
-            "--out", str(tmp_path / "out"))
+            "--out", str(tmp_path / "out"), "--summary", str(tmp_path / "summary.md"))
     assert r.exit_code == 12, r.output
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "Minimised: removed factions: Atreides, Ecaz; strongholds: Arrakeen;" in summary
+    assert "Bene Gesserit ships 1 force into Carthag" in summary
     (c,) = [c for c in json.loads(r.output)["checks"] if c["id"] == "token-conservation"]
     assert c["minimised"]["removed"]["strongholds"] == ["Arrakeen"]
     assert c["minimised"]["bounds"]["factions"] == ["Moritani", "Bene Gesserit"] and c["depth"] == 9
