@@ -280,8 +280,10 @@ class SpinResult:
     search_seconds: float | None  # pan's own "elapsed time"
     compile_seconds: float        # spin -a plus gcc
     wall_seconds: float           # compile plus the pan run, as a user waits for it
-    memory_mb: float | None       # pan's "total actual memory usage"
+    memory_mb: float | None       # pan's "total actual memory usage" (hash table and DFS stack included)
     vector_bytes: int | None
+    states_mb: float | None = None  # pan's "actual memory usage for states" (the stored states alone)
+    depth: int | None = None        # deepest DFS level pan reached
     output: str = field(repr=False, default="")
 
 
@@ -314,6 +316,8 @@ def parse_pan(output: str, assertions: tuple = ()) -> dict:
             "complete": not cut and num(r"errors: (\d+)") == 0,
             "search_seconds": num(r"elapsed time ([\d.e+-]+) seconds", float),
             "memory_mb": num(r"([\d.]+)\s+total actual memory usage", float),
+            "states_mb": num(r"([\d.]+)\s+actual memory usage for states", float),
+            "depth": num(r"depth reached (\d+)"),
             "vector_bytes": num(r"State-vector (\d+) byte")}
 
 
@@ -340,7 +344,8 @@ def run_spin(pm: PromelaModel, workdir: str | Path | None = None, depth: int = 1
         t2 = time.perf_counter()
         f = parse_pan(out, pm.assertions)
         return SpinResult(f["states"], f["transitions"], f["errors"], f["violated"], f["complete"],
-                          f["search_seconds"], t1 - t0, t2 - t0, f["memory_mb"], f["vector_bytes"], out)
+                          f["search_seconds"], t1 - t0, t2 - t0, f["memory_mb"], f["vector_bytes"],
+                          f["states_mb"], f["depth"], out)
     finally:
         if own:
             shutil.rmtree(wd, ignore_errors=True)
