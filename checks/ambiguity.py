@@ -1,12 +1,15 @@
-"""Ambiguous orderings: which pairs of pending arrival reactions depend on their order.
+"""Ambiguous orderings: which pairs of pending reactions depend on their order.
 
 The detector explores the model built with the proposal's bounds and the
-`printed-rules` orderings (A1 and A2 set to `unordered`, every other switch
-as the proposal chose), so that every order the printed rules leave open is
-reachable. At each reachable `react` state where two or more reactions may
-resolve, it resolves each pair (r1, r2) both ways and explores each branch,
-with every player choice, until the pair is settled: the stage is back at
-`react` with neither reaction pending. Only the two reactions' scheduler
+`printed-rules` orderings (A1, A2 and A5 set to `unordered`, every other
+switch as the proposal chose), so that every order the printed rules leave
+open is reachable. Pending reactions wait at a hub stage (`HUBS`): the
+arrival reactions at `react` (Terror, BG advisor, Ecaz Ambassador) and the
+Mentat Pause events at `mentat_open` (placement, Extortion collection). At
+each reachable hub state where two or more reactions may resolve, it
+resolves each pair (r1, r2) both ways and explores each branch, with every
+player choice, until the pair is settled: the stage is back at the hub with
+neither reaction pending. Only the two reactions' scheduler
 steps are taken inside a branch, and engine faults (reload, retry) are left
 out. The two sets of settled outcomes (non-ghost slots) are compared.
 
@@ -45,14 +48,19 @@ from model.moritani.build import build_model
 from model.moritani.config import Interpretation
 
 CLASSES = ("commutes", "diverges", "disables", "cascades")  # weakest to strongest
-NAMES = {"advisor": "bg-advisor", "ambassador": "ecaz-ambassador", "terror": "terror"}
+NAMES = {"advisor": "bg-advisor", "ambassador": "ecaz-ambassador", "terror": "terror",
+         "placement": "mentat-placement", "extortion": "extortion-collection"}
 SCHEDULER = {"resolve_advisor": "advisor", "resolve_ambassador": "ambassador",
-             "open_terror": "terror", "lapse_terror": "terror"}
+             "open_terror": "terror", "lapse_terror": "terror",
+             "begin_placement": "placement", "begin_extortion": "extortion"}
+# The hub stage where each group of reactions waits for the scheduler.
+HUBS = {"react": ("terror", "advisor", "ambassador"), "mentat_open": ("placement", "extortion")}
 # The switch that settles each pair, and the catalogue IDs it concerns.
 SETTLES = {frozenset(("advisor", "terror")): ("terror-vs-arrival-reactions", ("A1", "A25")),
            frozenset(("ambassador", "terror")): ("ambassador-vs-terror", ("A2",)),
-           frozenset(("advisor", "ambassador")): ("terror-vs-arrival-reactions", ("A1", "A2"))}
-ORDER = ("terror", "advisor", "ambassador")  # fixes how a pair id is spelled
+           frozenset(("advisor", "ambassador")): ("terror-vs-arrival-reactions", ("A1", "A2")),
+           frozenset(("placement", "extortion")): ("extortion-mentat-order", ("A5", "A6"))}
+ORDER = ("terror", "advisor", "ambassador", "placement", "extortion")  # fixes how a pair id is spelled
 
 
 def pair_id(a: str, b: str) -> str:
@@ -63,7 +71,8 @@ def pair_id(a: str, b: str) -> str:
 def printed_rules(interp: Interpretation) -> Interpretation:
     """The proposal's interpretation with every reaction order left open."""
     chosen = dict(interp.chosen)
-    chosen.update({"terror-vs-arrival-reactions": "unordered", "ambassador-vs-terror": "unordered"})
+    chosen.update({"terror-vs-arrival-reactions": "unordered", "ambassador-vs-terror": "unordered",
+                   "extortion-mentat-order": "unordered"})
     return Interpretation(tuple(sorted(chosen.items())))
 
 
@@ -96,18 +105,25 @@ class Analyser:
         self.cm = CompiledModel.build(model)
         sch = model.schema
         self.sl = {n: sch.slot(n) for n in ("stage", "pend_advisor", "pend_ambassador", "pend_terror",
-                                            "amb_payer", "entry2")}
+                                            "amb_payer", "entry2", "placement_used", "ext_reserved")}
         self.spice = [sch.slot("spice", (f,)) for f in range(len(model.info["bounds"].factions))]
         self.game_slots = tuple(i for i, f in enumerate(sch.slot_fields) if not f.ghost)
         st = model.info["ctx"].Stage.labels
         self.react, self.advisor_stage, self.amb_stage = (st.index(x) for x in ("react", "advisor", "ambassador"))
+        self.hubs = {st.index(h): rs for h, rs in HUBS.items()}
+        self.hub_of = {r: st.index(h) for h, rs in HUBS.items() for r in rs}
         acts = model.actions
         self.rule = [a.rule.name for a in acts]
         self.fault = [a.rule.kind == "fault" for a in acts]
         self.reaction = [SCHEDULER.get(a.rule.name) if a.rule.kind == "scheduler" else None for a in acts]
 
-    def pending(self, s, r: str) -> bool:
-        return bool(s[self.sl["pend_" + r]])
+    def pending(self, s, r: str) -> int:
+        """How many times reaction r is pending in s (0 when settled)."""
+        if r == "placement":
+            return int(not s[self.sl["placement_used"]])
+        if r == "extortion":
+            return int(s[self.sl["ext_reserved"]])
+        return int(s[self.sl["pend_" + r]])
 
     def project(self, s) -> tuple:
         return tuple(s[i] for i in self.game_slots)
@@ -115,7 +131,7 @@ class Analyser:
     def resolvable(self, s) -> dict:
         """reaction -> [(action index, successor)] for scheduler steps enabled in s."""
         out: dict = {}
-        if s[self.sl["stage"]] != self.react:
+        if s[self.sl["stage"]] not in self.hubs:
             return out
         for a, t in self.cm.successors(s):
             r = self.reaction[a]
@@ -128,6 +144,8 @@ class Analyser:
         b = Branch()
         seen = {}
         q = deque()
+        hub = self.hub_of[pair[0]]
+        group = HUBS["react"] if hub == self.react else pair
         for a, t in starts:
             if self.rule[a] == "lapse_terror":
                 b.events.setdefault(("disable", "terror lapses"), [self.model.actions[a].label])
@@ -137,8 +155,8 @@ class Analyser:
         while q:
             s = q.popleft()
             stage = s[self.sl["stage"]]
-            if stage == self.react and not any(self.pending(s, r) for r in pair) and not (
-                    s[self.sl["entry2"]] and not any(self.pending(s, r) for r in NAMES)):
+            if stage == hub and not any(self.pending(s, r) for r in pair) and not (
+                    hub == self.react and s[self.sl["entry2"]] and not any(self.pending(s, r) for r in group)):
                 o = self.project(s)
                 if o not in b.outcomes:
                     b.outcomes[o] = self._path(seen, s)
@@ -152,8 +170,8 @@ class Analyser:
             for a, t in succ:
                 if self.rule[a] == "lapse_terror":
                     self._event(b, ("disable", "terror lapses"), seen, s, a)
-                for r in ("advisor", "ambassador", "terror"):
-                    if t[self.sl["pend_" + r]] > s[self.sl["pend_" + r]]:
+                for r in group:
+                    if self.pending(t, r) > self.pending(s, r):
                         self._event(b, ("cascade", f"{NAMES[r]} pending again"), seen, s, a)
                 if t not in seen:
                     seen[t] = (s, a)
@@ -267,8 +285,9 @@ def render_docs(results, model, seconds: float) -> str:
     """docs/ambiguities.md from the results on the default bounds."""
     lines = ["# Ambiguous orderings", "",
              "Generated by `python -m checks.ambiguity --write-docs`; do not edit by hand.", "",
-             "Pairs of pending arrival reactions whose order the printed rules leave open, found by "
-             "exploring the default bounds with the `printed-rules` orderings (A1 and A2 `unordered`) and "
+             "Pairs of pending reactions (arrival reactions, Mentat Pause events) whose order the printed "
+             "rules leave open, found by exploring the default bounds with the `printed-rules` orderings "
+             "(A1, A2 and A5 `unordered`) and "
              "resolving each pair both ways (method and classes: `checks/ambiguity.py`). The default "
              "profile's choice for the settling switch is shown.", "",
              "| pair | class | states | per class | switch | default choice | IDs |",

@@ -399,7 +399,7 @@ def _save_leak_pair(leak, model, prop, out: Path) -> None:
 @_ci_reports
 @_guard
 def ambiguities(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
-    """Order-sensitivity of the arrival reactions the printed rules leave unordered (A1, A2)."""
+    """Order-sensitivity of the reactions the printed rules leave unordered (A1, A2, A5)."""
     from checks.ambiguity import analyse
     prop = resolve(proposal)
     t0 = time.perf_counter()

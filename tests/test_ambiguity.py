@@ -67,7 +67,8 @@ def test_commutes_advisor_and_ambassador(small_default):
 
 
 def test_default_profile_settles_every_pair(small_default):
-    assert set(small_default) == {"terror~bg-advisor", "terror~ecaz-ambassador", "bg-advisor~ecaz-ambassador"}
+    assert set(small_default) == {"terror~bg-advisor", "terror~ecaz-ambassador", "bg-advisor~ecaz-ambassador",
+                                  "mentat-placement~extortion-collection"}
     for r in small_default.values():
         assert r.verdict == "holds" and r.extra["settled_by"] is not None, r.id
     assert small_default["terror~ecaz-ambassador"].extra == {**small_default["terror~ecaz-ambassador"].extra,
@@ -79,7 +80,9 @@ def test_printed_rules_reports_unsettled_reportable_pairs(small_printed):
     verdicts = {k: (r.extra["class"], r.verdict, r.extra["settled_by"]) for k, r in small_printed.items()}
     assert verdicts == {"terror~bg-advisor": ("cascades", "violated", None),
                         "terror~ecaz-ambassador": ("diverges", "violated", None),
-                        "bg-advisor~ecaz-ambassador": ("commutes", "holds", None)}
+                        "bg-advisor~ecaz-ambassador": ("commutes", "holds", None),
+                        # One turn: the last Mentat Pause offers no live placement, so the pair commutes.
+                        "mentat-placement~extortion-collection": ("commutes", "holds", None)}
     r = small_printed["terror~ecaz-ambassador"]
     assert r.kind == "ambiguity" and r.engine == "explicit"
     assert r.trace is not None and r.trace.labels[-1].split("(")[0] in ("ship", "move")
@@ -87,4 +90,20 @@ def test_printed_rules_reports_unsettled_reportable_pairs(small_printed):
 
 def test_no_ambassador_no_ambassador_pairs():
     found = run("printed-rules", strongholds=("Arrakeen",), ambassador=None, turns=1)
-    assert set(found) == {"terror~bg-advisor"}
+    assert set(found) == {"terror~bg-advisor", "mentat-placement~extortion-collection"}
+
+
+def test_diverges_extortion_recovered_before_placement_can_be_placed_again():
+    # A5 left open: Extortion first recovers the token, which the placement may then put back at
+    # once; placement first cannot. The settled Mentat Pauses differ in custody (A5, H28).
+    r = run("printed-rules", strongholds=("Arrakeen",), ambassador="Arrakeen", turns=2,
+            faces=("Extortion", "Robbery"))["mentat-placement~extortion-collection"]
+    assert (r.extra["class"], r.verdict, r.extra["switch"], r.rules) == (
+        "diverges", "violated", "extortion-mentat-order", ("A5", "A6"))
+    assert r.extra["classes"] == {"diverges": 10, "commutes": 48} and r.depth == 16
+    assert "tstatus[Extortion]" in r.extra["slots"]
+    first = r.extra["orders"]["extortion-collection first"]
+    assert first[-2:] == ["place_token(k=Extortion, to=Arrakeen)", "commit_placement(k=Extortion)"]
+    settled = run("default", strongholds=("Arrakeen",), ambassador="Arrakeen", turns=2,
+                  faces=("Extortion", "Robbery"))["mentat-placement~extortion-collection"]
+    assert (settled.verdict, settled.extra["settled_by"]) == ("holds", "placement-first")

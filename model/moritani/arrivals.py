@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from model.expr import Const, Param, count, ite, lift
 from model.moritani.context import REACTIONS, Ctx
+from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
 
 
@@ -120,7 +121,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
 
 
 def _first_mentat(c: Ctx) -> str:
-    return "mentat_place" if c.choice("A5") == "placement-first" else "extortion_collect"
+    return first_mentat_stage(c)
 
 
 def reaction_rules(c: Ctx) -> list[Rule]:

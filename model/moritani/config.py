@@ -46,7 +46,7 @@ SWITCHES = (
            "Karama against Enemy of My Enemy: before the entrant answers, or after acceptance",
            "engine: declaration, public Karama window, then the entrant's reply"),
     Switch("extortion-mentat-order", ("A5",),
-           ("placement-first", "extortion-first"), "placement-first",
+           ("placement-first", "extortion-first", "unordered"), "placement-first",
            "Extortion collection and payment against the Mentat placement",
            "user decision 28 Sep 2026: placement (and its Karama) first"),
     Switch("extortion-payers", ("A8",),

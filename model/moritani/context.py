@@ -17,11 +17,12 @@ STAGES = (
     "assassinate", "sabotage_gift", "sneak", "entry_done",
     "mentat_place", "placement_karama", "extortion_collect", "extortion_pay",
     "mentat_end", "game_over",
+    "mentat_open",  # A5 unordered: the scheduler picks the next pending Mentat event
 )
 # Stages where a Terror decision is in progress for the current entry.
 TERROR_STAGES = ("terror", "eome_karama", "eome_reply", "robbery", "robbery_discard",
                  "assassinate", "sabotage_gift", "sneak")
-MENTAT_STAGES = ("mentat_place", "placement_karama", "extortion_collect", "extortion_pay")
+MENTAT_STAGES = ("mentat_place", "placement_karama", "extortion_collect", "extortion_pay", "mentat_open")
 STATUSES = ("supply", "placed", "removed", "extortion")
 CAUSES = ("shipment", "movement", "advisor", "sneak")
 REACTIONS = ("advisor", "ambassador", "terror")

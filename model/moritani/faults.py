@@ -13,7 +13,8 @@ from model.rule import P, Rule
 
 def rules(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
-    mentat = c.stage_is("mentat_place", "placement_karama", "extortion_collect", "extortion_pay", "mentat_end")
+    mentat = c.stage_is("mentat_place", "placement_karama", "extortion_collect", "extortion_pay", "mentat_end",
+                        "mentat_open")
     reload_effects: dict = {}
     if c.has("reload-reopens-placement"):
         reload_effects = {("stage", ()): c.st("mentat_place"), ("placement_used", ()): Const(False),

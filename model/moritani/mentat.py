@@ -2,7 +2,10 @@
 
 The Mentat Pause holds two Moritani events whose order is switch A5:
 the placement-or-move opportunity (R7-R10, R29, A13, H1, H28, H29) and the
-Extortion collection and payer queue (R37, A8, A9, H2, H25, H26).
+Extortion collection and payer queue (R37, A8, A9, H2, H25, H26). Under
+`unordered` (the printed rules fix no order) both are pending at a
+`mentat_open` hub and the scheduler picks which resolves first: the
+placement while it is unused, the Extortion while its 5 are reserved.
 """
 from __future__ import annotations
 
@@ -12,15 +15,36 @@ from model.rule import P, Rule
 
 
 def _after_placement(c: Ctx) -> str:
-    return "extortion_collect" if c.choice("A5") == "placement-first" else "mentat_end"
+    return {"placement-first": "extortion_collect", "extortion-first": "mentat_end",
+            "unordered": "mentat_open"}[c.choice("A5")]
 
 
 def _after_extortion(c: Ctx) -> str:
-    return "mentat_end" if c.choice("A5") == "placement-first" else "mentat_place"
+    return {"placement-first": "mentat_end", "extortion-first": "mentat_place",
+            "unordered": "mentat_open"}[c.choice("A5")]
 
 
 def first_mentat_stage(c: Ctx) -> str:
-    return "mentat_place" if c.choice("A5") == "placement-first" else "extortion_collect"
+    """Where every Mentat Pause starts under switch A5."""
+    return {"placement-first": "mentat_place", "extortion-first": "extortion_collect",
+            "unordered": "mentat_open"}[c.choice("A5")]
+
+
+def hub_rules(c: Ctx) -> list[Rule]:
+    """A5 unordered: the pending Mentat events as a set the scheduler resolves in any order."""
+    if c.choice("A5") != "unordered":
+        return []
+    v = c.v
+    hub = c.stage_is("mentat_open")
+    return [
+        Rule("begin_placement", (), hub & ~v("placement_used"), {("stage", ()): c.st("mentat_place")},
+             ("A5", "R9"), kind="scheduler", doc="the placement opportunity resolves next"),
+        Rule("begin_extortion", (), hub & v("ext_reserved"), {("stage", ()): c.st("extortion_collect")},
+             ("A5", "R37"), kind="scheduler", doc="the Extortion collection and payer queue resolve next"),
+        Rule("close_mentat", (), hub & v("placement_used") & ~v("ext_reserved"),
+             {("stage", ()): c.st("mentat_end")}, ("A5",), kind="system",
+             doc="both Mentat events are settled"),
+    ]
 
 
 def placement_rules(c: Ctx) -> list[Rule]:
@@ -161,4 +185,4 @@ def turn_rules(c: Ctx) -> list[Rule]:
 
 
 def rules(c: Ctx) -> list[Rule]:
-    return placement_rules(c) + extortion_rules(c) + turn_rules(c)
+    return hub_rules(c) + placement_rules(c) + extortion_rules(c) + turn_rules(c)

@@ -4,7 +4,7 @@ from __future__ import annotations
 PHASES = {
     "storm": "Storm", "bidding": "Bidding", "mentat_place": "Mentat Pause",
     "placement_karama": "Mentat Pause", "extortion_collect": "Mentat Pause", "extortion_pay": "Mentat Pause",
-    "mentat_end": "Mentat Pause", "game_over": "end",
+    "mentat_end": "Mentat Pause", "mentat_open": "Mentat Pause", "game_over": "end",
 }
 
 
@@ -42,6 +42,9 @@ def narrate(model, action, pre, post) -> str:
         "storm_moves": "the storm settles over {to}",
         "no_card": "nobody takes a Treachery card",
         "end_shipment_movement": "Shipment & Movement ends",
+        "begin_placement": "Moritani's placement opportunity resolves next (A5 left open)",
+        "begin_extortion": "the Extortion collection resolves next (A5 left open)",
+        "close_mentat": "both Mentat Pause events are settled",
         "resolve_advisor": "the BG advisor reaction to {entrant}'s arrival in {where} resolves next",
         "resolve_ambassador": "the Ecaz Ambassador reaction in {where} resolves next",
         "open_terror": "Moritani's Terror decision opens: {entrant} entered {where}, where its {k} token lies",

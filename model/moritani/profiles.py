@@ -33,6 +33,7 @@ PROFILES = {
         "The Quintine/Dune engine's recorded choices (catalogue A#) on small embedded bounds"),
     "printed-rules": Proposal(
         "printed-rules",
-        "Only what the printed rules fix: every reaction order they leave open (A1, A2) is explored",
-        Interpretation.of(terror_vs_arrival_reactions="unordered", ambassador_vs_terror="unordered")),
+        "Only what the printed rules fix: every order they leave open (A1, A2, A5) is explored",
+        Interpretation.of(terror_vs_arrival_reactions="unordered", ambassador_vs_terror="unordered",
+                          extortion_mentat_order="unordered")),
 }

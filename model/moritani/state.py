@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from model.domains import Bool, Enum, IntRange
 from model.moritani.context import Ctx
+from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
 
 
@@ -91,7 +92,7 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         for loc in range(len(c.L.labels)):
             forces[(f, loc)] = c.start_forces(f)[1] if loc == c.desert else 0
     values = {
-        "turn": 1, "stage": c.st("mentat_place" if c.choice("A5") == "placement-first" else "extortion_collect"),
+        "turn": 1, "stage": c.st(first_mentat_stage(c)),
         "storm": c.none_dest, "mover": 0,
         "spice": {f: (b.moritani_spice if f == c.M else b.spice) for f in range(n)},
         "bank": c.bank0,
