@@ -445,6 +445,10 @@ def export(promela, proposal, with_spin, max_states):
     if r.violated:
         ours_v = ", ".join(sorted(ex.violations)) or "none"
         click.echo(f"SPIN: assertion violated: {r.violated} (explicit explorer's violations: {ours_v})")
+        from checks.promela import spin_counterexample
+        trace = spin_counterexample(model, pm, r)  # replayed through the concrete semantics first
+        click.echo(f"SPIN's trail, {trace.depth} steps (depth-first, not shortest), replayed:")
+        click.echo(trace.narrative(model))
         sys.exit(12)
     if not (r.complete and ex.complete):
         click.echo("a search was cut short; the counts are not compared", err=True)

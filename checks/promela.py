@@ -73,6 +73,8 @@ class PromelaModel:
     assertions: tuple
     variables: tuple
     extra_states: int
+    action_lines: dict = field(default_factory=dict)  # line of the file -> index into model.actions
+    init_lines: dict = field(default_factory=dict)    # line -> index into model.init (several inits)
 
 
 def _ident(label: str) -> str:
@@ -243,23 +245,25 @@ def to_promela(model: GameModel) -> PromelaModel:
     out.append("}")
     out.append("")
     out.append("active proctype rules() {")
-    extra = 0
+    extra, init_lines, action_lines = 0, {}, {}
     if len(model.init) > 1:
         # Several initial states: SPIN stores the state before this choice as one extra state.
         extra = 1
         out.append("  if")
-        for s in model.init:
+        for k, s in enumerate(model.init):
             sets = "; ".join(f"{lay.names[i]} = {int(v)}" for i, v in enumerate(s))
             out.append(f"  :: d_step {{ {sets} }}")
+            init_lines[len(out)] = k
         out.append("  fi;")
     out.append("end_rules:")
     out.append("  do")
-    for a, stmts in zip(model.actions, effects):
+    for n, (a, stmts) in enumerate(zip(model.actions, effects)):
         out.append(f"  /* {a.label} [{a.rule.kind}] {' '.join(a.rule.implements)} */")
         out.append(f"  :: d_step {{ {expr_source(a.guard, lay)} -> {'; '.join(stmts)} }}")
+        action_lines[len(out)] = n  # one action per line: SPIN's trail names lines, so steps map back
     out.append("  od")
     out.append("}")
-    return PromelaModel("\n".join(out) + "\n", assertions, lay.names, extra)
+    return PromelaModel("\n".join(out) + "\n", assertions, lay.names, extra, action_lines, init_lines)
 
 
 # -- running SPIN -------------------------------------------------------------------------------
@@ -285,6 +289,7 @@ class SpinResult:
     states_mb: float | None = None  # pan's "actual memory usage for states" (the stored states alone)
     depth: int | None = None        # deepest DFS level pan reached
     output: str = field(repr=False, default="")
+    trail: str = field(repr=False, default="")  # `spin -t -p` replay of pan's error trail, if any
 
 
 def spin_available() -> bool:
@@ -343,9 +348,12 @@ def run_spin(pm: PromelaModel, workdir: str | Path | None = None, depth: int = 1
         out = _run(args, wd, timeout, check=False)
         t2 = time.perf_counter()
         f = parse_pan(out, pm.assertions)
+        trail = ""
+        if (wd / "model.pml.trail").exists():
+            trail = _run(["spin", "-t", "-p", "model.pml"], wd, timeout, check=False)
         return SpinResult(f["states"], f["transitions"], f["errors"], f["violated"], f["complete"],
                           f["search_seconds"], t1 - t0, t2 - t0, f["memory_mb"], f["vector_bytes"],
-                          f["states_mb"], f["depth"], out)
+                          f["states_mb"], f["depth"], out, trail)
     finally:
         if own:
             shutil.rmtree(wd, ignore_errors=True)
@@ -356,3 +364,52 @@ def _run(cmd: list, cwd: Path, timeout: float | None, check: bool = True) -> str
     if check and p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {(p.stderr or p.stdout)[-2000:]}")
     return p.stdout + p.stderr
+
+
+def trail_steps(trail: str, pm: PromelaModel) -> tuple[int, list[int]]:
+    """(index into model.init, action indices) of a `spin -t -p` replay, in order.
+
+    >>> pm = PromelaModel("", (), (), 0, {7: 0, 9: 1})
+    >>> lines = ["  1:  proc  1 (rules:1) model.pml:9 (state 6)  [x]",
+    ...          "  1:  proc  1 (rules:1) model.pml:9 (state 2)  [y = 1]",
+    ...          "  2:  proc  1 (rules:1) model.pml:7 (state 9)  [z]"]
+    >>> trail_steps(chr(10).join(lines), pm)
+    (0, [1, 0])
+    """
+    init, acts, last = 0, [], None
+    for m in re.finditer(r"^\s*(\d+):\s+proc\s+\d+ \(rules:\d+\) \S+:(\d+) ", trail, re.M):
+        step, line = int(m.group(1)), int(m.group(2))
+        if step == last:  # the further statements of the same d_step
+            continue
+        last = step
+        if line in pm.init_lines:
+            init = pm.init_lines[line]
+        elif line in pm.action_lines:
+            acts.append(pm.action_lines[line])
+    return init, acts
+
+
+def spin_counterexample(model: GameModel, pm: PromelaModel, result: SpinResult):
+    """SPIN's error trail as our Trace, replayed through the concrete semantics (model.evaluate).
+
+    Returns the Trace when every step is enabled and the last state violates the property SPIN
+    named; raises ModelError otherwise (SPIN and our semantics disagree: a bug on one side). SPIN's
+    depth-first trail is a counterexample, not a shortest one; the explorer gives the shortest.
+    """
+    from model.errors import ModelError
+    from model.evaluate import holds
+    from model.trace import Trace
+    if result.violated is None or not result.trail:
+        raise ModelError("SPIN reported no assertion violation with a trail")
+    k, acts = trail_steps(result.trail, pm)
+    trace = Trace.from_actions(model, model.init[k], [model.actions[n].label for n in acts])
+    last = trace.states[-1]
+    if result.violated == DOMAIN_FAILURE:
+        ok = bool(model.schema.check(last))
+    else:
+        prop = next((p for p in model.invariants if p.name == result.violated), None)
+        ok = prop is not None and not holds(model, prop.predicate, last)
+    if not ok:
+        raise ModelError(f"SPIN's trail ({trace.depth} steps) does not violate '{result.violated}' "
+                         f"under the concrete semantics")
+    return trace

@@ -11,7 +11,7 @@ import pytest
 
 from checks.config import CheckConfig
 from checks.explore import Explorer
-from checks.promela import parse_pan, run_spin, spin_available, to_promela
+from checks.promela import parse_pan, run_spin, spin_available, spin_counterexample, to_promela
 from model.domains import IntRange
 from model.expr import Var
 from model.game import GameModel
@@ -114,3 +114,6 @@ def test_seeded_defect_fails_a_spin_assertion():
     r = run_spin(to_promela(model))
     assert "assertion violated" in r.output
     assert r.violated == "token-conservation" and r.errors == 1 and not r.complete
+    # SPIN's trail is mapped back to our actions and replayed through the concrete semantics.
+    trace = spin_counterexample(model, to_promela(model), r)
+    assert trace.replay(model) == [] and trace.depth >= 11
