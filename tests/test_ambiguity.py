@@ -107,3 +107,32 @@ def test_diverges_extortion_recovered_before_placement_can_be_placed_again():
     settled = run("default", strongholds=("Arrakeen",), ambassador="Arrakeen", turns=2,
                   faces=("Extortion", "Robbery"))["mentat-placement~extortion-collection"]
     assert (settled.verdict, settled.extra["settled_by"]) == ("holds", "placement-first")
+
+
+def test_seeded_order_defect_turns_a_commuting_pair_into_a_diverging_one():
+    from checks.config import CheckConfig
+    from checks.selftest import run_defect
+    from model.moritani.defects import DEFECT_BY_ID
+    r = run_defect(DEFECT_BY_ID["advisor-overwrites-ambassador-payer"], PROFILES["default"], CheckConfig())
+    assert (r.verdict, r.depth, r.extra["class"]) == ("caught", 5, "diverges")
+    orders = r.extra["orders"]
+    # Advisor first: the Ambassador charges BG (the overwritten arrival); Ambassador first: the entrant.
+    assert "ambassador_effect(p=Bene Gesserit)" in orders["bg-advisor first"]
+    assert "ambassador_effect(p=Atreides)" in orders["ecaz-ambassador first"]
+
+
+@pytest.mark.parametrize("profile, code", [("printed-rules", 12), ("default", 0)])
+def test_ambiguities_exit_code_says_whether_the_proposal_settles_every_reportable_pair(tmp_path, profile, code):
+    import json
+
+    from click.testing import CliRunner
+
+    from checks.cli import main
+    p = tmp_path / "p.yaml"
+    choices = {"printed-rules": "  A1: unordered\n  A2: unordered\n  A5: unordered\n", "default": "  A1: arrival-first\n"}
+    p.write_text("name: p\ninterpretation:\n" + choices[profile]
+                 + "bounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n")
+    r = CliRunner().invoke(main, ["ambiguities", "--proposal", str(p), "--format", "json"])
+    assert r.exit_code == code, r.output
+    checks = {c["id"]: c for c in json.loads(r.output)["checks"]}
+    assert checks["terror~ecaz-ambassador"]["verdict"] == ("violated" if code else "holds")

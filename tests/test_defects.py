@@ -27,6 +27,7 @@ EXPECTED_DEPTH = {
     "advisor-entry-overwrites-terror": 7,
     "alliance-swap-one-sided": 9,
     "extortion-pass-missing": 17,
+    "advisor-overwrites-ambassador-payer": 5,
     "face-printed": 2,
     "terror-options-public": 6,
     "offer-availability-public": 6,

@@ -175,6 +175,9 @@ def reaction_rules(c: Ctx) -> list[Rule]:
         if c.has("ally-triggers-terror"):
             tq = c.any_token_at(loc)
         queued = {("entry2", ()): tq, ("owed", ()): v("owed") + ite(tq, 1, 0)}
+        if c.has("advisor-overwrites-ambassador-payer"):
+            # The bug: the advisors' arrival becomes "the last arrival" the pending Ambassador charges.
+            queued = queued | {("amb_payer", ()): ite(v("pend_ambassador"), bg, v("amb_payer"))}
         if c.has("advisor-entry-overwrites-terror"):
             # The bug: the advisor's entry replaces the queued Terror entry instead of queuing behind it.
             queued = {("entrant", ()): Const(bg), ("entry_cause", ()): c.Cause.index("advisor"),

@@ -63,6 +63,11 @@ DEFECTS = (
            "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies"),
     Defect("extortion-pass-missing", "no-deadlock", ("H25", "H40"),
            "an Extortion payer without 3 spice has no legal answer"),
+    # Order sensitivity: a pair that should commute stops commuting (checks/ambiguity.py).
+    Defect("advisor-overwrites-ambassador-payer", "bg-advisor~ecaz-ambassador", ("A1", "A2", "H9"),
+           "the BG advisor's arrival overwrites the arrival the pending Ecaz Ambassador charges, so the "
+           "Ambassador takes BG's spice if the advisor resolves first",
+           (("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"), ("turns", 1))),
     # Leaks: what a buggy engine shows a rival (model/moritani/observe.py); target hidden-identity.
     Defect("face-printed", "hidden-identity", ("H3",),
            "the public map view prints the face of every placed token"),
