@@ -271,7 +271,7 @@ def analyse(proposal, config: CheckConfig | None = None, with_model: bool = Fals
         out.append(CheckResult(
             pid, kind="ambiguity", verdict=verdict, engine="explicit", rules=ids, states=len(ex.states),
             depth=trace.depth if trace else None, seconds=time.perf_counter() - t0, detail=detail, trace=trace,
-            extra={"class": f.cls, "switch": key, "settled_by": choice if settled else None, "states": f.states,
+            extra={"class": f.cls, "switch": key, "settled_by": choice if settled else None, "pending_states": f.states,
                    "classes": dict(f.classes), "orders": orders, "slots": list(f.slots)}))
     return (out, model) if with_model else out
 
@@ -294,7 +294,7 @@ def render_docs(results, model, seconds: float) -> str:
              "| --- | --- | ---: | --- | --- | --- | --- |"]
     for r in results:
         per = ", ".join(f"{k} {v}" for k, v in sorted(r.extra["classes"].items()))
-        lines.append(f"| `{r.id}` | {r.extra['class']} | {r.extra['states']} | {per} | `{r.extra['switch']}` "
+        lines.append(f"| `{r.id}` | {r.extra['class']} | {r.extra['pending_states']} | {per} | `{r.extra['switch']}` "
                      f"| {r.extra['settled_by'] or 'unordered'} | {', '.join(r.rules)} |")
     for r in results:
         lines += ["", f"## `{r.id}`: {r.extra['class']}", "",
@@ -319,7 +319,7 @@ def main(argv=None) -> int:
     results, model = analyse(proposal, CheckConfig(), with_model=True)
     seconds = time.perf_counter() - t0
     for r in results:
-        print(f"{r.id:30} {r.extra['class']:9} {r.verdict:9} {r.extra['states']:>6}  {r.detail}")
+        print(f"{r.id:30} {r.extra['class']:9} {r.verdict:9} {r.extra['pending_states']:>6}  {r.detail}")
     print(f"{seconds:.1f}s")
     if args.write_docs:
         path = Path(__file__).resolve().parent.parent / "docs" / "ambiguities.md"
