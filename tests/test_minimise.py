@@ -125,3 +125,10 @@ def test_selftest_minimise_text(tmp_path):
     for f in sorted((tmp_path / "defects").glob("*.scenario.yaml")):
         rr = run("replay", str(f))
         assert rr.exit_code == 0, (f.name, rr.output)
+
+
+def test_order_defects_are_not_minimised():
+    """An order-sensitivity pair is not a state the explorer can look for on smaller bounds: said, not tried."""
+    r = run("selftest", "--defect", "advisor-overwrites-ambassador-payer", "--minimise")
+    assert r.exit_code == 0, r.output
+    assert "note: advisor-overwrites-ambassador-payer: not minimised" in r.output
