@@ -43,6 +43,7 @@ from pathlib import Path
 from checks.config import CheckConfig
 from checks.explore import Explorer
 from checks.results import CheckResult
+from checks.run import validated
 from model.compile import CompiledModel
 from model.moritani.build import build_model
 from model.moritani.config import Interpretation
@@ -246,8 +247,12 @@ class Analyser:
         return found
 
 
-def analyse(proposal, config: CheckConfig | None = None, with_model: bool = False):
-    """One CheckResult per reaction pair found; `violated` if reportable and not settled."""
+def analyse(proposal, config: CheckConfig | None = None, with_model: bool = False, prove: bool = True):
+    """One CheckResult per reaction pair found; `violated` if reportable and not settled.
+
+    With `prove`, every pair the explicit search found commuting is also handed to Z3
+    (checks/commute_z3.py), which tries to prove it commutes on every state of its class.
+    """
     config = config or CheckConfig()
     t0 = time.perf_counter()
     model = build_model(proposal.bounds, printed_rules(proposal.interpretation), proposal.defects)
@@ -263,16 +268,25 @@ def analyse(proposal, config: CheckConfig | None = None, with_model: bool = Fals
         verdict = "violated" if f.cls != "commutes" and not settled else "holds"
         if not ex.complete:
             verdict = "unknown"
-        trace = ex.trace_to(f.witness_state) if f.witness_state is not None else None
+        trace = validated(model, ex.trace_to(f.witness_state), pid) if f.witness_state is not None else None
+        z3_note = {}
+        if prove and f.cls == "commutes":
+            from checks.commute_z3 import prove_commutes
+            p = prove_commutes(model, *_reactions(pid))
+            z3_note = {"verdict": p.verdict, "reason": p.reason, "macro_steps": p.lengths,
+                       "seconds": round(p.seconds, 2)}
         orders = {f"{NAMES[r]} first": labels for r, labels in f.orders.items()}
         per = ", ".join(f"{c} {f.classes[c]}" for c in reversed(CLASSES) if c in f.classes)
         detail = (f"{f.cls} (pending together in {f.states} states: {per}); " + (f"differs in {', '.join(f.slots[:6])}; " if f.slots else "")
-                  + (f"settled by {key}={choice}" if settled else f"not settled ({key} unordered)"))
+                  + (f"settled by {key}={choice}" if settled else f"not settled ({key} unordered)")
+                  + (f"; Z3: commutes {z3_note['reason']}" if z3_note.get("verdict") == "proved" else
+                     f"; Z3: {z3_note['verdict']} ({z3_note['reason']})" if z3_note else ""))
         out.append(CheckResult(
             pid, kind="ambiguity", verdict=verdict, engine="explicit", rules=ids, states=len(ex.states),
             depth=trace.depth if trace else None, seconds=time.perf_counter() - t0, detail=detail, trace=trace,
             extra={"class": f.cls, "switch": key, "settled_by": choice if settled else None, "pending_states": f.states,
-                   "classes": dict(f.classes), "orders": orders, "slots": list(f.slots)}))
+                   "classes": dict(f.classes), "orders": orders, "slots": list(f.slots)}
+            | ({"z3": z3_note} if z3_note else {})))
     return (out, model) if with_model else out
 
 
@@ -289,7 +303,9 @@ def render_docs(results, model, seconds: float) -> str:
              "rules leave open, found by exploring the default bounds with the `printed-rules` orderings "
              "(A1, A2 and A5 `unordered`) and "
              "resolving each pair both ways (method and classes: `checks/ambiguity.py`). The default "
-             "profile's choice for the settling switch is shown.", "",
+             "profile's choice for the settling switch is shown. A pair found commuting is also handed to Z3 "
+             "(`checks/commute_z3.py`), which tries to prove that it commutes on every state where both may "
+             "resolve, reachable or not; its answer follows the pair's detail.", "",
              "| pair | class | states | per class | switch | default choice | IDs |",
              "| --- | --- | ---: | --- | --- | --- | --- |"]
     for r in results:

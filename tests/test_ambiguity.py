@@ -12,7 +12,8 @@ ONE = dict(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
 
 def run(profile="default", **bounds):
     p = PROFILES[profile]
-    return {r.id: r for r in analyse(Proposal(p.name, interpretation=p.interpretation, bounds=Bounds(**bounds)))}
+    return {r.id: r for r in analyse(Proposal(p.name, interpretation=p.interpretation, bounds=Bounds(**bounds)),
+                                     prove=False)}
 
 
 @pytest.fixture(scope="module")
