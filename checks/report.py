@@ -67,17 +67,26 @@ def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
             target = r.extra.get("caught_by") or r.extra.get("target")
             # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
             # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
-            expect = {"reachable": True} if target == "hidden-identity" else {"violates": target}
+            # An order-sensitivity defect's trace reaches the state where the pair is pending.
+            expect = {"reachable": True} if target == "hidden-identity" or "~" in str(target) \
+                else {"violates": target}
             folder = "defects"
+        elif r.kind == "ambiguity":
+            # The shortest game to a state where both reactions are pending (under printed-rules orders).
+            folder, expect = "ambiguities", {"reachable": True}
         else:
             folder, expect = "violations", {"violates": r.id}
         m = r.extra.get("model") or model
         title = f"{r.id} ({r.kind})"
         # The scenario records the bounds the trace was found on: a seeded defect's or a minimised
         # counterexample's bounds differ from the proposal's, and replay must rebuild the same model.
+        # Likewise its interpretation: the ambiguity detector explores with the orders left open.
+        found_on = proposal
         if m.info.get("bounds") is not None:
-            proposal = dataclasses.replace(proposal, bounds=m.info["bounds"])
-        doc = trace_to_scenario(m, r.trace, proposal, title, expect, r.rules)
+            found_on = dataclasses.replace(found_on, bounds=m.info["bounds"])
+        if m.info.get("interpretation") is not None:
+            found_on = dataclasses.replace(found_on, interpretation=m.info["interpretation"])
+        doc = trace_to_scenario(m, r.trace, found_on, title, expect, r.rules)
         path = write_scenario(out / folder / f"{r.id}.scenario.yaml", doc)
         r.trace_path = str(path)
-        write_companions(m, r.trace, path, title, proposal, expect.get("violates"))
+        write_companions(m, r.trace, path, title, found_on, expect.get("violates"))

@@ -66,14 +66,15 @@ def _run_order(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResul
     """An order-sensitivity defect: the targeted reaction pair must no longer commute."""
     from checks.ambiguity import analyse
     t0 = time.perf_counter()
-    results = {r.id: r for r in analyse(proposal, dataclasses.replace(config, fold=False), prove=False)}
+    found, model = analyse(proposal, dataclasses.replace(config, fold=False), with_model=True, prove=False)
+    results = {r.id: r for r in found}
     r = results.get(d.target)
     extra = {"target": d.target}
     if r is not None and r.extra["class"] != "commutes" and r.trace is not None:
         return CheckResult(d.id, "defect", "caught", "explicit", d.ids, r.states, r.depth,
                            time.perf_counter() - t0, f"{d.doc} ({r.extra['class']}: {r.detail})", trace=r.trace,
                            extra=extra | {"caught_by": d.target, "class": r.extra["class"],
-                                          "orders": r.extra["orders"]})
+                                          "orders": r.extra["orders"], "model": model})
     why = "the pair was never pending together" if r is None else f"the pair still {r.extra['class']}"
     return CheckResult(d.id, "defect", "missed", "explicit", d.ids, r.states if r else None, None,
                        time.perf_counter() - t0, f"{d.doc} -- not caught: {why}",

@@ -137,3 +137,19 @@ def test_ambiguities_exit_code_says_whether_the_proposal_settles_every_reportabl
     assert r.exit_code == code, r.output
     checks = {c["id"]: c for c in json.loads(r.output)["checks"]}
     assert checks["terror~ecaz-ambassador"]["verdict"] == ("violated" if code else "holds")
+
+
+def test_witness_scenarios_replay_under_the_orders_they_were_found_with(tmp_path):
+    from click.testing import CliRunner
+
+    from checks.cli import main
+    from checks.scenario import replay_file
+    p = tmp_path / "p.yaml"
+    p.write_text("name: p\nbounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n")
+    r = CliRunner().invoke(main, ["ambiguities", "--proposal", str(p), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    files = sorted((tmp_path / "o" / "ambiguities").glob("*.scenario.yaml"))
+    assert len(files) == 4
+    for f in files:
+        assert replay_file(str(f)).ok, f
+        assert "unordered" in f.read_text()  # recorded with the printed-rules orders it was found under
