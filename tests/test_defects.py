@@ -45,8 +45,27 @@ def test_every_invariant_has_a_defect_aimed_at_it():
 
 
 @pytest.mark.parametrize("defect", DEFECTS, ids=lambda d: d.id)
-def test_defect_is_caught_by_its_target(defect):
+def test_defect_is_caught_by_its_target(defect, tmp_path):
     r = run_defect(defect, PROFILES["default"], CheckConfig())
     assert r.verdict == "caught", r.detail
     assert r.extra["caught_by"] == defect.target
     assert r.depth == EXPECTED_DEPTH[defect.id]
+    # Every selftest counterexample round-trips (issue 5): saved as a scenario that replays to the
+    # same ending, and as ITF that the itf-py library parses with one state per step.
+    import dataclasses
+    import json
+
+    import itf_py
+
+    from checks.report import save_traces
+    from checks.scenario import replay_file
+    model = r.extra.get("model") or build_model(
+        dataclasses.replace(PROFILES["default"].bounds, **dict(defect.bounds)),
+        PROFILES["default"].interpretation, (defect.id,))
+    save_traces([r], model, PROFILES["default"], tmp_path)
+    res = replay_file(r.trace_path)
+    assert res.ok, res.problem
+    assert [s.action for s in res.steps] == r.trace.labels
+    itf = itf_py.trace_from_json(json.loads(
+        (tmp_path / "defects" / f"{defect.id}.itf.json").read_text(encoding="utf-8")))
+    assert len(itf.states) == r.depth + 1
