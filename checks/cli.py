@@ -123,18 +123,24 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
               help="rlimit per Spacer proof attempted by check (0: explicit checks only)")
 @click.option("--minimise", is_flag=True,
               help="shrink each counterexample to the fewest factions, strongholds and faces that still fail")
+@click.option("--symmetry", is_flag=True,
+              help="explore one state per orbit of the model's stronghold symmetry (verified first; refused "
+                   "with exit 3 when the bounds tell strongholds apart)")
 @_ci_reports
 @_guard
-def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget, minimise):
+def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget, minimise, symmetry=False):
     """Every check on the selected proposal (default: the embedded engine profile)."""
     from checks.run import coverage, run_explicit
     from model.moritani.build import build_model
     prop = resolve(proposal)
     model = build_model(prop.bounds, prop.interpretation, prop.defects)
     t0 = time.perf_counter()
-    results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress))
+    results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress, symmetry=symmetry))
     extra = {"coverage": coverage(model, ex), "exploration": _stats(ex)}
     notes = []
+    if ex.reduction is not None:
+        notes.append(f"{ex.reduction.description}; the state count is orbits, counterexamples are mapped back "
+                     f"to concrete games and replayed")
     if minimise:
         from checks.minimise import minimise_results
         notes = minimise_results(results, prop.bounds, prop.interpretation, prop.defects,
@@ -154,9 +160,12 @@ def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3
 
 
 def _stats(ex) -> dict:
-    return {"states": len(ex.states), "transitions": ex.transitions, "depth": ex.max_depth,
-            "complete": ex.complete, "stop_reason": ex.stop_reason, "seconds": round(ex.seconds, 3),
-            "folded_states": ex.folded}
+    out = {"states": len(ex.states), "transitions": ex.transitions, "depth": ex.max_depth,
+           "complete": ex.complete, "stop_reason": ex.stop_reason, "seconds": round(ex.seconds, 3),
+           "folded_states": ex.folded}
+    if ex.reduction is not None:
+        out["symmetry"] = ex.reduction.description
+    return out
 
 
 @main.command()
@@ -165,8 +174,9 @@ def _stats(ex) -> dict:
 @click.option("--graph", "graph", type=click.Path(dir_okay=False), default=None,
               help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
+@click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
 @_guard
-def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, stats, graph, fold):
+def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, stats, graph, fold, symmetry=False):
     """Explicit state-graph exploration only."""
     import json
 
@@ -176,7 +186,8 @@ def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, 
     model = build_model(prop.bounds, prop.interpretation, prop.defects)
     if graph and not graph.endswith((".dot", ".graphml")):
         raise click.UsageError("--graph needs a .dot or .graphml file name")
-    cfg = _config(max_states, max_depth, timeout, seed, progress, keep_edges=bool(graph), fold=fold)
+    cfg = _config(max_states, max_depth, timeout, seed, progress, keep_edges=bool(graph), fold=fold,
+                  symmetry=symmetry)
     ex = Explorer(model, cfg).run()
     st = _stats(ex) | {"states_per_second": round(len(ex.states) / max(ex.seconds, 1e-9))}
     if graph:

@@ -20,6 +20,7 @@ from checks.config import CheckConfig
 from model.compile import CompiledModel, to_source
 from model.evaluate import apply
 from model.expr import substitute
+from model.errors import ModelError
 from model.game import GameModel
 from model.trace import Step, Trace
 
@@ -44,6 +45,7 @@ class Exploration:
     edges: list | None = None                          # (src, action chain, dst) when kept
     transitions: int = 0
     folded: int = 0                                    # intermediate states skipped by chain folding
+    reduction: object = None                           # checks.symmetry.Reduction when states are orbits
 
     @property
     def max_depth(self) -> int:
@@ -55,6 +57,10 @@ class Exploration:
         while self.parent[idx] is not None:
             chain.append(idx)
             idx = self.parent[idx]
+        if self.reduction is not None:
+            # The stored states are orbit representatives: rename each action into the concrete game.
+            return self.reduction.concretise(self.states[idx], [(self.via[n][0], self.states[n])
+                                                                for n in reversed(chain)])
         acts, schema = self.model.actions, self.model.schema
         steps, s = [], self.states[idx]
         for node in reversed(chain):
@@ -68,6 +74,9 @@ class Exploration:
         pre, prefix, action = self.witnesses[name]
         t = self.trace_to(pre)
         steps, s = list(t.steps), t.states[-1]
+        if self.reduction is not None:
+            g = self.reduction.element_to(self.states[pre], s)
+            prefix, action = tuple(self.reduction.action_maps[g][a] for a in prefix), self.reduction.action_maps[g][action]
         for a in prefix + (action,):
             s = apply(self.model.actions[a], s, self.model.schema)
             steps.append(Step(self.model.actions[a].label, s))
@@ -101,6 +110,12 @@ class Explorer:
         self.model = model
         self.config = config or CheckConfig()
         self.cm = compiled or CompiledModel.build(model)
+        self.reduction = None
+        if self.config.symmetry:
+            if self.config.fold:
+                raise ModelError("--symmetry and --fold cannot be combined yet; choose one")
+            from checks.symmetry import verify
+            self.reduction = verify(model)  # refuses (ModelError) unless the symmetry is an automorphism
         self._witness_checks = self._compile_witnesses()
         self._domain = self._compile_domain()
 
@@ -141,7 +156,8 @@ class Explorer:
         states, parent, via, depth = [], [], [], []
         index: dict = {}
         ex = Exploration(model, states, parent, via, depth, True, None, 0.0,
-                         edges=[] if cfg.keep_edges else None)
+                         edges=[] if cfg.keep_edges else None, reduction=self.reduction)
+        canon = self.reduction.canon if self.reduction is not None else None
         invariants = cm.invariants
         terminal = cm.terminal
         domain_ok = self._domain
@@ -187,6 +203,8 @@ class Explorer:
 
         frontier = []
         for s in model.init:
+            if canon is not None:
+                s = canon(s)
             if s not in index:
                 idx, good = admit(s, None, (), 0, bad(s))
                 if good:
@@ -224,6 +242,8 @@ class Explorer:
                         ex.folded += 1
                         s2 = t
                         problems = bad(s2)
+                    if canon is not None:
+                        s2 = canon(s2)
                     j = index.get(s2)
                     if j is None:
                         j, good = admit(s2, i, chain, d + 1, problems)

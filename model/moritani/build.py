@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from model.expr import Const
 from model.game import GameModel
-from model.moritani import arrivals, effects, faults, mentat, properties, terror
+from model.moritani import arrivals, assassinate, effects, faults, mentat, properties, terror
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
 from model.moritani.narrate import narrate
 from model.moritani.state import OUTCOME_FIELDS, OUTCOME_STAGES, initial, schema
+from model.moritani.symmetry import declared
 
 
 def build_model(bounds: Bounds | None = None, interpretation: Interpretation | None = None,
@@ -32,13 +33,14 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
         "forces": [s0[sch.slot("reserves", (f,))] + s0[sch.slot("tanks", (f,))]
                    + sum(s0[sch.slot("forces", (f, l))] for l in range(len(c.L.labels))) for f in range(n)],
     }
-    rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c))
+    rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
+             + assassinate.rules(c))
     props = properties.invariants(c, totals) + properties.witnesses(c)
     return GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
         terminal=c.stage_is("game_over"), dispatch="stage", narrate=narrate,
         info={"ctx": c, "bounds": c.bounds, "interpretation": c.interp, "defects": c.defects,
-              "unbounded": unbounded, "outcome": (OUTCOME_FIELDS, OUTCOME_STAGES),
+              "unbounded": unbounded, "symmetry": declared(c), "outcome": (OUTCOME_FIELDS, OUTCOME_STAGES),
               "unbounded_slots": frozenset(i for i, n in enumerate(sch.slot_names)
                                            if unbounded and n.split("[")[0] in ("pid", "next_pid"))},
     )
