@@ -11,17 +11,19 @@ from model.moritani.build import build_model
 from model.moritani.catalogue import ALL_IDS, NOT_MODELLED
 from model.moritani.config import SWITCHES
 from model.moritani.defects import DEFECTS
+from model.moritani.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def rules_md() -> str:
-    model = build_model()
+    # The default model and the optional modules' profile (its rules and checks exist only there).
+    models = [build_model(), build_model(PROFILES["assassinate-leaders"].bounds)]
     where: dict = {i: {"rules": [], "checks": [], "switches": [], "defects": []} for i in ALL_IDS}
-    for r in model.rules:
+    for r in {r.name: r for m in models for r in m.rules}.values():
         for i in r.implements:
             where[i]["rules"].append(f"`{r.name}`")
-    for p in model.properties:
+    for p in {p.name: p for m in models for p in m.properties}.values():
         for i in p.rules:
             where[i]["checks"].append(f"`{p.name}`")
     for s in SWITCHES:

@@ -121,7 +121,8 @@ def entry_rules(c: Ctx) -> list[Rule]:
 
 
 def _first_mentat(c: Ctx) -> str:
-    return first_mentat_stage(c)
+    # With the Assassinate Leaders module a battle step comes between Shipment & Movement and Mentat.
+    return "battle" if c.module else first_mentat_stage(c)
 
 
 def reaction_rules(c: Ctx) -> list[Rule]:

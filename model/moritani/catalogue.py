@@ -32,16 +32,9 @@ NOT_MODELLED = {
     "R31": "No Karama on a Terror reveal, effect or Extortion payment. Covered by construction: the model "
            "opens Karama windows only for Mentat placement (R29) and the EoME offer (R30), so no rule lets "
            "Karama touch a reveal.",
-    "R32": "Karama has no effect on the Advanced Assassinate Leaders ability. The ability is not in the model; "
-           "planned: Assassinate Leaders module.",
     "R33": "Karama can stop Moritani acquiring Duke Vidal. Duke Vidal and his acquisition are not modelled.",
     "R34": "Karama can stop an alliance ability such as ally battle-card retention. Retention (R28) is not "
            "modelled, so neither is its Karama window.",
-    "R42": "The Terror Assassination token is a different ability from Advanced Assassinate Leaders. The model "
-           "has only the token (R35); the distinction matters once the ability exists. Planned: Assassinate "
-           "Leaders module.",
-    "R43": "Advanced Assassinate Leaders (after a lost battle, reveal a held Traitor to kill a different "
-           "leader). The model has no battles or traitors; planned: Assassinate Leaders module.",
     "R44": "Duke Vidal acquisition at the end of Shipment & Movement when battles are pending in 2 strongholds. "
            "No battles, no Duke Vidal in the model.",
     "R45": "Grumman low side: Terror needs at least 3 forces entering in one group. No Homeworlds or Grumman "
@@ -55,10 +48,6 @@ NOT_MODELLED = {
            "recovery.",
     "R49": "Leader Skills interactions with Assassination, Sabotage and EoME. Leader Skills are not modelled.",
     # -- ambiguities -----------------------------------------------------------------------------
-    "A6": "Order of Extortion against bribes, the victory check, CHOAM, the Assassinate Leaders replacement "
-          "draw, Face Dancers and Nexus draws. None of these exist in the model's Mentat Pause (only placement "
-          "then Extortion, A5); the Assassinate Leaders order becomes a question with the planned: Assassinate "
-          "Leaders module.",
     "A15": "Sneak Attack sector in a multi-sector territory. The model has no sectors: Sneak Attack forces "
            "arrive in the entry stronghold itself.",
     "A16": "Robbery with an empty deck. The deck is not modelled (cards are anonymous counts), so drawing the "
@@ -76,8 +65,6 @@ NOT_MODELLED = {
            "accompanying advisor and Sneak Attack, so these causes never arise.",
     "A27": "Setup destination: 'unoccupied territory' vs 'unoccupied stronghold' (doc conflict). Setup is not "
            "modelled (R1); Moritani starts with all its forces in reserves.",
-    "A28": "How long Advanced Assassinate Leaders is forfeited after a normal traitor reveal. Planned: "
-           "Assassinate Leaders module.",
     "A29": "Timing of ally battle-card retention against capture, CHOAM income, Tech and Face Dancers. No "
            "battles or retention in the model (R28).",
     "A30": "Moritani taking Duke Vidal from captured or Ghola custody (engine gates it). No Duke Vidal in the "

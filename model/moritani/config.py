@@ -49,6 +49,11 @@ SWITCHES = (
            ("placement-first", "extortion-first", "unordered"), "placement-first",
            "Extortion collection and payment against the Mentat placement",
            "user decision 28 Sep 2026: placement (and its Karama) first"),
+    Switch("assassinate-mentat-order", ("A6",),
+           ("draw-first", "draw-last", "unordered"), "draw-first",
+           "The Assassinate Leaders replacement draw against the Mentat placement and Extortion "
+           "(only with bounds.assassinate_leaders)",
+           "engine: the replacement runs automatically when Mentat begins; its order is an integration boundary"),
     Switch("extortion-payers", ("A8",),
            ("any-rival", "exclude-ally", "entrant-only"), "any-rival",
            "Who may pay 3 spice to keep Extortion out of the game",
@@ -130,6 +135,9 @@ class Bounds:
     ambassador: str | None = "Carthag"     # stronghold holding an Ecaz Ambassador, if any
     leaders: tuple = (5, 2)   # strengths of each rival's two leaders (Assassination bounty)
     leaderless: tuple = ()    # rivals whose leaders are all in the Tanks at the start (empty pool, A11)
+    # Optional module (model/moritani/assassinate.py): Advanced Assassinate Leaders (R42, R43, A6, A28),
+    # with one Traitor card per rival leader and an abstract battle step each turn. Off by default.
+    assassinate_leaders: bool = False
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":

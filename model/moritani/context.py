@@ -22,6 +22,13 @@ STAGES = (
 # Stages where a Terror decision is in progress for the current entry.
 TERROR_STAGES = ("terror", "eome_karama", "eome_reply", "robbery", "robbery_discard",
                  "assassinate", "sabotage_gift", "sneak")
+# Stages of the optional Assassinate Leaders module (appended only when bounds.assassinate_leaders is on,
+# so the default model's Stage domain is unchanged): the secret Traitor deal, the abstract battle,
+# Moritani's reveal-or-continue decision and the Mentat replacement draw.
+ASSASSINATE_STAGES = ("traitor_deal", "battle", "assassinate_offer", "traitor_draw")
+# Where a Traitor card is (R43): the reserve deck, Moritani's private hand, Moritani's hand face up after
+# a normal traitor call, revealed by Assassinate Leaders and held until the Mentat Pause, set aside face up.
+TRAITOR_ZONES = ("deck", "hand", "shown", "held", "marker")
 MENTAT_STAGES = ("mentat_place", "placement_karama", "extortion_collect", "extortion_pay", "mentat_open")
 STATUSES = ("supply", "placed", "removed", "extortion")
 CAUSES = ("shipment", "movement", "advisor", "sneak")
@@ -52,12 +59,17 @@ class Ctx:
         self.L = Enum("Location", b.strongholds + (DESERT,))
         self.Dest = Enum("Stronghold", b.strongholds + ("none",))
         self.K = Enum("Face", b.faces)
-        self.Stage = Enum("Stage", STAGES)
+        self.module = b.assassinate_leaders
+        self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ()))
         self.Status = Enum("Status", STATUSES)
         self.Cause = Enum("Cause", CAUSES)
         self.Reaction = Enum("Reaction", REACTIONS)
         self.Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
         self.M = 0
+        # One Traitor card per rival leader (module only): card index -> (faction index, leader index).
+        self.cards = tuple((f, j) for f in range(1, len(b.factions)) for j in range(len(b.leaders)))
+        self.T = Enum("Traitor", tuple(f"{b.factions[f]} leader {j + 1}" for f, j in self.cards))
+        self.TZone = Enum("TraitorZone", TRAITOR_ZONES)
         self.rivals = tuple(range(1, len(b.factions)))
         self.holds = tuple(range(len(b.strongholds)))   # stronghold indices (same in L and Dest)
         self.desert = len(b.strongholds)
@@ -96,6 +108,24 @@ class Ctx:
         for i in range(len(self.bounds.leaders) - 2, -1, -1):
             out = ite(lift(j).eq(i), self.bounds.leaders[i], out)
         return out
+
+    def card_fac(self, t):
+        """Faction index named by Traitor card t (an expression; constant once t is grounded)."""
+        return self._card_table(t, [f for f, _ in self.cards])
+
+    def card_lead(self, t):
+        """Leader index named by Traitor card t."""
+        return self._card_table(t, [j for _, j in self.cards])
+
+    def _card_table(self, t, table):
+        out = lift(table[-1])
+        for i in range(len(table) - 2, -1, -1):
+            out = ite(lift(t).eq(i), table[i], out)
+        return out
+
+    def zone(self, t, name: str):
+        """Traitor card t is in zone `name`."""
+        return self.v("trz", t).eq(self.TZone.index(name))
 
     def st(self, name: str) -> int:
         return self.Stage.index(name)

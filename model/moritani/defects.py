@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model.errors import ModelError, choices
+from model.moritani.profiles import ASSASSINATE_BOUNDS
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,16 @@ DEFECTS = (
            (("leaderless", ("Atreides",)), ("turns", 1))),
     Defect("placement-declaration-public", "hidden-identity", ("H3", "H6"),
            "the placement's Karama window names the token Moritani declared"),
+    # Assassinate Leaders module (model/moritani/assassinate.py): the bounds override turns it on.
+    Defect("retired-card-reshuffled", "traitor-custody", ("R43",),
+           "the Mentat replacement shuffles the revealed Traitor card back into the reserve deck instead of "
+           "setting it aside as the faction's used marker", ASSASSINATE_BOUNDS),
+    Defect("used-marker-ignored", "assassinate-once-per-faction", ("R43",),
+           "a battle loss opens the reveal decision against a faction whose use is already spent",
+           ASSASSINATE_BOUNDS + (("leaders", (5, 2, 1)),)),
+    Defect("forfeit-resets-each-turn", "assassinate-forfeit", ("A28", "R43"),
+           "a normal traitor call forfeits Assassinate Leaders for that turn only (A28's superseded reading)",
+           ASSASSINATE_BOUNDS),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

@@ -1,6 +1,7 @@
 """Mentat Pause, storm, bidding and the turn boundary.
 
-The Mentat Pause holds two Moritani events whose order is switch A5:
+The Mentat Pause holds two Moritani events whose order is switch A5 (three with the
+Assassinate Leaders module: its replacement draw is ordered against them by switch A6):
 the placement-or-move opportunity (R7-R10, R29, A13, H1, H28, H29) and the
 Extortion collection and payer queue (R37, A8, A9, H2, H25, H26). Under
 `unordered` (the printed rules fix no order) both are pending at a
@@ -14,37 +15,87 @@ from model.moritani.context import Ctx
 from model.rule import P, Rule
 
 
+def hub_mode(c: Ctx) -> bool:
+    """The Mentat events wait at the `mentat_open` hub: A5 is unordered, or (with the Assassinate
+    Leaders module) A6 is, so the scheduler picks among the pending events under the other switch's order."""
+    return c.choice("A5") == "unordered" or (c.module and c.choice("A6") == "unordered")
+
+
+def _events_end(c: Ctx) -> str:
+    """Where the Mentat Pause goes once placement and Extortion are done (A6 draw-last: the draw)."""
+    return "traitor_draw" if c.module and c.choice("A6") == "draw-last" else "mentat_end"
+
+
+def _a5_first(c: Ctx) -> str:
+    return {"placement-first": "mentat_place", "extortion-first": "extortion_collect"}[c.choice("A5")]
+
+
 def _after_placement(c: Ctx) -> str:
-    return {"placement-first": "extortion_collect", "extortion-first": "mentat_end",
-            "unordered": "mentat_open"}[c.choice("A5")]
+    if hub_mode(c):
+        return "mentat_open"
+    return {"placement-first": "extortion_collect", "extortion-first": _events_end(c)}[c.choice("A5")]
 
 
 def _after_extortion(c: Ctx) -> str:
-    return {"placement-first": "mentat_end", "extortion-first": "mentat_place",
-            "unordered": "mentat_open"}[c.choice("A5")]
+    if hub_mode(c):
+        return "mentat_open"
+    return {"placement-first": _events_end(c), "extortion-first": "mentat_place"}[c.choice("A5")]
+
+
+def after_draw(c: Ctx) -> str:
+    """Where the Mentat Pause goes after the Assassinate Leaders replacement draw (A6)."""
+    if hub_mode(c):
+        return "mentat_open"
+    return _a5_first(c) if c.choice("A6") == "draw-first" else "mentat_end"
 
 
 def first_mentat_stage(c: Ctx) -> str:
-    """Where every Mentat Pause starts under switch A5."""
-    return {"placement-first": "mentat_place", "extortion-first": "extortion_collect",
-            "unordered": "mentat_open"}[c.choice("A5")]
+    """Where every Mentat Pause starts under switches A5 (and A6 with the Assassinate Leaders module)."""
+    if hub_mode(c):
+        return "mentat_open"
+    if c.module and c.choice("A6") == "draw-first":
+        return "traitor_draw"
+    return _a5_first(c)
 
 
 def hub_rules(c: Ctx) -> list[Rule]:
-    """A5 unordered: the pending Mentat events as a set the scheduler resolves in any order."""
-    if c.choice("A5") != "unordered":
+    """The pending Mentat events as a set the scheduler resolves, within the order the switches fix.
+
+    Without the module this is A5 unordered: placement and Extortion in either order. With it, the
+    replacement draw is a third event (A6); a switch that is not `unordered` still orders its pair
+    (e.g. A6 draw-first: nothing else begins while the draw is pending).
+    """
+    if not hub_mode(c):
         return []
     v = c.v
     hub = c.stage_is("mentat_open")
+    a5, a6 = c.choice("A5"), c.choice("A6")
+    place_g = hub & ~v("placement_used")
+    ext_g = hub & v("ext_reserved")
+    close_g = hub & v("placement_used") & ~v("ext_reserved")
+    if a5 == "extortion-first":
+        place_g = place_g & ~v("ext_reserved")
+    elif a5 == "placement-first":
+        ext_g = ext_g & v("placement_used")
+    rules = []
+    if c.module:
+        draw_g = hub & v("tr_pending")
+        if a6 == "draw-first":
+            place_g, ext_g = place_g & ~v("tr_pending"), ext_g & ~v("tr_pending")
+        elif a6 == "draw-last":
+            draw_g = draw_g & v("placement_used") & ~v("ext_reserved")
+        close_g = close_g & ~v("tr_pending")
+        rules.append(Rule("begin_draw", (), draw_g, {("stage", ()): c.st("traitor_draw")}, ("A6", "R43"),
+                          kind="scheduler", doc="the Assassinate Leaders replacement draw resolves next"))
     return [
-        Rule("begin_placement", (), hub & ~v("placement_used"), {("stage", ()): c.st("mentat_place")},
+        Rule("begin_placement", (), place_g, {("stage", ()): c.st("mentat_place")},
              ("A5", "R9"), kind="scheduler", doc="the placement opportunity resolves next"),
-        Rule("begin_extortion", (), hub & v("ext_reserved"), {("stage", ()): c.st("extortion_collect")},
+        Rule("begin_extortion", (), ext_g, {("stage", ()): c.st("extortion_collect")},
              ("A5", "R37"), kind="scheduler", doc="the Extortion collection and payer queue resolve next"),
-        Rule("close_mentat", (), hub & v("placement_used") & ~v("ext_reserved"),
+        Rule("close_mentat", (), close_g,
              {("stage", ()): c.st("mentat_end")}, ("A5",), kind="system",
-             doc="both Mentat events are settled"),
-    ]
+             doc="every Mentat event is settled"),
+    ] + rules
 
 
 def placement_rules(c: Ctx) -> list[Rule]:
@@ -162,7 +213,9 @@ def turn_rules(c: Ctx) -> list[Rule]:
     rules = [
         Rule("end_turn", (), c.stage_is("mentat_end") & (Const(True) if c.unbounded else v("turn") < last),
              {("turn", ()): nxt, ("stage", ()): next_stage, ("placements", ()): 0, ("mover", ()): 0,
-              ("placement_used", ()): False},
+              ("placement_used", ()): False}
+             # Seeded defect (A28's superseded "this turn" reading): the forfeiture lapses at turn end.
+             | ({("tr_forfeit", ()): False} if c.has("forfeit-resets-each-turn") else {}),
              ("H26", "R9"), kind="system"),
     ]
     if not c.unbounded:

@@ -5,6 +5,7 @@ PHASES = {
     "storm": "Storm", "bidding": "Bidding", "mentat_place": "Mentat Pause",
     "placement_karama": "Mentat Pause", "extortion_collect": "Mentat Pause", "extortion_pay": "Mentat Pause",
     "mentat_end": "Mentat Pause", "mentat_open": "Mentat Pause", "game_over": "end",
+    "traitor_deal": "setup", "battle": "Battle", "assassinate_offer": "Battle", "traitor_draw": "Mentat Pause",
 }
 
 
@@ -71,6 +72,17 @@ def narrate(model, action, pre, post) -> str:
         "reload": "the server reloads (fault)",
         "reload_extortion": "the server reloads and credits Extortion again (fault)",
         "retry_accepted": "a client retries the accepted action (fault)",
+        "deal_traitor": "Moritani secretly draws a Traitor card ({t})",
+        "no_battle": "Moritani fights no battle",
+        "lose_battle": "Moritani loses a battle against {e}'s {j}; no traitor was called",
+        "call_traitor": "Moritani calls its Traitor ({t}) normally and wins: that leader goes to the Tanks; "
+                        "Assassinate Leaders is forfeited for the game",
+        "assassinate_leader": "Moritani reveals Traitor {t} after the loss: {fate}",
+        "continue_battle": "Moritani continues without revealing a Traitor card",
+        "begin_draw": "the Assassinate Leaders replacement draw resolves next (A6 left open)",
+        "draw_replacement": "the revealed Traitor card is set aside face up; Moritani draws a new one in secret ({t})",
+        "retire_no_draw": "the revealed Traitor card is set aside face up; the Traitor deck is empty",
+        "no_draw": "no Traitor replacement is due",
     }
     if name.startswith("offer_alliance"):
         text = "Moritani offers {entrant} an alliance instead of revealing"
@@ -79,6 +91,11 @@ def narrate(model, action, pre, post) -> str:
     else:
         text = templates.get(name, action.label)
     half = (g("spice", raw["e"]) + 1) // 2 if "e" in raw else 0
-    words = dict(a, entrant=entrant, where=where, face=face, half=half, next_turn=g("turn") + 1,
+    fate = ""
+    if name == "assassinate_leader":
+        f, j = c.cards[raw["t"]]
+        fate = (f"that leader goes to the Tanks and pays {c.bounds.leaders[j]} spice" if g("leader", f, j)
+                else "that leader is already dead: legal, nothing is paid")
+    words = dict(a, entrant=entrant, where=where, face=face, half=half, fate=fate, next_turn=g("turn") + 1,
                  dest=c.Dest.labels[g("pending_dest")])
     return f"turn {g('turn')}, {phase}: {text.format(**words)}"

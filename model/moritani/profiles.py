@@ -27,6 +27,12 @@ class Proposal:
         return out
 
 
+# The Assassinate Leaders module on small bounds (three factions, no alliances so both rivals can battle
+# Moritani, one stronghold, the Assassination and Extortion faces): docs/checking.md.
+ASSASSINATE_BOUNDS = (("assassinate_leaders", True), ("factions", ("Moritani", "Atreides", "Bene Gesserit")),
+                      ("strongholds", ("Arrakeen",)), ("ambassador", None), ("alliances", ()),
+                      ("faces", ("Assassination", "Extortion")))
+
 PROFILES = {
     "default": Proposal(
         "default",
@@ -36,4 +42,8 @@ PROFILES = {
         "Only what the printed rules fix: every order they leave open (A1, A2, A5) is explored",
         Interpretation.of(terror_vs_arrival_reactions="unordered", ambassador_vs_terror="unordered",
                           extortion_mentat_order="unordered")),
+    "assassinate-leaders": Proposal(
+        "assassinate-leaders",
+        "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",
+        Interpretation(), Bounds(**dict(ASSASSINATE_BOUNDS))),
 }

@@ -66,6 +66,36 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
                "every reaction obligation an arrival created is pending until it resolves"),
         always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
                "public IDs are distinct and a token back in supply carries an ID never shown"),
+    ] + (traitor_invariants(c) if c.module else [])
+
+
+def traitor_invariants(c: Ctx) -> list[Property]:
+    """The Assassinate Leaders module's invariants (only when it is on: the default report is unchanged)."""
+    v, M = c.v, c.M
+    cards = range(len(c.cards))
+    z = c.zone
+    in_hand = count(z(t, "hand") | z(t, "shown") | z(t, "held") for t in cards)
+    deck_empty = ~c.any_of(z(t, "deck") for t in cards)
+    spent = lambda f: [t for t, (g, _) in enumerate(c.cards) if g == f]  # noqa: E731
+    used = lambda f: [z(t, "held") | z(t, "marker") for t in spent(f)]  # noqa: E731
+    custody = [
+        # Moritani physically holds exactly one card once dealt (a revealed card until Mentat, then its
+        # replacement): no duplicate draw, no missing replacement (none only if the deck ran out).
+        in_hand <= 1,
+        implies(~c.stage_is("traitor_deal") & ~deck_empty, in_hand.eq(1)),
+        v("tr_pending").eq(c.any_of(z(t, "held") for t in cards)),
+        v("tr_used", M).eq(False),
+    ]
+    custody += [implies(v("tr_retired", t), z(t, "marker")) for t in cards]  # retired cards never return
+    custody += [v("tr_used", f).eq(c.any_of(used(f))) for f in c.rivals]    # the public marker is the card
+    return [
+        always("traitor-custody", c.all_of(custody), ("R43", "A6"),
+               "each Traitor card is in one zone; Moritani holds exactly one after each replacement; "
+               "retired cards never return; a faction's used marker is its set-aside card"),
+        always("assassinate-once-per-faction", c.all_of(count(used(f)) <= 1 for f in c.rivals), ("R43",),
+               "at most one Assassinate Leaders reveal per opposing faction in the game"),
+        always("assassinate-forfeit", ~v("tr_late"), ("R43", "A28"),
+               "no Assassinate Leaders reveal after Moritani revealed a Traitor card normally this game"),
     ]
 
 
@@ -96,6 +126,15 @@ def witnesses(c: Ctx) -> list[Property]:
     if c.face("Atomics") is not None:
         out.append(sometimes("witness-atomics-ally", fires=("reveal_atomics",), when=v("ally", M).ne(c.none_ally),
                              rules=("R36", "A10")))
+    if c.module:
+        t = Param("t")
+        alive = v("leader", c.card_fac(t), c.card_lead(t))
+        out += [
+            sometimes("witness-assassinate-leaders-live", fires=("assassinate_leader",), when=alive,
+                      rules=("R43",), doc="a reveal kills a living leader and pays its strength"),
+            sometimes("witness-assassinate-leaders-dead", fires=("assassinate_leader",), when=~alive,
+                      rules=("R43",), doc="a reveal names an already dead leader: legal, pays nothing"),
+        ]
     if c.face("Sneak Attack") is not None:
         out.append(sometimes("witness-sneak-into-aftermath", fires=("sneak_attack",),
                              when=(n > 0) & v("aftermath").eq(v("entry_loc")), rules=("R41", "R36")))

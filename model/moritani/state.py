@@ -19,7 +19,27 @@ def schema(c: Ctx) -> Schema:
     forces_max = max([b.moritani_forces] + [r + d for _, r, d in b.forces])
     Leader = c.Leader
     F, K = c.F, c.K
-    return Schema((
+    return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()))
+
+
+def traitor_fields(c: Ctx) -> tuple:
+    """Fields of the Assassinate Leaders module (model/moritani/assassinate.py; R43, A28)."""
+    T, F = c.T, c.F
+    return (
+        Field("trz", c.TZone, (T,), doc="custody of each Traitor card (secret while in the deck or a hand)"),
+        Field("tr_used", Bool(), (F,), doc="engine: this faction's Assassinate Leaders use is spent (public)"),
+        Field("tr_forfeit", Bool(), doc="engine: Moritani has revealed a Traitor card normally (A28, public)"),
+        Field("tr_pending", Bool(), doc="a revealed card waits for the Mentat Pause replacement"),
+        Field("tr_opp", F, doc="the faction Moritani just lost a battle to (while the decision is open)"),
+        Field("tr_leader", c.Leader, doc="that faction's surviving leader disc Moritani opposed"),
+        Field("tr_called", Bool(), ghost=True, doc="a normal traitor call happened this game"),
+        Field("tr_late", Bool(), ghost=True, doc="an Assassinate Leaders reveal happened after a normal call"),
+        Field("tr_retired", Bool(), (T,), ghost=True, doc="this card was set aside as a used marker"),
+    )
+
+
+def _base_fields(c, b, n, forces_max, Leader, F, K) -> tuple:
+    return (
         Field("turn", IntRange(1, n if c.unbounded else b.turns + 1),
               doc="game turn (the first Mentat Pause is turn 1); without a turn bound, the storm seat"),
         Field("stage", c.Stage, doc="phase or pending decision (the dispatch field)"),
@@ -67,7 +87,7 @@ def schema(c: Ctx) -> Schema:
         Field("owed", IntRange(0, 4), ghost=True, doc="reaction obligations created and not yet resolved"),
         Field("reloads_left", IntRange(0, 1), doc="engine reloads still allowed in this bounded run"),
         Field("retries_left", IntRange(0, 1), doc="retries of an accepted action still allowed"),
-    ))
+    )
 
 
 # What a game's outcome is made of when two interpretations are compared (`rulecheck compare`):
@@ -75,8 +95,10 @@ def schema(c: Ctx) -> Schema:
 # flags that are reset every turn, ghost history and the opaque public IDs (which differ between
 # interpretations only by numbering) are left out.
 OUTCOME_FIELDS = ("turn", "spice", "bank", "reserves", "tanks", "forces", "hand", "karama", "leader", "ally",
-                  "tstatus", "tloc", "aftermath", "atomics_ally", "ext_reserved")
-OUTCOME_STAGES = ("mentat_end", "game_over")  # the end of each turn and of the bounded game
+                  "tstatus", "tloc", "aftermath", "atomics_ally", "ext_reserved",
+                  "trz", "tr_used", "tr_forfeit")  # the last three exist only with the Assassinate Leaders module
+OUTCOME_STAGES = ("mentat_end", "game_over")
+  # the end of each turn and of the bounded game
 
 
 def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
@@ -117,4 +139,11 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         "pend_advisor": 0, "pend_ambassador": False, "amb_payer": 0, "pend_terror": False,
         "entry2": False, "owed": 0, "reloads_left": 1, "retries_left": 1,
     }
+    if c.module:
+        # Every Traitor card starts in the reserve deck; the first step deals Moritani its secret card.
+        values |= {"stage": c.st("traitor_deal"),
+                   "trz": {t: c.TZone.index("deck") for t in range(len(c.cards))},
+                   "tr_used": {f: False for f in range(n)}, "tr_forfeit": False, "tr_pending": False,
+                   "tr_opp": 0, "tr_leader": 0, "tr_called": False, "tr_late": False,
+                   "tr_retired": {t: False for t in range(len(c.cards))}}
     return sch.make(values)
