@@ -5,7 +5,8 @@ The detector explores the model built with the proposal's bounds and the
 switch as the proposal chose), so that every order the printed rules leave
 open is reachable. Pending reactions wait at a hub stage (`HUBS`): the
 arrival reactions at `react` (Terror, BG advisor, Ecaz Ambassador) and the
-Mentat Pause events at `mentat_open` (placement, Extortion collection). At
+Mentat Pause events at `mentat_open` (placement, Extortion collection and, with the
+Assassinate Leaders module, its Traitor replacement draw: A6 is then left open too). At
 each reachable hub state where two or more reactions may resolve, it
 resolves each pair (r1, r2) both ways and explores each branch, with every
 player choice, until the pair is settled: the stage is back at the hub with
@@ -50,18 +51,21 @@ from model.moritani.config import Interpretation
 
 CLASSES = ("commutes", "diverges", "disables", "cascades")  # weakest to strongest
 NAMES = {"advisor": "bg-advisor", "ambassador": "ecaz-ambassador", "terror": "terror",
-         "placement": "mentat-placement", "extortion": "extortion-collection"}
+         "placement": "mentat-placement", "extortion": "extortion-collection", "draw": "traitor-replacement"}
 SCHEDULER = {"resolve_advisor": "advisor", "resolve_ambassador": "ambassador",
              "open_terror": "terror", "lapse_terror": "terror",
-             "begin_placement": "placement", "begin_extortion": "extortion"}
+             "begin_placement": "placement", "begin_extortion": "extortion", "begin_draw": "draw"}
 # The hub stage where each group of reactions waits for the scheduler.
-HUBS = {"react": ("terror", "advisor", "ambassador"), "mentat_open": ("placement", "extortion")}
+# The Assassinate Leaders replacement draw ("draw") exists only with that module on (A6).
+HUBS = {"react": ("terror", "advisor", "ambassador"), "mentat_open": ("placement", "extortion", "draw")}
 # The switch that settles each pair, and the catalogue IDs it concerns.
 SETTLES = {frozenset(("advisor", "terror")): ("terror-vs-arrival-reactions", ("A1", "A25")),
            frozenset(("ambassador", "terror")): ("ambassador-vs-terror", ("A2",)),
            frozenset(("advisor", "ambassador")): ("terror-vs-arrival-reactions", ("A1", "A2")),
-           frozenset(("placement", "extortion")): ("extortion-mentat-order", ("A5", "A6"))}
-ORDER = ("terror", "advisor", "ambassador", "placement", "extortion")  # fixes how a pair id is spelled
+           frozenset(("placement", "extortion")): ("extortion-mentat-order", ("A5", "A6")),
+           frozenset(("draw", "placement")): ("assassinate-mentat-order", ("A6", "R43")),
+           frozenset(("draw", "extortion")): ("assassinate-mentat-order", ("A6", "R43"))}
+ORDER = ("terror", "advisor", "ambassador", "placement", "extortion", "draw")  # fixes how a pair id is spelled
 
 
 def pair_id(a: str, b: str) -> str:
@@ -69,11 +73,13 @@ def pair_id(a: str, b: str) -> str:
     return f"{NAMES[x]}~{NAMES[y]}"
 
 
-def printed_rules(interp: Interpretation) -> Interpretation:
-    """The proposal's interpretation with every reaction order left open."""
+def printed_rules(interp: Interpretation, module: bool = False) -> Interpretation:
+    """The proposal's interpretation with every reaction order left open (A6 too with the module on)."""
     chosen = dict(interp.chosen)
     chosen.update({"terror-vs-arrival-reactions": "unordered", "ambassador-vs-terror": "unordered",
                    "extortion-mentat-order": "unordered"})
+    if module:
+        chosen["assassinate-mentat-order"] = "unordered"
     return Interpretation(tuple(sorted(chosen.items())))
 
 
@@ -107,6 +113,8 @@ class Analyser:
         sch = model.schema
         self.sl = {n: sch.slot(n) for n in ("stage", "pend_advisor", "pend_ambassador", "pend_terror",
                                             "amb_payer", "entry2", "placement_used", "ext_reserved")}
+        if model.info["ctx"].module:
+            self.sl["tr_pending"] = sch.slot("tr_pending")
         self.spice = [sch.slot("spice", (f,)) for f in range(len(model.info["bounds"].factions))]
         self.game_slots = tuple(i for i, f in enumerate(sch.slot_fields) if not f.ghost)
         st = model.info["ctx"].Stage.labels
@@ -124,6 +132,8 @@ class Analyser:
             return int(not s[self.sl["placement_used"]])
         if r == "extortion":
             return int(s[self.sl["ext_reserved"]])
+        if r == "draw":  # a revealed Traitor card waits for its Mentat replacement
+            return int(s[self.sl["tr_pending"]]) if "tr_pending" in self.sl else 0
         return int(s[self.sl["pend_" + r]])
 
     def project(self, s) -> tuple:
@@ -255,7 +265,8 @@ def analyse(proposal, config: CheckConfig | None = None, with_model: bool = Fals
     """
     config = config or CheckConfig()
     t0 = time.perf_counter()
-    model = build_model(proposal.bounds, printed_rules(proposal.interpretation), proposal.defects)
+    model = build_model(proposal.bounds, printed_rules(proposal.interpretation, proposal.bounds.assassinate_leaders),
+                        proposal.defects)
     ex = Explorer(model, config).run()
     an = Analyser(model, config)
     found = an.run(ex)

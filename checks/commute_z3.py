@@ -39,9 +39,10 @@ MACRO_RULES = {
     "terror": ("open_terror", "lapse_terror"),
     "placement": ("begin_placement",),
     "extortion": ("begin_extortion",),
+    "draw": ("begin_draw", "draw_replacement", "retire_no_draw"),
 }
 HUB = {"advisor": "react", "ambassador": "react", "terror": "react",
-       "placement": "mentat_open", "extortion": "mentat_open"}
+       "placement": "mentat_open", "extortion": "mentat_open", "draw": "mentat_open"}
 MAX_MACRO = 4
 ORDER2 = 1000  # step numbers of the second order's symbols start here
 

@@ -1,0 +1,67 @@
+"""The optional Advanced Assassinate Leaders module (model/moritani/assassinate.py; R42, R43, A6, A28)."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from checks.ambiguity import analyse
+from checks.config import CheckConfig
+from checks.explore import Explorer
+from checks.run import explicit_results
+from model.moritani.build import build_model
+from model.moritani.config import Interpretation
+from model.moritani.profiles import PROFILES
+
+# Pinned: a changed count means the module's semantics changed; review before updating.
+PROFILE_STATES = 211_477
+MODULE_CHECKS = {"traitor-custody", "assassinate-once-per-faction", "assassinate-forfeit",
+                 "witness-assassinate-leaders-live", "witness-assassinate-leaders-dead"}
+
+
+@pytest.fixture(scope="module")
+def profile_run():
+    p = PROFILES["assassinate-leaders"]
+    model = build_model(p.bounds, p.interpretation)
+    ex = Explorer(model, CheckConfig()).run()
+    return model, ex, {r.id: r for r in explicit_results(model, ex)}
+
+
+def test_profile_state_count_and_every_check_holds(profile_run):
+    model, ex, results = profile_run
+    assert ex.complete and len(ex.states) == PROFILE_STATES
+    assert ex.violations == {} and ex.deadlocks == []
+    assert {i: r.verdict for i, r in results.items() if r.verdict != "holds"} == {}
+    assert MODULE_CHECKS <= set(results)
+
+
+def test_witnesses_reach_a_living_and_a_dead_target(profile_run):
+    model, _, results = profile_run
+    live, dead = results["witness-assassinate-leaders-live"], results["witness-assassinate-leaders-dead"]
+    assert (live.depth, dead.depth) == (11, 17)
+    assert live.trace.replay(model) == [] and dead.trace.replay(model) == []
+    # The dead-target game: the Terror Assassination token (R35, a different ability, R42) killed the
+    # leader the Traitor card names, so the reveal is legal and pays nothing.
+    assert "reveal_assassination" in " ".join(dead.trace.labels)
+    assert dead.trace.labels[-1].startswith("assassinate_leader")
+
+
+def test_module_is_off_by_default():
+    model = build_model()
+    names = {p.name for p in model.properties}
+    assert not names & MODULE_CHECKS
+    assert "trz" not in {f.name for f in model.schema.fields}
+    assert not {r.name for r in model.rules} & {"lose_battle", "assassinate_leader", "draw_replacement"}
+
+
+def test_mentat_pairs_are_classified_and_settled_by_a6():
+    p = PROFILES["assassinate-leaders"]
+    unordered = dataclasses.replace(p, interpretation=Interpretation.of(assassinate_mentat_order="unordered"))
+    for proposal, settled in ((p, "draw-first"), (unordered, None)):
+        res = {r.id: r for r in analyse(proposal, prove=False)}
+        for pair in ("mentat-placement~traitor-replacement", "extortion-collection~traitor-replacement"):
+            r = res[pair]
+            # The replacement draw touches only Traitor custody: it commutes with both Mentat events.
+            assert r.extra["class"] == "commutes" and r.extra["switch"] == "assassinate-mentat-order"
+            assert r.extra["settled_by"] == settled and r.verdict == "holds"
+        assert res["mentat-placement~extortion-collection"].extra["class"] == "diverges"
