@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from checks.config import CheckConfig
 from model.compile import CompiledModel, to_source
 from model.evaluate import apply
-from model.expr import substitute
+from model.expr import Const, Var, substitute, walk
 from model.errors import ModelError
 from model.game import GameModel
 from model.trace import Step, Trace
@@ -147,7 +147,51 @@ class Explorer:
             checks.append(f"{vals[0]} <= s[{i}] <= {vals[-1]}")
         ns: dict = {}
         exec(f"def ok(s): return {' and '.join(checks) or 'True'}", ns)
+        # One inline test of every domain and invariant: most states pass, and pay a single call.
+        tables: dict = {}
+        preds = [f"({to_source(p.predicate, self.model.schema, tables)})" for p in self.model.invariants]
+        ns.update(tables)
+        exec(f"def all_ok(s): return bool({' and '.join(checks + preds) or 'True'})", ns)
+        self._all_ok = ns["all_ok"]
+        self._ok_after = self._compile_incremental(tables)
         return ns["ok"]
+
+    def _compile_incremental(self, tables: dict) -> list:
+        """Per action: the domain and invariant tests its successor can fail, given a good pre-state.
+
+        NOTE(incremental): the explorer expands only states in their domains that satisfy every
+        invariant, and an action changes only the slots it writes; a slot it does not write keeps its
+        in-domain value, and an invariant reading none of the written slots has the value it had
+        before (true). So the successor needs only the rest, which is exact, not a sample.
+        """
+        schema, model = self.model.schema, self.model
+        reads = []
+        for p in model.invariants:
+            slots = set()
+            for node in walk(p.predicate):
+                if isinstance(node, Var):
+                    if all(isinstance(i, Const) for i in node.index):
+                        slots.add(schema.slot(node.field, tuple(i.value for i in node.index)))
+                    else:
+                        slots |= {i for (f, _), i in schema._slots.items() if f == node.field}
+            reads.append(slots)
+        preds = [to_source(p.predicate, schema, tables) for p in model.invariants]
+        ns: dict = dict(tables)
+        src, by_writes, out = [], {}, []
+        for a in model.actions:
+            written = frozenset(schema.slot(n, tuple(i.value for i in idx)) for n, idx, _ in a.effects)
+            if written not in by_writes:
+                tests = []
+                for i in sorted(written):
+                    vals = schema.slot_fields[i].domain.values
+                    if vals[0] is not False:
+                        tests.append(f"{vals[0]} <= s[{i}] <= {vals[-1]}")
+                tests += [f"({pr})" for pr, r in zip(preds, reads) if r & written]
+                by_writes[written] = f"k{len(by_writes)}"
+                src.append(f"def {by_writes[written]}(s): return bool({' and '.join(tests) or 'True'})")
+            out.append(by_writes[written])
+        exec(compile("\n".join(src) or "pass", "<incremental checks>", "exec"), ns)
+        return [ns[name] for name in out]
 
     def run(self, stop_when=None) -> Exploration:
         """Explore breadth-first. `stop_when(exploration)` may end the search early (selftest)."""
@@ -169,10 +213,17 @@ class Explorer:
         foldable = [a.rule.kind in ("system", "scheduler") for a in model.actions] if cfg.fold else None
         found_w = ex.witnesses
         fired = ex.fired
+        fired_a: set = set()
+        wlist = [wchecks.get(a) for a in range(len(model.actions))]
         is_fault = [a.rule.kind == "fault" for a in model.actions]
+
+        all_ok = self._all_ok
+        ok_after = self._ok_after
 
         def bad(s):
             """Names of invariants s violates, or None if s lies outside the domains."""
+            if all_ok(s):
+                return []
             if not domain_ok(s):
                 return None
             return [name for name, fn in invariants if not fn(s)]
@@ -221,10 +272,39 @@ class Explorer:
                 succ = cm.successors(s)
                 # A state where only faults (reload, retry) are enabled is still stuck: no player
                 # or system step can move the game on.
-                if not any(not is_fault[a] for a, _ in succ) and not terminal(s):
-                    ex.deadlocks.append(i)
+                for a, _ in succ:
+                    if not is_fault[a]:
+                        break
+                else:
+                    if not terminal(s):
+                        ex.deadlocks.append(i)
                 if not succ:
                     continue
+                if foldable is None:
+                    # Hot path (no folding): a successor already visited costs one dict lookup; the
+                    # domain and invariant checks run only on new states.
+                    ex.transitions += len(succ)
+                    for a, s2 in succ:
+                        if a not in fired_a:
+                            fired_a.add(a)
+                            fired.add(rule_of[a])
+                        ws = wlist[a]
+                        if ws:
+                            for wname, fn in ws:
+                                if wname not in found_w and fn(s):
+                                    found_w[wname] = (i, (), a)
+                        raw = s2
+                        if canon is not None:
+                            s2 = canon(raw)
+                        j = index.get(s2)
+                        if j is None:
+                            # NOTE(incremental): s is good, so only what a wrote can go wrong.
+                            j, good = admit(s2, i, (a,), d + 1, [] if ok_after[a](raw) else bad(raw))
+                            if good:
+                                nxt.append(j)
+                        if edges is not None:
+                            edges.append((i, (a,), j))
+                    succ = ()
                 for a, s2 in succ:
                     note(i, (), a, s)
                     chain = (a,)

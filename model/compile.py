@@ -52,6 +52,50 @@ def to_source(e: Expr, schema: Schema, tables: dict) -> str:
     raise TypeError(f"unknown expression node {e!r}")
 
 
+def _conjuncts(guard: Expr) -> list:
+    return list(guard.args) if isinstance(guard, And) else [guard]
+
+
+def _dispatch_source(name: str, items: list, effect_src: dict, schema: Schema, tables: dict) -> str:
+    """One function testing every guard of a bucket inline, as a decision tree on shared conjuncts.
+
+    `items` are (action index, [conjunct, ...]) with the dispatch conjunct already removed. The
+    conjunct most actions share is tested once and its actions nested under it (recursively), so a
+    state pays for one call and each distinct test once instead of one call per guard.
+    Successors come out sorted by action index, exactly as the per-guard loop gave them.
+    """
+    lines = [f"def {name}(s):", "    out = []"]
+
+    def emit(items, ind):
+        pad = "    " * ind
+        items = list(items)
+        while items:
+            for n, conj in [it for it in items if not it[1]]:
+                lines.append(f"{pad}{effect_src[n]}")
+            items = [it for it in items if it[1]]
+            if not items:
+                break
+            freq: dict = {}
+            for _, conj in items:
+                for c in dict.fromkeys(conj):
+                    freq[c] = freq.get(c, 0) + 1
+            best = max(freq, key=lambda c: freq[c])  # first of the most shared (dicts keep order)
+            if freq[best] == 1:
+                for n, conj in items:
+                    test = " and ".join(to_source(c, schema, tables) for c in conj)
+                    lines.append(f"{pad}if {test}:")
+                    lines.append(f"{pad}    {effect_src[n]}")
+                break
+            lines.append(f"{pad}if {to_source(best, schema, tables)}:")
+            emit([(n, [c for c in conj if c != best]) for n, conj in items if best in conj], ind + 1)
+            items = [it for it in items if best not in it[1]]
+
+    emit(items, 1)
+    lines.append("    out.sort(key=_first)")
+    lines.append("    return out")
+    return "\n".join(lines)
+
+
 def _pinned(guard: Expr, slot: int, schema: Schema):
     """The constant a guard requires of the dispatch slot, or None."""
     conj = guard.args if isinstance(guard, And) else (guard,)
@@ -77,6 +121,7 @@ class CompiledModel:
     dispatch_slot: int | None
     invariants: list  # [(name, fn)]
     terminal: object
+    dispatchers: dict = None  # bucket value -> generated successor function of that bucket
 
     @classmethod
     def build(cls, model: GameModel) -> "CompiledModel":
@@ -111,10 +156,46 @@ class CompiledModel:
             for v in schema.slot_fields[dslot].domain.values:
                 buckets[v] = sorted(buckets.get(v, []) + unpinned)
         invariants = [(p.name, ns[f"inv{n}"]) for n, p in enumerate(model.invariants)]
-        return cls(model, guards, effects, buckets, unpinned, dslot, invariants, ns["terminal"])
+        cm = cls(model, guards, effects, buckets, unpinned, dslot, invariants, ns["terminal"])
+        cm.dispatchers = cls._dispatchers(model, buckets, dslot, bool_slots)
+        return cm
+
+    @staticmethod
+    def _dispatchers(model: GameModel, buckets: dict, dslot, bool_slots) -> dict:
+        """Bucket value -> generated successor function (see `_dispatch_source`)."""
+        schema = model.schema
+        tables: dict = {}
+        effect_src = {}
+        for n, a in enumerate(model.actions):
+            parts = []
+            for name, idx, value in a.effects:
+                slot = schema.slot(name, tuple(i.value for i in idx))
+                src = to_source(value, schema, tables)
+                parts.append(f"l[{slot}] = " + (f"bool({src})" if slot in bool_slots else src))
+            # NOTE(frame): unwritten slots are copied; every right-hand side reads the pre-state s.
+            effect_src[n] = "; ".join(["l = list(s)"] + parts + [f"out.append(({n}, tuple(l)))"])
+        keys = sorted(buckets) if dslot is not None else [None]
+        src = []
+        for k, v in enumerate(keys):
+            idxs = buckets[v] if dslot is not None else range(len(model.actions))
+            items = []
+            for n in idxs:
+                conj = _conjuncts(model.actions[n].guard)
+                if dslot is not None:
+                    conj = [c for c in conj if c != Eq(Var(model.dispatch), Const(v))]
+                items.append((n, conj))
+            src.append(_dispatch_source(f"d{k}", items, effect_src, schema, tables))
+        ns: dict = dict(tables)
+        ns["_first"] = lambda x: x[0]
+        exec(compile("\n\n".join(src), f"<dispatch {model.name}>", "exec"), ns)
+        return {v: ns[f"d{k}"] for k, v in enumerate(keys)}
 
     def successors(self, s: tuple) -> list:
         """[(action index, successor state)] for every enabled action, in action order."""
+        return self.dispatchers[s[self.dispatch_slot] if self.dispatch_slot is not None else None](s)
+
+    def successors_per_guard(self, s: tuple) -> list:
+        """The same as `successors`, one guard function call per action (kept for tests and profiling)."""
         idxs = self.buckets[s[self.dispatch_slot]] if self.dispatch_slot is not None else range(len(self.guards))
         g, e = self.guards, self.effects
         return [(n, e[n](s)) for n in idxs if g[n](s)]
