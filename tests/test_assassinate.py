@@ -65,3 +65,21 @@ def test_mentat_pairs_are_classified_and_settled_by_a6():
             assert r.extra["class"] == "commutes" and r.extra["switch"] == "assassinate-mentat-order"
             assert r.extra["settled_by"] == settled and r.verdict == "holds"
         assert res["mentat-placement~extortion-collection"].extra["class"] == "diverges"
+
+
+def test_leak_check_covers_the_decision_channel():
+    from checks.leaks import check_leaks
+    from model.moritani.defects import DEFECT_BY_ID
+    p = PROFILES["assassinate-leaders"]
+    one_battle = dataclasses.replace(p, bounds=dataclasses.replace(p.bounds, turns=1))
+    results, stats = check_leaks(one_battle, CheckConfig())
+    assert {r.verdict for r in results} == {"holds"} and "Traitor card" in results[0].detail
+    leaky = dataclasses.replace(one_battle, defects=("assassinate-offer-needs-card",))
+    assert DEFECT_BY_ID["assassinate-offer-needs-card"].target == "hidden-identity"
+    results, _ = check_leaks(leaky, CheckConfig())
+    r = min(results, key=lambda r: r.depth or 99)
+    assert r.verdict == "violated" and r.depth == 10 and "public board" in r.detail
+    leak = r.extra["leak"]
+    # Game A holds a card naming the opposed leader (no usable card: no decision), game B a usable one.
+    assert leak.game_a.labels[-1] == leak.game_b.labels[-1] and leak.game_a.labels[-1].startswith("lose_battle")
+    assert leak.game_a.replay(leak.model_b) == [] and leak.game_b.replay(leak.model_b) == []

@@ -35,6 +35,7 @@ EXPECTED_DEPTH = {
     "retired-card-reshuffled": 12,
     "used-marker-ignored": 21,
     "forfeit-resets-each-turn": 20,
+    "assassinate-offer-needs-card": 10,
 }
 
 

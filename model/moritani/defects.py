@@ -89,6 +89,9 @@ DEFECTS = (
     Defect("forfeit-resets-each-turn", "assassinate-forfeit", ("A28", "R43"),
            "a normal traitor call forfeits Assassinate Leaders for that turn only (A28's superseded reading)",
            ASSASSINATE_BOUNDS),
+    Defect("assassinate-offer-needs-card", "hidden-identity", ("R43",),
+           "the reveal-or-continue decision opens only when Moritani holds a usable Traitor card, so every "
+           "rival learns from the battle cleanup whether it does", ASSASSINATE_BOUNDS),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from model.evaluate import eval_expr
 
-SECRET_FIELDS = {"tstatus", "tloc", "pid", "pid_shown", "pending_face", "entry_face", "karama"}
+SECRET_FIELDS = {"tstatus", "tloc", "pid", "pid_shown", "pending_face", "entry_face", "karama",
+                 "trz"}  # Traitor custody (Assassinate Leaders module): public part in `traitor_public`
 ENGINE_FIELDS = {"reloads_left", "retries_left", "next_pid"}  # never projected (H5)
 
 
@@ -63,9 +64,10 @@ class Observer:
         self.entry_face = sch.slot("entry_face")
         self.pending_face = sch.slot("pending_face")
         self.stage = sch.slot("stage")
+        self.cards = traitor_slots(model)
 
     def observe(self, s: tuple, enabled: list) -> tuple:
-        board = tuple(s[i] for i in self.public)
+        board = tuple(s[i] for i in self.public) + traitor_public(model_cards=self.cards, s=s)
         placed = tuple(sorted((s[p], s[l]) for st, l, p in self.tokens if s[st] == self.placed))
         revealed = tuple((k, s[st]) for k, (st, l, p) in enumerate(self.tokens)
                          if s[st] not in (self.placed, self.supply))
@@ -87,6 +89,49 @@ class Observer:
         if "placement-declaration-public" in self.leaks and st == "placement_karama":
             out.append(s[self.pending_face])
         return tuple(out)
+
+
+# -- Traitor cards (Assassinate Leaders module) -------------------------------------------------
+# The second secret: which Traitor card Moritani holds privately. A card in the deck or Moritani's
+# private hand is hidden; a card shown by a normal call, held after an Assassinate Leaders reveal or
+# set aside as a used marker is public, card and zone (R43).
+
+def traitor_slots(model):
+    """(trz slots, hidden zone codes) of the module, or None when it is off."""
+    c = model.info["ctx"]
+    if not c.module:
+        return None
+    return (tuple(model.schema.slot("trz", (t,)) for t in range(len(c.cards))),
+            (c.TZone.index("deck"), c.TZone.index("hand")), c.TZone.index("hand"))
+
+
+def traitor_public(model=None, s=None, model_cards=None) -> tuple:
+    """The public Traitor cards in s as ((card, zone), ...); () without the module."""
+    cards = model_cards if model_cards is not None or model is None else traitor_slots(model)
+    if cards is None:
+        return ()
+    slots, hidden, _ = cards
+    return tuple((t, s[i]) for t, i in enumerate(slots) if s[i] not in hidden)
+
+
+def hidden_traitor_pairs(model, s: tuple) -> list:
+    """Exchanges of Moritani's private card with a card still in the deck: [(hand card, deck card)]."""
+    cards = traitor_slots(model)
+    if cards is None:
+        return []
+    slots, (deck, hand), _ = cards
+    mine = [t for t, i in enumerate(slots) if s[i] == hand]
+    rest = [t for t, i in enumerate(slots) if s[i] == deck]
+    return [(a, b) for a in mine for b in rest]
+
+
+def swap_traitors(model, s: tuple, a: int, b: int) -> tuple:
+    """The same public board with Traitor cards a and b exchanged (Moritani holds the other one)."""
+    out = list(s)
+    for name in ("trz", "tr_retired"):
+        i, j = model.schema.slot(name, (a,)), model.schema.slot(name, (b,))
+        out[i], out[j] = s[j], s[i]
+    return tuple(out)
 
 
 def hidden_faces(model, s: tuple) -> list:
