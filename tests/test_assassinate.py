@@ -83,3 +83,13 @@ def test_leak_check_covers_the_decision_channel():
     # Game A holds a card naming the opposed leader (no usable card: no decision), game B a usable one.
     assert leak.game_a.labels[-1] == leak.game_b.labels[-1] and leak.game_a.labels[-1].startswith("lose_battle")
     assert leak.game_a.replay(leak.model_b) == [] and leak.game_b.replay(leak.model_b) == []
+
+
+def test_z3_encoding_agrees_on_the_module_rules(profile_run):
+    # The Z3 encoder reads the same rule data: equal successor sets on sampled states at the module's stages.
+    from checks.agreement import successor_agreement
+    model, ex, _ = profile_run
+    c, stage = model.info["ctx"], model.schema.slot("stage")
+    module = {c.st(n) for n in ("traitor_deal", "battle", "assassinate_offer", "traitor_draw")}
+    sample = [s for s in ex.states if s[stage] in module][::97][:40]
+    assert len(sample) == 40 and successor_agreement(model, sample) == []
