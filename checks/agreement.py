@@ -15,8 +15,13 @@ from model.evaluate import successors
 from model.game import GameModel
 
 
-def z3_successors(enc: Encoder, relation: z3.BoolRef, state: tuple) -> set:
-    """Every (action, next state) the encoded relation allows from `state`."""
+def z3_successors(enc: Encoder, relation: z3.BoolRef, state: tuple, expected: dict | None = None) -> set:
+    """Every (action, next state) the encoded relation allows from `state`.
+
+    `expected` (action label -> next state, e.g. the explicit successors) only saves decoding: when
+    the model's next state equals the expected one (one evaluation of a conjunction instead of
+    one per slot), that state is taken; otherwise the state is read slot by slot.
+    """
     pre = [(enc.var(i, 0), enc.value(v, i)) for i, v in enumerate(state)]
     # Substituting the concrete pre-state first leaves a tiny formula for the solver.
     s = z3.Solver(ctx=enc.ctx)
@@ -25,7 +30,12 @@ def z3_successors(enc: Encoder, relation: z3.BoolRef, state: tuple) -> set:
     while s.check() == z3.sat:
         m = s.model()
         a = m.eval(enc.act(0), model_completion=True).as_long()
-        out.add((enc.model.actions[a].label, enc.read_state(m, 1)))
+        label = enc.model.actions[a].label
+        want = (expected or {}).get(label)
+        if want is not None and z3.is_true(m.eval(enc.equals(want, 1), model_completion=True)):
+            out.add((label, want))
+        else:
+            out.add((label, enc.read_state(m, 1)))
         s.add(enc.act(0) != a)
     return out
 
@@ -37,7 +47,7 @@ def successor_agreement(model: GameModel, states) -> list[str]:
     problems = []
     for st in states:
         explicit = {(a.label, t) for a, t in successors(model, st)}
-        symbolic = z3_successors(enc, relation, st)
+        symbolic = z3_successors(enc, relation, st, dict(explicit))
         if explicit != symbolic:
             extra = sorted(x[0] for x in symbolic - explicit)
             missing = sorted(x[0] for x in explicit - symbolic)

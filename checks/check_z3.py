@@ -43,14 +43,48 @@ def small_leak_results(proposal, seed: int) -> list[CheckResult]:
     return results
 
 
-def quick_proofs(proposal, seed: int, rlimit: int) -> tuple[list[CheckResult], int]:
-    """Spacer on the unbounded-turn model, each invariant under a small rlimit; only proofs are kept."""
+def quick_proofs(proposal, seed: int, rlimit: int, cache_dir="default",
+                 stats: dict | None = None) -> tuple[list[CheckResult], int]:
+    """Spacer on the unbounded-turn model, each invariant under a small rlimit; only proofs are kept.
+
+    Attempts are cached (checks/proofcache.py): a stored proof is a certificate re-checked before
+    it is reported, a stored `unknown` under the same rlimit on the same encoding is not repeated.
+    `stats` (if given) receives how many proofs came from re-checked certificates and how many
+    attempts were skipped as known-unknown.
+    """
+    from checks.induction import fingerprint, recheck
+    from checks.proofcache import ProofCache, default_dir, key
     model = build_model(proposal.bounds, proposal.interpretation, proposal.defects, unbounded=True)
+    cache = ProofCache(default_dir() if cache_dir == "default" else cache_dir)
     out = []
     system = HornSystem(model)
+    rechecked, skipped = [], []
     for p in model.invariants:
+        k = key(fingerprint(system, p.name), rlimit, seed) if cache.path is not None else None
+        hit = cache.get(k) if k else None
+        t0 = time.perf_counter()
+        if hit and hit.get("verdict") == "proved" and recheck(system, p.name, hit.get("certificate", "")):
+            rechecked.append(p.name)
+            out.append(CheckResult(p.name, "invariant", "proved", "spacer", p.rules, None, None,
+                                   time.perf_counter() - t0,
+                                   "proved for games of any length (Spacer; stored inductive invariant re-checked)"))
+            continue
+        if hit and hit.get("verdict") == "unknown":
+            skipped.append(p.name)
+            continue
         r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system)
+        if k:
+            if r.verdict == "proved" and r.certificate:
+                cache.put(k, {"invariant": p.name, "verdict": "proved", "certificate": r.certificate})
+            elif r.verdict == "unknown" and "resource limit" in (r.reason or ""):  # deterministic, unlike time
+                cache.put(k, {"invariant": p.name, "verdict": "unknown"})
+            else:
+                cache.drop(k)
         if r.verdict == "proved":
             out.append(CheckResult(p.name, "invariant", "proved", "spacer", p.rules, None, None, r.seconds,
                                    "proved for games of any length (Spacer)"))
+    cache.save()
+    if stats is not None:
+        stats.update({"certificates_rechecked": rechecked, "known_unknown_skipped": skipped,
+                      "cache": str(cache.path) if cache.path else None})
     return out, len(model.invariants)

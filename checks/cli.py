@@ -126,9 +126,13 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
 @click.option("--symmetry", is_flag=True,
               help="explore one state per orbit of the model's stronghold symmetry (verified first; refused "
                    "with exit 3 when the bounds tell strongholds apart)")
+@click.option("--proof-cache", default=None, metavar="DIR|off",
+              help="where Spacer attempts are cached (proofs as re-checked certificates); default "
+                   "$RULECHECK_CACHE or ~/.cache/rulecheck")
 @_ci_reports
 @_guard
-def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget, minimise, symmetry=False):
+def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget, minimise, symmetry=False,
+          proof_cache=None):
     """Every check on the selected proposal (default: the embedded engine profile)."""
     from checks.run import coverage, run_explicit
     from model.moritani.build import build_model
@@ -150,12 +154,18 @@ def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3
     if z3_budget:
         from checks.check_z3 import agreement_result, quick_proofs
         results.append(agreement_result(prop, seed))
-        proofs, attempted = quick_proofs(prop, seed, z3_budget)
+        cache_dir = "default" if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
+        cache_stats: dict = {}
+        proofs, attempted = quick_proofs(prop, seed, z3_budget, cache_dir, cache_stats)
         results += proofs
         extra["proofs"] = {"rlimit": z3_budget, "attempted": attempted,
                            "proved": [r.id for r in proofs],
                            "note": "invariants not listed as proved were not proved within check's budget; "
-                                   "run rulecheck prove for the full attempt"}
+                                   "run rulecheck prove for the full attempt"} | cache_stats
+        if cache_stats.get("known_unknown_skipped"):
+            notes.append(f"Spacer not re-run on {len(cache_stats['known_unknown_skipped'])} invariant(s) it could "
+                         f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof cache; "
+                         f"--proof-cache off retries them); their verdicts above are the explicit ones")
     _emit(results, prop, seed, len(ex.states), time.perf_counter() - t0, fmt, out, model, extra, notes)
 
 

@@ -10,6 +10,7 @@ induction), never a counterexample: `classify_cti` looks the pre-state up in the
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ class ProofOutcome:
     k: int | None = None
     cti: InductionFailure | None = None
     rlimit_used: int | None = None
+    certificate: str | None = None  # Spacer's inductive invariant (SMT-LIB) when proved
 
 
 class HornSystem:
@@ -80,10 +82,52 @@ def spacer(model: GameModel, name: str, seed: int = 0, rlimit: int = 0,
         return ProofOutcome("unknown", "spacer", time.perf_counter() - t0, f"Spacer stopped: {e}")
     secs = time.perf_counter() - t0
     if r == z3.unsat:
-        return ProofOutcome("proved", "spacer", secs, "an inductive strengthening exists (Spacer)")
+        out = ProofOutcome("proved", "spacer", secs, "an inductive strengthening exists (Spacer)")
+        out.certificate = certificate(system, fp)
+        return out
     if r == z3.sat:
         return ProofOutcome("violated", "spacer", secs, "Spacer derived a reachable violation; see BMC for the trace")
     return ProofOutcome("unknown", "spacer", secs, f"Spacer: {fp.reason_unknown()}")
+
+
+def fingerprint(system: HornSystem, name: str) -> str:
+    """Text that changes whenever the encoded system, the invariant or Z3 itself changes (cache key)."""
+    if getattr(system, "_fingerprint", None) is None:  # the shared part is hashed once per system
+        text = "\n".join([z3.get_full_version(), system.init.sexpr(), *(x.sexpr() for x in system.step)])
+        system._fingerprint = hashlib.sha256(text.encode()).hexdigest()
+    return system._fingerprint + "\n" + system.enc.invariant(name, 0).sexpr()
+
+
+def certificate(system: HornSystem, fp: z3.Fixedpoint) -> str:
+    """Spacer's inductive invariant over the step-0 symbols, as SMT-LIB text."""
+    cover = z3.substitute_vars(fp.get_cover_delta(-1, system.inv), *system.x0)
+    s = z3.Solver(ctx=system.enc.ctx)
+    s.add(cover)
+    return s.sexpr()
+
+
+def recheck(system: HornSystem, name: str, text: str) -> bool:
+    """True when `text` is an inductive invariant implying `name`: Init => I, I /\\ T => I', I => P.
+
+    Three plain satisfiability checks (milliseconds), so a stored certificate is re-verified on
+    every use instead of being trusted.
+    """
+    ctx = system.enc.ctx
+    try:
+        inv0 = z3.And(list(z3.parse_smt2_string(text, ctx=ctx)))
+    except z3.Z3Exception:
+        return False
+    inv1 = z3.substitute(inv0, *zip(system.x0, system.x1))
+    s = z3.Solver(ctx=ctx)
+    for f in (z3.And(system.init, z3.Not(inv0)), z3.And([inv0] + system.step + [z3.Not(inv1)]),
+              z3.And(inv0, z3.Not(system.enc.invariant(name, 0)))):
+        s.push()
+        s.add(f)
+        r = s.check()
+        s.pop()
+        if r != z3.unsat:
+            return False
+    return True
 
 
 def get_k_hypothesis(enc: Encoder, name: str, k: int) -> z3.BoolRef:

@@ -59,7 +59,7 @@ def _conjuncts(guard: Expr) -> list:
 def _dispatch_source(name: str, items: list, effect_src: dict, schema: Schema, tables: dict) -> str:
     """One function testing every guard of a bucket inline, as a decision tree on shared conjuncts.
 
-    `items` are (action index, [conjunct, ...]) with the dispatch conjunct already removed. The
+    `items` are (action index, [conjunct source, ...]) with the dispatch conjunct already removed. The
     conjunct most actions share is tested once and its actions nested under it (recursively), so a
     state pays for one call and each distinct test once instead of one call per guard.
     Successors come out sorted by action index, exactly as the per-guard loop gave them.
@@ -82,11 +82,10 @@ def _dispatch_source(name: str, items: list, effect_src: dict, schema: Schema, t
             best = max(freq, key=lambda c: freq[c])  # first of the most shared (dicts keep order)
             if freq[best] == 1:
                 for n, conj in items:
-                    test = " and ".join(to_source(c, schema, tables) for c in conj)
-                    lines.append(f"{pad}if {test}:")
+                    lines.append(f"{pad}if {' and '.join(conj)}:")
                     lines.append(f"{pad}    {effect_src[n]}")
                 break
-            lines.append(f"{pad}if {to_source(best, schema, tables)}:")
+            lines.append(f"{pad}if {best}:")
             emit([(n, [c for c in conj if c != best]) for n, conj in items if best in conj], ind + 1)
             items = [it for it in items if best not in it[1]]
 
@@ -157,36 +156,33 @@ class CompiledModel:
                 buckets[v] = sorted(buckets.get(v, []) + unpinned)
         invariants = [(p.name, ns[f"inv{n}"]) for n, p in enumerate(model.invariants)]
         cm = cls(model, guards, effects, buckets, unpinned, dslot, invariants, ns["terminal"])
-        cm.dispatchers = cls._dispatchers(model, buckets, dslot, bool_slots)
+        cm.dispatchers = cls._dispatchers(model, buckets, dslot, bool_slots, effects)
         return cm
 
     @staticmethod
-    def _dispatchers(model: GameModel, buckets: dict, dslot, bool_slots) -> dict:
+    def _dispatchers(model: GameModel, buckets: dict, dslot, bool_slots, effects: list) -> dict:
         """Bucket value -> generated successor function (see `_dispatch_source`)."""
         schema = model.schema
         tables: dict = {}
-        effect_src = {}
-        for n, a in enumerate(model.actions):
-            parts = []
-            for name, idx, value in a.effects:
-                slot = schema.slot(name, tuple(i.value for i in idx))
-                src = to_source(value, schema, tables)
-                parts.append(f"l[{slot}] = " + (f"bool({src})" if slot in bool_slots else src))
-            # NOTE(frame): unwritten slots are copied; every right-hand side reads the pre-state s.
-            effect_src[n] = "; ".join(["l = list(s)"] + parts + [f"out.append(({n}, tuple(l)))"])
+        # Effects stay one generated function per action (e{n}, NOTE(frame) there): they run only for
+        # enabled actions, and inlining them in every bucket that holds the action (faults are in
+        # all of them) made the generated source ten times larger for no measurable gain.
+        effect_src = {n: f"out.append(({n}, e{n}(s)))" for n in range(len(model.actions))}
         keys = sorted(buckets) if dslot is not None else [None]
-        src = []
+        src, conj_src = [], {}
         for k, v in enumerate(keys):
             idxs = buckets[v] if dslot is not None else range(len(model.actions))
             items = []
+            pinned = to_source(Eq(Var(model.dispatch), Const(v)), schema, tables) if dslot is not None else None
             for n in idxs:
-                conj = _conjuncts(model.actions[n].guard)
-                if dslot is not None:
-                    conj = [c for c in conj if c != Eq(Var(model.dispatch), Const(v))]
-                items.append((n, conj))
+                # Conjuncts as source text: equal text is an equal test, and strings hash cheaply.
+                if n not in conj_src:
+                    conj_src[n] = [to_source(c, schema, tables) for c in _conjuncts(model.actions[n].guard)]
+                items.append((n, [c for c in conj_src[n] if c != pinned]))
             src.append(_dispatch_source(f"d{k}", items, effect_src, schema, tables))
         ns: dict = dict(tables)
         ns["_first"] = lambda x: x[0]
+        ns.update({f"e{n}": fn for n, fn in enumerate(effects)})
         exec(compile("\n\n".join(src), f"<dispatch {model.name}>", "exec"), ns)
         return {v: ns[f"d{k}"] for k, v in enumerate(keys)}
 
