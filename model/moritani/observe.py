@@ -10,7 +10,11 @@ Seeded leaks (model/moritani/defects.py, target `hidden-identity`) add what a bu
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from model.evaluate import eval_expr
+from model.expr import Const, Expr, Ite, Var, any_of
 
 SECRET_FIELDS = {"tstatus", "tloc", "pid", "pid_shown", "pending_face", "entry_face", "karama",
                  "trz"}  # Traitor custody (Assassinate Leaders module): public part in `traitor_public`
@@ -27,9 +31,41 @@ def face_params(action) -> list:
     return [p.name for p in action.rule.params if p.domain.name == "Face"]
 
 
+_FAMILY = re.compile(r"^(.*)_(\d+)$")
+
+
+def face_family(model, rule_name: str):
+    """(base, face) when the rule is one of a family written once per face (`offer_alliance_3`).
+
+    The family member names the face only because the rule's legality depends on it; the
+    public sees the base name (Moritani offers an alliance), never which member fired.
+    """
+    m = _FAMILY.match(rule_name)
+    if not m:
+        return None
+    faces = model.info["ctx"].faces
+    names = {r.name for r in model.rules}
+    if int(m.group(2)) in faces and all(f"{m.group(1)}_{k}" in names for k in faces):
+        return m.group(1), int(m.group(2))
+    return None
+
+
+def public_group(model, action) -> str:
+    """The public label without the token: equal groups differ at most in which face is meant."""
+    fam = face_family(model, action.rule.name)
+    name = fam[0] if fam else action.rule.name
+    doms = {p.name: p.domain for p in action.rule.params}
+    args = [f"{k}={doms[k].show(v)}" for k, v in action.args if doms[k].name != "Face"]
+    args += ["token=#" for k, v in action.args if doms[k].name == "Face"]
+    return f"{name}({', '.join(args)})" if args else name
+
+
 def public_label(model, action, pre) -> str:
     """The action as the public sees it: face parameters become the token's public ID."""
-    if not face_params(action):
+    fam = face_family(model, action.rule.name)
+    if fam and not action.args:
+        return fam[0]
+    if not face_params(action) and not fam:
         return action.label
     args = []
     doms = {p.name: p.domain for p in action.rule.params}
@@ -38,7 +74,7 @@ def public_label(model, action, pre) -> str:
             args.append(f"token=#{pre[model.schema.slot('pid', (v,))]}")
         else:
             args.append(f"{k}={doms[k].show(v)}")
-    return f"{action.rule.name}({', '.join(args)})"
+    return f"{fam[0] if fam else action.rule.name}({', '.join(args)})"
 
 
 def actor_of(model, action, pre):
@@ -153,3 +189,111 @@ def swap_faces(model, s: tuple, a: int, b: int) -> tuple:
         out[i] = b if s[i] == a else a if s[i] == b else s[i]
     return tuple(out)
 
+
+
+# -- the observation as model data ---------------------------------------------------------
+# NOTE(observation-as-data): the explicit check evaluates `Observer.observe` (fast: it reuses the
+# enabled actions the search already computed); the Z3 self-composition (checks/leaks_z3.py)
+# translates `observation_spec`. Both are this module's definition; tests/test_leaks_z3.py
+# requires that they induce the same equality on every reachable state of the small bounds
+# under every exchange of hidden faces, each seeded leak included.
+
+@dataclass(frozen=True)
+class Value:
+    """An observation component compared value by value: a tuple of expressions over one state."""
+
+    name: str
+    exprs: tuple
+
+
+@dataclass(frozen=True)
+class Bag:
+    """A multiset component: the keys of the items whose condition holds, order ignored.
+
+    `items` is ((condition, key), ...); every key starts with a constant group id, so only
+    items of one group can ever be equal (the Z3 encoding compares within groups only).
+    """
+
+    name: str
+    items: tuple
+
+
+def _slot_var(model, slot: int) -> Var:
+    name, idx = next(k for k, v in model.schema._slots.items() if v == slot)
+    return Var(name, tuple(Const(i) for i in idx))
+
+
+def hidden_expr(model, k: int) -> Expr:
+    """Face k is secret (in supply or placed)."""
+    c = model.info["ctx"]
+    st = Var("tstatus", (Const(k),))
+    return st.eq(c.Status.index("supply")) | st.eq(c.Status.index("placed"))
+
+
+def observation_spec(model, faction: int) -> tuple:
+    """What rival `faction` observes, as expressions over one state (components of `Observer`)."""
+    c = model.info["ctx"]
+    placed = c.Status.index("placed")
+    sentinel = len(c.Status.labels)  # "still hidden" in the revealed-tokens component
+    tok = lambda f, k: Var(f, (Const(k),))  # noqa: E731
+    spec = [
+        Value("public board", tuple(_slot_var(model, i) for i in public_slots(model))),
+        Bag("Terror tokens on the map",
+            tuple((tok("tstatus", k).eq(placed), (Const(0), tok("pid", k), tok("tloc", k))) for k in c.faces)),
+        Value("revealed tokens", tuple(Ite(hidden_expr(model, k), Const(sentinel), tok("tstatus", k))
+                                       for k in c.faces)),
+        Value("own Karama card", (Var("karama", (Const(faction),)),)),
+    ]
+    groups = sorted({public_group(model, a) for a in model.actions})
+    gid = {g: i for i, g in enumerate(groups)}
+    prompt = []
+    for a in model.actions:
+        if a.actor is None or (isinstance(a.actor, Const) and a.actor.value != faction):
+            continue
+        cond = a.guard if isinstance(a.actor, Const) else (a.guard & a.actor.eq(faction))
+        key = (Const(gid[public_group(model, a)]),) + tuple(Var("pid", (Const(v),)) for k, v in a.args
+                                                            if k in face_params(a))
+        prompt.append((cond, key))
+    spec.append(Bag("prompt (legal choices)", tuple(prompt)))
+    leaks = model.info["defects"]
+    stage = Var("stage")
+    if "face-printed" in leaks:
+        spec.append(Value("engine leak", tuple(Ite(tok("tstatus", k).eq(placed), tok("pid", k), Const(0))
+                                               for k in c.faces)))
+    if "terror-options-public" in leaks:
+        names = sorted({a.rule.name for a in model.actions if a.rule.name.startswith("reveal")})
+        spec.append(Bag("engine leak", tuple((stage.eq(c.st("terror")) & a.guard, (Const(names.index(a.rule.name)),))
+                                             for a in model.actions if a.rule.name in names)))
+    if "offer-availability-public" in leaks:
+        spec.append(Value("engine leak", (stage.eq(c.st("terror")) & any_of(
+            a.guard for a in model.actions if a.rule.name.startswith("offer_alliance")),)))
+    if "placement-declaration-public" in leaks:
+        spec.append(Value("engine leak", (Ite(stage.eq(c.st("placement_karama")), Var("pending_face"),
+                                               Const(len(c.faces))),)))
+    return tuple(spec)
+
+
+def observe_spec(model, spec: tuple, s: tuple) -> tuple:
+    """The reference evaluation of `observation_spec` on one state."""
+    sch = model.schema
+    out = []
+    for comp in spec:
+        if isinstance(comp, Value):
+            out.append(tuple(eval_expr(e, s, sch) for e in comp.exprs))
+        else:
+            out.append(tuple(sorted(tuple(eval_expr(x, s, sch) for x in key)
+                                    for cond, key in comp.items if eval_expr(cond, s, sch))))
+    return tuple(out)
+
+
+def exchange_slots(model, a: int, b: int) -> tuple:
+    """The exchange of hidden faces a and b as data: (slot permutation, face-valued slots).
+
+    σ(s)[i] = s[perm[i]], and a face-valued slot's value v becomes σ(v).
+    """
+    sch = model.schema
+    perm = list(range(len(sch)))
+    for name in ("tstatus", "tloc", "pid", "pid_shown"):
+        i, j = sch.slot(name, (a,)), sch.slot(name, (b,))
+        perm[i], perm[j] = j, i
+    return tuple(perm), (sch.slot("entry_face"), sch.slot("pending_face"))
