@@ -372,11 +372,16 @@ def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, on
 @main.command()
 @_common
 @click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)")
+@click.option("--engine", "leak_engine", type=click.Choice(["explicit", "z3", "both"]), default="both",
+              show_default=True, help="explicit state pairs, Z3 self-composition (BMC + relational induction), or both")
+@click.option("--z3-depth", type=int, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
 @_ci_reports
 @_guard
-def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, observers):
+def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, observers, leak_engine="both",
+          z3_depth=6):
     """Noninterference: no rival can tell which hidden face lies where before it is revealed."""
     from checks.leaks import check_leaks, side_by_side
+    from checks.leaks_z3 import check_leaks_z3
     from model.moritani.build import build_model
     prop = resolve(proposal)
     model = build_model(prop.bounds, prop.interpretation, prop.defects)
@@ -385,25 +390,30 @@ def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, ob
         if o not in valid:
             raise click.UsageError(f"unknown observer '{o}'; valid: {', '.join(valid)}")
     t0 = time.perf_counter()
-    results, stats = check_leaks(prop, _config(max_states, max_depth, timeout, seed, progress),
-                                 list(observers) or None)
+    results, stats = [], {"states": None}
+    if leak_engine in ("explicit", "both"):
+        results, stats = check_leaks(prop, _config(max_states, max_depth, timeout, seed, progress),
+                                     list(observers) or None)
+    extra = {"product": stats}
+    if leak_engine in ("z3", "both"):
+        z3_results, extra["z3"] = check_leaks_z3(prop, z3_depth, seed, list(observers) or None, timeout=timeout)
+        results += z3_results
     notes = []
     for r in results:
         leak = r.extra.pop("leak", None)
         if leak is not None:
             notes.append(side_by_side(leak, model))
             if out:
-                _save_leak_pair(leak, model, prop, Path(out))
-                who = leak.observer.replace(" ", "-")
+                _save_leak_pair(leak, model, prop, Path(out), "-z3" if r.engine == "z3" else "")
+                who = leak.observer.replace(" ", "-") + ("-z3" if r.engine == "z3" else "")
                 r.trace_path = str(Path(out) / "leaks" / f"hidden-identity-{who}-A.scenario.yaml")
     if fmt == "text":
         for n in notes:
             click.echo(n + "\n")
-    _emit(results, prop, seed, stats["states"], time.perf_counter() - t0, fmt, None, model,
-          {"product": stats})
+    _emit(results, prop, seed, stats["states"], time.perf_counter() - t0, fmt, None, model, extra)
 
 
-def _save_leak_pair(leak, model, prop, out: Path) -> None:
+def _save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> None:
     """Both games of a leak as scenario files that `rulecheck replay` accepts."""
     from checks.scenario import trace_to_scenario, write_scenario
     for side, trace, m in (("A", leak.game_a, model), ("B", leak.game_b, leak.model_b)):
@@ -411,7 +421,7 @@ def _save_leak_pair(leak, model, prop, out: Path) -> None:
                                 {"reachable": True}, ("H3", "H6"))
         if side == "B":
             doc["setup"]["initial_pids"] = [m.get(m.init[0], "pid", k) for k in m.info["ctx"].faces]
-        who = leak.observer.replace(" ", "-")
+        who = leak.observer.replace(" ", "-") + tag
         write_scenario(out / "leaks" / f"hidden-identity-{who}-{side}.scenario.yaml", doc)
 
 
