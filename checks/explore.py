@@ -99,6 +99,35 @@ class Exploration:
         return g
 
 
+def _pack(s: tuple):
+    """bytes(s), or the tuple itself when a value leaves 0..255 (an out-of-domain state, kept as found)."""
+    try:
+        return bytes(s)
+    except ValueError:
+        return s
+
+
+class PackedStates:
+    """The explored states as the model's tuples, decoded on access from the packed visited table."""
+
+    def __init__(self, raw: list, decode):
+        self.raw, self.decode = raw, decode
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._one(b) for b in self.raw[i]]
+        return self._one(self.raw[i])
+
+    def _one(self, b):
+        return self.decode(b) if isinstance(b, bytes) else b
+
+    def __iter__(self):
+        return (self._one(b) for b in self.raw)
+
+
 class Explorer:
     """Breadth-first search over a compiled model.
 
@@ -118,6 +147,7 @@ class Explorer:
             self.reduction = verify(model)  # refuses (ModelError) unless the symmetry is an automorphism
         self._witness_checks = self._compile_witnesses()
         self._domain = self._compile_domain()
+        self.packable, self._decode = self._compile_packing()
 
     def _compile_witnesses(self) -> dict:
         """action index -> [(witness name, predicate on the pre-state)]."""
@@ -137,6 +167,20 @@ class Explorer:
         for i, (n, wname) in enumerate(names):
             out.setdefault(n, []).append((wname, ns[f"w{i}"]))
         return out
+
+    def _compile_packing(self):
+        """(every slot fits a byte, decoder from the packed form back to the model's tuple)."""
+        parts, fits = [], True
+        for i, f in enumerate(self.model.schema.slot_fields):
+            vals = f.domain.values
+            if vals[0] is False:
+                parts.append(f"b[{i}] != 0")
+            else:
+                fits = fits and 0 <= vals[0] and vals[-1] <= 255
+                parts.append(f"b[{i}]")
+        ns: dict = {}
+        exec(f"def decode(b): return ({', '.join(parts)},)", ns)
+        return fits, ns["decode"]
 
     def _compile_domain(self):
         checks = []
@@ -199,8 +243,16 @@ class Explorer:
         t0 = time.perf_counter()
         states, parent, via, depth = [], [], [], []
         index: dict = {}
-        ex = Exploration(model, states, parent, via, depth, True, None, 0.0,
-                         edges=[] if cfg.keep_edges else None, reduction=self.reduction)
+        # NOTE(packed): when every slot fits a byte, the visited table holds each state as `bytes`
+        # (33 B + one byte per slot) instead of a tuple of references (56 B + 8 B per slot); a state
+        # is unpacked to a tuple only when it is expanded. Bools travel as 0/1 inside the search (the
+        # generated code treats them alike); `Exploration.states` decodes them back for every reader.
+        packed = self.packable and cfg.packed
+        pack = _pack if packed else tuple
+        unpack = tuple
+        ex = Exploration(model, PackedStates(states, self._decode) if packed else states, parent, via, depth,
+                         True, None, 0.0, edges=[] if cfg.keep_edges else None, reduction=self.reduction)
+        via_of = [(a,) for a in range(len(model.actions))]  # one shared chain tuple per action
         canon = self.reduction.canon if self.reduction is not None else None
         invariants = cm.invariants
         terminal = cm.terminal
@@ -228,10 +280,11 @@ class Explorer:
                 return None
             return [name for name, fn in invariants if not fn(s)]
 
-        def admit(s, par, chain, d, problems):
+        def admit(s, par, chain, d, problems, key=None):
             idx = len(states)
-            index[s] = idx
-            states.append(s)
+            key = pack(s) if key is None else key
+            index[key] = idx
+            states.append(key)
             parent.append(par)
             via.append(chain)
             depth.append(d)
@@ -256,7 +309,7 @@ class Explorer:
         for s in model.init:
             if canon is not None:
                 s = canon(s)
-            if s not in index:
+            if pack(s) not in index:
                 idx, good = admit(s, None, (), 0, bad(s))
                 if good:
                     frontier.append(idx)
@@ -268,7 +321,7 @@ class Explorer:
                 break
             nxt = []
             for i in frontier:
-                s = states[i]
+                s = unpack(states[i])
                 succ = cm.successors(s)
                 # A state where only faults (reload, retry) are enabled is still stuck: no player
                 # or system step can move the game on.
@@ -296,10 +349,11 @@ class Explorer:
                         raw = s2
                         if canon is not None:
                             s2 = canon(raw)
-                        j = index.get(s2)
+                        key = pack(s2)
+                        j = index.get(key)
                         if j is None:
                             # NOTE(incremental): s is good, so only what a wrote can go wrong.
-                            j, good = admit(s2, i, (a,), d + 1, [] if ok_after[a](raw) else bad(raw))
+                            j, good = admit(s2, i, via_of[a], d + 1, [] if ok_after[a](raw) else bad(raw), key)
                             if good:
                                 nxt.append(j)
                         if edges is not None:
@@ -309,7 +363,7 @@ class Explorer:
                     note(i, (), a, s)
                     chain = (a,)
                     problems = bad(s2)
-                    while foldable is not None and problems == [] and s2 not in index:
+                    while foldable is not None and problems == [] and pack(s2) not in index:
                         nxt_succ = [(b, t) for b, t in cm.successors(s2) if t != s2]
                         if len(nxt_succ) != 1 or not foldable[nxt_succ[0][0]]:
                             break
@@ -324,7 +378,7 @@ class Explorer:
                         problems = bad(s2)
                     if canon is not None:
                         s2 = canon(s2)
-                    j = index.get(s2)
+                    j = index.get(pack(s2))
                     if j is None:
                         j, good = admit(s2, i, chain, d + 1, problems)
                         if good:
