@@ -16,7 +16,8 @@ transposition and an n-cycle generate every permutation of the points):
 Any failure raises ModelError naming the first rule or property that breaks (exit 3). The leak
 check's observations are not covered: `hidden-identity` never runs on a reduced graph.
 
-Search (`Reduction.canon`): a state is replaced by the least tuple of its orbit, so the explorer
+Search (`Reduction.canon`): a state is replaced by one fixed member of its orbit (points sorted by
+their signature, `_sorting_canoniser`; else the least tuple over the group), so the explorer
 stores one representative per orbit. A trace through representatives is mapped back to a
 concrete game (`Reduction.concretise`): at each step, the group element g with g(rep) = the
 concrete state renames the stored action; the result is replayed like every other trace.
@@ -98,6 +99,54 @@ def _canoniser(maps):
     return canon
 
 
+def _sorting_canoniser(decl, schema, elements, maps):
+    """Canonical form by sorting the points by their signature, or None where that is not exact.
+
+    The signature of point p in s: the slots indexed by p (in a fixed order) and, for every slot
+    whose value is drawn from the permuted domains, whether it holds p. A permutation π moves the
+    signature of p to πp unchanged, so sorting the points by signature and renaming them by rank
+    gives the same state for every member of an orbit; two points with equal signatures can be
+    exchanged without changing the state, so ties do not matter. This needs each slot to depend on
+    at most one point through its index and none through both index and value; otherwise the
+    caller falls back to the least tuple over the whole group. Cost: one signature per point and a
+    sort instead of n! permuted tuples per state.
+    """
+    pts = decl.points
+    index_slots = {p: [] for p in pts}
+    value_slots = []
+    for (fname, idx), i in sorted(schema._slots.items(), key=lambda kv: kv[1]):
+        f = schema.by_name[fname]
+        moved = [v for d, v in zip(f.dims, idx) if d.name in decl.domains]
+        holds_point = f.domain.name in decl.domains
+        if len(moved) > 1 or (moved and holds_point):
+            return None
+        if moved and moved[0] in index_slots:
+            index_slots[moved[0]].append((tuple(v for d, v in zip(f.dims, idx) if d.name not in decl.domains),
+                                          fname, i))
+        if holds_point:
+            value_slots.append(i)
+    for p in pts:
+        index_slots[p].sort()
+    sigs = []
+    for p in pts:
+        parts = [f"s[{i}]" for _, _, i in index_slots[p]] + [f"s[{i}] == {p}" for i in value_slots]
+        sigs.append("(" + ", ".join(parts) + ",)")
+    by_perm = {tuple(e): fn for e, fn in zip(elements, maps)}
+    n = len(pts)
+    src = [
+        "def canon(s):",
+        f"    sig = ({', '.join(sigs)},)",
+        f"    order = sorted(range({n}), key=sig.__getitem__)",
+        "    rank = [0] * %d" % n,
+        "    for r, i in enumerate(order):",
+        "        rank[i] = r",
+        "    return BY_PERM[tuple(PTS[r] for r in rank)](s)",
+    ]
+    ns = {"BY_PERM": by_perm, "PTS": pts}
+    exec(compile("\n".join(src), "<symmetry canon>", "exec"), ns)
+    return ns["canon"]
+
+
 def verify(model: GameModel, rlimit: int = 50_000_000) -> Reduction:
     """The model's declared symmetry, verified and compiled; ModelError (refusal) otherwise."""
     decl = model.info.get("symmetry")
@@ -121,8 +170,8 @@ def verify(model: GameModel, rlimit: int = 50_000_000) -> Reduction:
     desc = (f"symmetry over {len(decl.points)} {decl.name} ({', '.join(decl.labels)}): "
             f"{len(elements)} permutations, verified (initial state, {len(model.actions)} actions, "
             f"{len(model.invariants)} invariants, {len(model.witnesses)} witnesses)")
-    return Reduction(model, decl.name, elements, maps, action_maps, _canoniser(maps),
-                     time.perf_counter() - t0, desc)
+    canon = _sorting_canoniser(decl, schema, elements, maps) or _canoniser(maps)
+    return Reduction(model, decl.name, elements, maps, action_maps, canon, time.perf_counter() - t0, desc)
 
 
 def _diff(schema, a, b) -> str:
