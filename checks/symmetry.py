@@ -162,8 +162,7 @@ def verify(model: GameModel, rlimit: int = 50_000_000) -> Reduction:
             if fn(s) not in model.init:
                 raise ModelError(f"symmetry '{decl.name}' refused: exchanging {decl.describe(perm)} changes the "
                                  f"initial state ({_diff(schema, s, fn(s))}); not interchangeable here")
-    for perm, amap in zip(gens, gen_actions):
-        _z3_check(model, decl, perm, amap, rlimit)
+    _z3_check(model, decl, gens, gen_actions, rlimit)
     elements = decl.elements()
     maps = _compile_maps(decl, schema, elements)
     action_maps = [decl.action_map(model, p) for p in elements]
@@ -178,84 +177,85 @@ def _diff(schema, a, b) -> str:
     return ", ".join(f"{n}: {x} vs {y}" for n, x, y in schema.diff(a, b)[:3])
 
 
-def _z3_check(model, decl, perm, amap, rlimit) -> None:
-    """Rules, invariants, terminal and witnesses commute with one generator (Z3, all domain states)."""
+def _z3_check(model, decl, gens, amaps, rlimit) -> None:
+    """Rules, invariants, terminal and witnesses commute with every generator (Z3, all domain states).
+
+    One encoding and one solver (domains asserted once); per generator one query for the rules and
+    one for all properties together, whose model names the first property that differs.
+    """
     import z3
 
     from checks.encode import Encoder
+    from model.evaluate import enabled
     from model.expr import substitute
     enc = Encoder(model)
-    ctx = enc.ctx
-    sources = decl.slot_sources(model.schema, perm)
-
-    def permuted(k):
-        out = []
-        for i, vm in sources:
-            x = enc.var(i, k)
-            for p, q in sorted((vm or {}).items()):
-                if p != q:
-                    x = z3.If(enc.var(i, k) == enc.num(p), enc.num(q), x)
-            out.append(x)
-        return out
-
-    sub0 = list(zip(enc.state(0), permuted(0)))
-    sub1 = list(zip(enc.state(1), permuted(1)))
-    act = enc.act(0)
-    act_image = enc.num(amap[-1])
-    for n in range(len(amap) - 2, -1, -1):
-        act_image = z3.If(act == enc.num(n), enc.num(amap[n]), act_image)
-    solver = z3.Solver(ctx=ctx)
+    solver = z3.Solver(ctx=enc.ctx)  # measured: the default beats QF_LIA and 12-bit vectors here
     solver.set("rlimit", rlimit)
-    what = f"exchanging {decl.describe(perm)}"
-
-    def refuse_if_sat(formula, subject):
-        solver.push()
-        solver.add(enc.domain(0), formula)
-        r = solver.check()
-        m = solver.model() if r == z3.sat else None
-        solver.pop()
-        if r == z3.unsat:
-            return
-        if r == z3.unknown:
-            raise ModelError(f"symmetry '{decl.name}' refused: Z3 could not decide whether {subject} "
-                             f"commutes with {what} ({solver.reason_unknown()}); nothing is reduced")
-        raise ModelError(f"symmetry '{decl.name}' refused: {subject} does not commute with {what}"
-                         + (subject_detail(m) if subject == "a rule" else ""))
-
-    def subject_detail(m):
-        i = m.eval(act, model_completion=True).as_long()
-        pre = enc.read_state(m, 0)
-        where = ""
-        if model.dispatch:
-            slot = model.schema.slot(model.dispatch)
-            where = f" at {model.dispatch} {model.schema.show(slot, pre[slot])}"
-        a, b = model.actions[i], model.actions[amap[i]]
-        # Name the slots that differ, through the reference semantics (guard first, then effects).
-        from model.evaluate import enabled
-        pre2 = decl.apply_state(model.schema, perm, pre)
-        if enabled(a, pre, model.schema) != enabled(b, pre2, model.schema):
-            how = "one is enabled and the other not"
-        else:
-            post = decl.apply_state(model.schema, perm, apply(a, pre, model.schema))
-            how = "they write " + _diff(model.schema, post, apply(b, pre2, model.schema))
-        return f": '{a.label}' and its image '{b.label}' differ{where} ({how})"
-
+    solver.add(enc.domain(0))
+    act = enc.act(0)
     trans = enc.trans(0)
-    refuse_if_sat(z3.And(trans, z3.Not(z3.substitute(trans, *(sub0 + sub1 + [(act, act_image)])))), "a rule")
-    for p in model.invariants:
-        e = enc.as_bool(enc.translate(p.predicate, 0))
-        refuse_if_sat(e != z3.substitute(e, *sub0), f"invariant '{p.name}'")
-    e = enc.as_bool(enc.translate(model.terminal, 0))
-    refuse_if_sat(e != z3.substitute(e, *sub0), "the terminal predicate")
+    props = [(f"invariant '{p.name}'", enc.as_bool(enc.translate(p.predicate, 0))) for p in model.invariants]
+    props.append(("the terminal predicate", enc.as_bool(enc.translate(model.terminal, 0))))
+    whens = {}  # (witness, action index) -> its `when` on the step-0 symbols
     for w in model.witnesses:
-        if w.when is None:
-            continue
-        diffs = []
-        for n, a in enumerate(model.actions):
-            if a.rule.name in w.fires:
-                mine = enc.as_bool(enc.translate(substitute(w.when, dict(a.args)), 0))
-                b = model.actions[amap[n]]
-                image = enc.as_bool(enc.translate(substitute(w.when, dict(b.args)), 0))
-                diffs.append(mine != z3.substitute(image, *sub0))
-        if diffs:
-            refuse_if_sat(z3.Or(diffs), f"witness '{w.name}'")
+        if w.when is not None:
+            for n, a in enumerate(model.actions):
+                if a.rule.name in w.fires:
+                    whens[(w.name, n)] = enc.as_bool(enc.translate(substitute(w.when, dict(a.args)), 0))
+
+    for perm, amap in zip(gens, amaps):
+        sources = decl.slot_sources(model.schema, perm)
+
+        def permuted(k):
+            out = []
+            for i, vm in sources:
+                x = enc.var(i, k)
+                for p, q in sorted((vm or {}).items()):
+                    if p != q:
+                        x = z3.If(enc.var(i, k) == enc.num(p), enc.num(q), x)
+                out.append(x)
+            return out
+
+        sub0 = list(zip(enc.state(0), permuted(0)))
+        sub1 = list(zip(enc.state(1), permuted(1)))
+        act_image = enc.num(amap[-1])
+        for n in range(len(amap) - 2, -1, -1):
+            act_image = z3.If(act == enc.num(n), enc.num(amap[n]), act_image)
+        what = f"exchanging {decl.describe(perm)}"
+
+        def query(formula, subject):
+            solver.push()
+            solver.add(formula)
+            r = solver.check()
+            m = solver.model() if r == z3.sat else None
+            solver.pop()
+            if r == z3.unknown:
+                raise ModelError(f"symmetry '{decl.name}' refused: Z3 could not decide whether {subject} "
+                                 f"commute(s) with {what} ({solver.reason_unknown()}); nothing is reduced")
+            return m
+
+        m = query(z3.And(trans, z3.Not(z3.substitute(trans, *(sub0 + sub1 + [(act, act_image)])))), "the rules")
+        if m is not None:
+            i = m.eval(act, model_completion=True).as_long()
+            pre = enc.read_state(m, 0)
+            where = ""
+            if model.dispatch:
+                slot = model.schema.slot(model.dispatch)
+                where = f" at {model.dispatch} {model.schema.show(slot, pre[slot])}"
+            a, b = model.actions[i], model.actions[amap[i]]
+            # Name the slots that differ, through the reference semantics (guard first, then effects).
+            pre2 = decl.apply_state(model.schema, perm, pre)
+            if enabled(a, pre, model.schema) != enabled(b, pre2, model.schema):
+                how = "one is enabled and the other not"
+            else:
+                post = decl.apply_state(model.schema, perm, apply(a, pre, model.schema))
+                how = "they write " + _diff(model.schema, post, apply(b, pre2, model.schema))
+            raise ModelError(f"symmetry '{decl.name}' refused: a rule does not commute with {what}: "
+                             f"'{a.label}' and its image '{b.label}' differ{where} ({how})")
+        diffs = [(subject, e != z3.substitute(e, *sub0)) for subject, e in props]
+        diffs += [(f"witness '{w}'", e != z3.substitute(whens[(w, amap[n])], *sub0))
+                  for (w, n), e in whens.items()]
+        m = query(z3.Or([d for _, d in diffs]), "the invariants, terminal predicate and witnesses")
+        if m is not None:
+            subject = next(s for s, d in diffs if z3.is_true(m.eval(d, model_completion=True)))
+            raise ModelError(f"symmetry '{decl.name}' refused: {subject} does not commute with {what}")
