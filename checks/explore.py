@@ -254,6 +254,7 @@ class Explorer:
                          True, None, 0.0, edges=[] if cfg.keep_edges else None, reduction=self.reduction)
         via_of = [(a,) for a in range(len(model.actions))]  # one shared chain tuple per action
         canon = self.reduction.canon if self.reduction is not None else None
+        recanon = self.reduction.needs_canon() if self.reduction is not None else None
         invariants = cm.invariants
         terminal = cm.terminal
         domain_ok = self._domain
@@ -347,7 +348,7 @@ class Explorer:
                                 if wname not in found_w and fn(s):
                                     found_w[wname] = (i, (), a)
                         raw = s2
-                        if canon is not None:
+                        if canon is not None and recanon[a]:
                             s2 = canon(raw)
                         key = pack(s2)
                         j = index.get(key)

@@ -42,9 +42,18 @@ class Reduction:
     elements: list       # permutations of the points, identity first
     state_maps: list     # one function per element: state -> permuted state
     action_maps: list    # one list per element: action index -> permuted action index
-    canon: object        # state -> least state of its orbit
+    canon: object        # state -> the representative of its orbit
     verify_seconds: float
     description: str
+
+    def needs_canon(self) -> list:
+        """Per action: False when its successor of a representative is a representative already."""
+        reads = getattr(self.canon, "reads", None)
+        schema = self.model.schema
+        if reads is None:
+            return [True] * len(self.model.actions)
+        return [any(schema.slot(n, tuple(i.value for i in idx)) in reads for n, idx, _ in a.effects)
+                for a in self.model.actions]
 
     def concretise(self, init: tuple, steps: list) -> Trace:
         """A concrete trace from a path through representatives: [(action index, next rep)]."""
@@ -144,7 +153,11 @@ def _sorting_canoniser(decl, schema, elements, maps):
     ]
     ns = {"BY_PERM": by_perm, "PTS": pts}
     exec(compile("\n".join(src), "<symmetry canon>", "exec"), ns)
-    return ns["canon"]
+    canon = ns["canon"]
+    # The signatures read only these slots: a step from a representative that writes none of them
+    # leaves every signature, hence the (stable) sort, as it was: the successor is its own canon.
+    canon.reads = frozenset(i for p in pts for _, _, i in index_slots[p]) | frozenset(value_slots)
+    return canon
 
 
 def verify(model: GameModel, rlimit: int = 50_000_000) -> Reduction:
