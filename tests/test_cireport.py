@@ -136,7 +136,9 @@ TINY = "name: tiny\nbounds:\n  turns: 1\n  strongholds: [Arrakeen]\n  ambassador
 
 
 @pytest.mark.parametrize("args, tests, skipped", [
-    (("leaks",), 3, 0),                    # hidden-identity per rival observer
+    (("leaks", "--engine", "explicit"), 3, 0),  # hidden-identity per rival observer
+    # the Z3 self-composition to a small depth is `bounded`: skipped, never a pass
+    (("leaks", "--engine", "z3", "--z3-depth", "2"), 3, 3),
     (("ambiguities",), 2, 0),
     # BMC to a small depth is `bounded`: skipped, never a pass
     (("prove", "--engine", "bmc", "--depth", "2", "--check", "token-conservation"), 1, 1),

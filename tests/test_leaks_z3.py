@@ -34,29 +34,36 @@ def test_catalogue_pins_every_face_leak():
 
 
 @pytest.mark.parametrize("defect", LEAKS)
+def test_seeded_leak_explicit_pair_length(defect):
+    explicit, _ = check_leaks(prop((defect,)), CheckConfig(fold=False))
+    assert min(r.depth for r in explicit if r.verdict == "violated") == SMALL_DEPTH[defect]
+
+
+# The two 8-step leaks take 20-30 s each on Z3 (2 shared cores): run them with -m slow.
+SLOW = {"terror-options-public", "offer-availability-public"}
+
+
+@pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d in SLOW else d for d in LEAKS])
 def test_seeded_leak_caught_by_z3_at_the_explicit_pair_length(defect):
     p = prop((defect,))
-    explicit, _ = check_leaks(p, CheckConfig(fold=False))
-    depth_x = min(r.depth for r in explicit if r.verdict == "violated")
     results, _ = leak_bmc(p, SMALL_DEPTH[defect])
     hit = [r for r in results if r.verdict == "violated"]
     assert hit, [r.detail for r in results]
-    depth_z = min(r.depth for r in hit)
-    assert depth_z == depth_x == SMALL_DEPTH[defect]
+    assert min(r.depth for r in hit) == SMALL_DEPTH[defect]  # the explicit length, pinned above
     leak = hit[0].extra["leak"]
     m = build_model(p.bounds, p.interpretation, p.defects)
     assert leak.game_a.replay(m) == [] and leak.game_b.replay(leak.model_b) == []
-    assert leak.game_a.labels != leak.game_b.labels or leak.faces  # two games, one exchange
+    assert leak.faces[0] != leak.faces[1] and leak.seen_a != leak.seen_b
 
 
 def test_correct_engine_is_bounded_then_proved():
-    results, stats = check_leaks_z3(prop(), depth=3)
+    results, stats = check_leaks_z3(prop(), depth=2)
     assert {r.extra["observer"] for r in results} == {"Atreides", "Bene Gesserit", "Ecaz"}
     for r in results:
         assert r.verdict in ("proved", "bounded"), r.detail
         assert r.engine == "z3"
         if r.verdict == "bounded":
-            assert r.depth == 3 and "no unbounded proof" in r.detail
+            assert r.depth == 2 and "no unbounded proof" in r.detail
 
 
 def test_proof_never_claims_a_leaky_model():
@@ -75,11 +82,11 @@ def test_observation_spec_and_observer_agree():
     for defects in [()] + [(d,) for d in LEAKS]:
         p = prop(defects)
         m = build_model(p.bounds, p.interpretation, p.defects)
-        ex = Explorer(m, CheckConfig(max_states=1_500)).run()
+        ex = Explorer(m, CheckConfig(max_states=1_000)).run()
         from model.evaluate import successors
         for f in m.info["ctx"].rivals:
             w, spec = Observer(m, f), observation_spec(m, f)
-            for s in ex.states[::25]:
+            for s in ex.states[::40]:
                 for a, b in itertools.combinations(hidden_faces(m, s), 2):
                     s2 = swap_faces(m, s, a, b)
                     fast = w.observe(s, [x for x, _ in successors(m, s)]) == \
