@@ -1,8 +1,8 @@
 """Explicit-state breadth-first exploration.
 
-The visited table maps each state tuple to its index; parallel lists hold the
-parent index, the action index and the depth, so every counterexample is a
-shortest path by construction. The networkx graph is built from these arrays
+The visited table holds every state (packed as bytes, NOTE(packed)); parallel
+arrays hold the parent index, the action index and the depth (NOTE(compact)),
+so every counterexample is a shortest path by construction. The networkx graph is built from these arrays
 only when asked (`to_graph`), since building it during the search costs five
 times the time and memory (docs/performance.md).
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
+from array import array
 from dataclasses import dataclass, field
 
 from checks.config import CheckConfig
@@ -47,6 +48,11 @@ class Exploration:
     folded: int = 0                                    # intermediate states skipped by chain folding
     reduction: object = None                           # checks.symmetry.Reduction when states are orbits
 
+    def chain(self, node: int) -> tuple:
+        """The actions of the edge into `node` (one, unless chain folding merged several)."""
+        v = self.via[node]
+        return (v,) if isinstance(v, int) else v
+
     @property
     def max_depth(self) -> int:
         return max(self.depth) if self.depth else 0
@@ -54,17 +60,17 @@ class Exploration:
     def trace_to(self, idx: int) -> Trace:
         """Shortest path from an initial state; folded chains are expanded step by step."""
         chain = []
-        while self.parent[idx] is not None:
+        while self.parent[idx] is not None and self.parent[idx] >= 0:  # roots: None, or -1 when compact
             chain.append(idx)
             idx = self.parent[idx]
         if self.reduction is not None:
             # The stored states are orbit representatives: rename each action into the concrete game.
-            return self.reduction.concretise(self.states[idx], [(self.via[n][0], self.states[n])
+            return self.reduction.concretise(self.states[idx], [(self.chain(n)[0], self.states[n])
                                                                 for n in reversed(chain)])
         acts, schema = self.model.actions, self.model.schema
         steps, s = [], self.states[idx]
         for node in reversed(chain):
-            for a in self.via[node]:
+            for a in self.chain(node):
                 s = apply(acts[a], s, schema)
                 steps.append(Step(acts[a].label, s))
         return Trace(self.states[idx], tuple(steps))
@@ -241,8 +247,16 @@ class Explorer:
         """Explore breadth-first. `stop_when(exploration)` may end the search early (selftest)."""
         cfg, model, cm = self.config, self.model, self.cm
         t0 = time.perf_counter()
-        states, parent, via, depth = [], [], [], []
-        index: dict = {}
+        # NOTE(compact): without an edge list or folding nothing needs a visited state's index, so
+        # the visited table is a set (no index int object per state) and the parent index, the
+        # action index and the depth go to typed arrays (4 + 2 + 2 bytes instead of three pointers).
+        compact = not cfg.keep_edges and not cfg.fold
+        if compact:
+            states, parent, via, depth = [], array("i"), array("H"), array("H")
+            index = set()
+        else:
+            states, parent, via, depth = [], [], [], []
+            index = {}
         # NOTE(packed): when every slot fits a byte, the visited table holds each state as `bytes`
         # (33 B + one byte per slot) instead of a tuple of references (56 B + 8 B per slot); a state
         # is unpacked to a tuple only when it is expanded. Bools travel as 0/1 inside the search (the
@@ -284,10 +298,15 @@ class Explorer:
         def admit(s, par, chain, d, problems, key=None):
             idx = len(states)
             key = pack(s) if key is None else key
-            index[key] = idx
             states.append(key)
-            parent.append(par)
-            via.append(chain)
+            if compact:
+                index.add(key)
+                parent.append(-1 if par is None else par)
+                via.append(chain[0] if chain else 0)
+            else:
+                index[key] = idx
+                parent.append(par)
+                via.append(chain)
             depth.append(d)
             if problems is None:
                 ex.out_of_domain.append((idx, model.schema.check(s)))
@@ -351,14 +370,13 @@ class Explorer:
                         if canon is not None and recanon[a]:
                             s2 = canon(raw)
                         key = pack(s2)
-                        j = index.get(key)
-                        if j is None:
+                        if key not in index:
                             # NOTE(incremental): s is good, so only what a wrote can go wrong.
                             j, good = admit(s2, i, via_of[a], d + 1, [] if ok_after[a](raw) else bad(raw), key)
                             if good:
                                 nxt.append(j)
                         if edges is not None:
-                            edges.append((i, (a,), j))
+                            edges.append((i, (a,), index[key]))
                     succ = ()
                 for a, s2 in succ:
                     note(i, (), a, s)
