@@ -375,10 +375,12 @@ def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, on
 @click.option("--engine", "leak_engine", type=click.Choice(["explicit", "z3", "both"]), default="both",
               show_default=True, help="explicit state pairs, Z3 self-composition (BMC + relational induction), or both")
 @click.option("--z3-depth", type=int, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
+@click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
+              help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)")
 @_ci_reports
 @_guard
 def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, observers, leak_engine="both",
-          z3_depth=6):
+          z3_depth=6, z3_proof=True):
     """Noninterference: no rival can tell which hidden face lies where before it is revealed."""
     from checks.leaks import check_leaks, side_by_side
     from checks.leaks_z3 import check_leaks_z3
@@ -396,7 +398,8 @@ def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, ob
                                      list(observers) or None)
     extra = {"product": stats}
     if leak_engine in ("z3", "both"):
-        z3_results, extra["z3"] = check_leaks_z3(prop, z3_depth, seed, list(observers) or None, timeout=timeout)
+        z3_results, extra["z3"] = check_leaks_z3(prop, z3_depth, seed, list(observers) or None, prove=z3_proof,
+                                                 timeout=timeout)
         results += z3_results
     notes = []
     for r in results:

@@ -286,6 +286,23 @@ def observe_spec(model, spec: tuple, s: tuple) -> tuple:
     return tuple(out)
 
 
+def face_slot_live(model) -> dict:
+    """{face-valued slot: the stage condition under which its value means a face}.
+
+    Outside it the slot holds the idle value 0 its last reset wrote (`pending_face` after a commit,
+    `entry_face` after an arrival settles) and no rule reads it before writing it again, so an
+    exchange of faces need not map it. The Z3 relational proof (checks/leaks_z3.py `related`)
+    maps a face slot only where it is live; the proof checks that this is inductive, so a wrong
+    condition here can only make the proof fail, never make it unsound.
+    """
+    c, sch = model.info["ctx"], model.schema
+    stage = Var("stage")
+    # entry_face is read while Moritani decides (reveal, offer, the entrant's reply); once the token
+    # is revealed or back in supply (re-dealt IDs) the slot only waits for the arrival to settle.
+    return {sch.slot("pending_face"): stage.eq(c.st("placement_karama")),
+            sch.slot("entry_face"): any_of(stage.eq(c.st(n)) for n in ("terror", "eome_karama", "eome_reply"))}
+
+
 def exchange_slots(model, a: int, b: int) -> tuple:
     """The exchange of hidden faces a and b as data: (slot permutation, face-valued slots).
 
