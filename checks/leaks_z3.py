@@ -191,12 +191,12 @@ def leak_bmc(proposal, depth: int, seed: int = 0, observers: list[str] | None = 
     c = model.info["ctx"]
     rivals = [f for f in c.rivals if observers is None or c.F.labels[f] in observers]
     t0 = time.perf_counter()
-    if traitor_slots(model) is not None:
-        return [CheckResult("hidden-identity", "noninterference", "unknown", "z3", RULES, None, None, 0.0,
-                            f"{c.F.labels[f]}: the Z3 self-composition exchanges Terror faces only; the "
-                            f"Assassinate Leaders Traitor secret is checked by the explicit engine",
-                            extra={"observer": c.F.labels[f]}) for f in rivals], {"depth": None, "seconds": 0.0}
-    if len(c.faces) < 2:
+    # NOTE(traitor-secret): with the Assassinate Leaders module on, the second secret (which
+    # Traitor card Moritani holds) needs no exchange at the start: both games start with the deck
+    # full, and a secret draw's public label hides the card (observe.SECRET_DRAWS), so game B may
+    # draw another card than game A under the same public steps. That is the explicit engine's
+    # exchange of the private card with a deck card, made by the draws themselves.
+    if len(c.faces) < 2 and traitor_slots(model) is None:
         secs = time.perf_counter() - t0
         return [CheckResult("hidden-identity", "noninterference", "proved", "z3", RULES, None, None, secs,
                             f"{c.F.labels[f]}: a single face has no exchange; nothing is secret",
@@ -240,9 +240,10 @@ def leak_bmc(proposal, depth: int, seed: int = 0, observers: list[str] | None = 
         name = c.F.labels[f]
         lk = found.get(f)
         if lk is not None and not isinstance(lk, str):
+            dom = c.K if lk.secret == "Face" else c.T
             out.append(CheckResult(
                 "hidden-identity", "noninterference", "violated", "z3", RULES, None, lk.game_a.depth, secs,
-                f"{name} can tell {c.K.labels[lk.faces[0]]} from {c.K.labels[lk.faces[1]]} after "
+                f"{name} can tell {dom.labels[lk.faces[0]]} from {dom.labels[lk.faces[1]]} after "
                 f"{lk.game_a.depth} steps: its {lk.component} differs (Z3 pair, both games replayed)",
                 trace=lk.game_a, extra={"observer": name, "leak": lk}))
         elif isinstance(lk, str) or reached < depth:
@@ -253,7 +254,9 @@ def leak_bmc(proposal, depth: int, seed: int = 0, observers: list[str] | None = 
             out.append(CheckResult(
                 "hidden-identity", "noninterference", "bounded", "z3", RULES, None, depth, secs,
                 f"{name} sees the same in every pair of public-equivalent games' first {depth} steps "
-                f"(Z3 self-composition, every exchange of two faces)", extra={"observer": name}))
+                f"(Z3 self-composition, every exchange of two faces"
+                + (", every Traitor card Moritani may draw" if traitor_slots(model) is not None else "") + ")",
+                extra={"observer": name}))
     return out, {"depth": reached, "seconds": secs}
 
 
@@ -290,7 +293,29 @@ def _decode_pair(prod: Product, m: z3.ModelRef, k: int, f: int, Leak):
     if o1 == o2:
         raise InternalError("Z3 reported a leak that the concrete observations do not show")
     comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
-    return Leak(c.F.labels[f], (a, b), game_a, game_b, spec[comp].name, o1[comp], o2[comp], model_b)
+    secret, pair = "Face", (a, b)
+    cards = traitor_slots(model)
+    if cards is not None:
+        # The games drew different Traitor cards: the leak is about that secret (the cards Moritani
+        # held privately at the first step where custody differs), as the explicit engine reports it.
+        slots, _, hand = cards
+        for sa, sb in zip(game_a.states, game_b.states):
+            if any(sa[i] != sb[i] for i in slots):
+                mine = lambda st: next((t for t, i in enumerate(slots) if st[i] == hand), None)  # noqa: E731
+                if mine(sa) is not None and mine(sb) is not None:
+                    secret, pair = "Traitor", (mine(sa), mine(sb))
+                break
+        if secret == "Traitor":
+            # The face exchange the solver also picked is idle here when B's steps replay from the
+            # unexchanged start and still look different: show the pair the explicit engine shows.
+            try:
+                plain = Trace.from_actions(model, model.init[0], labels_b)
+            except Exception:
+                plain = None
+            if plain is not None and plain.replay(model) == [] and \
+                    observe_spec(model, spec, plain.states[-1])[comp] != o1[comp]:
+                game_b, model_b, o2 = plain, model, observe_spec(model, spec, plain.states[-1])
+    return Leak(c.F.labels[f], pair, game_a, game_b, spec[comp].name, o1[comp], o2[comp], model_b, secret)
 
 
 # -- unbounded proof ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from model.moritani.observe import Observer, hidden_faces, observation_spec, obs
 from model.moritani.profiles import PROFILES
 from tests.conftest import SMALL
 
-# The face leaks (the Traitor-card leak of the Assassinate Leaders module is explicit-only).
+# The face leaks (the Traitor-card leak of the Assassinate Leaders module is tested below).
 LEAKS = ["face-printed", "terror-options-public", "offer-availability-public", "placement-declaration-public"]
 # Shortest pair length on SMALL plus the defect's own bounds, pinned for both engines.
 SMALL_DEPTH = {"face-printed": 2, "terror-options-public": 8, "offer-availability-public": 8,
@@ -140,3 +140,50 @@ def test_observation_spec_and_observer_agree():
                         w.observe(s2, [x for x, _ in successors(m, s2)])
                     ref = observe_spec(m, spec, s) == observe_spec(m, spec, s2)
                     assert fast == ref, (defects, f, m.schema.pretty(s))
+
+
+# -- the Assassinate Leaders module: the Traitor-card secret (NOTE(traitor-secret)) ---------------
+
+def _one_battle(defects=()):
+    p = PROFILES["assassinate-leaders"]
+    return dataclasses.replace(p, bounds=dataclasses.replace(p.bounds, turns=1), defects=tuple(defects))
+
+
+def test_traitor_leak_caught_by_z3_at_the_explicit_pair_length():
+    """assassinate-offer-needs-card: 10 steps for both engines (explicit: tests/test_assassinate.py)."""
+    explicit, _ = check_leaks(_one_battle(("assassinate-offer-needs-card",)), CheckConfig())
+    assert min(r.depth for r in explicit if r.verdict == "violated") == 10
+    results, _ = leak_bmc(_one_battle(("assassinate-offer-needs-card",)), 10)
+    hit = [r for r in results if r.verdict == "violated"]
+    assert hit and min(r.depth for r in hit) == 10, [r.detail for r in results]
+    leak = hit[0].extra["leak"]
+    assert leak.secret == "Traitor" and leak.faces[0] != leak.faces[1] and "public board" == leak.component
+    # The same public steps; only the secret draw differs, then the stage after the lost battle.
+    assert leak.game_a.labels[0] != leak.game_b.labels[0] and leak.game_a.labels[0].startswith("deal_traitor")
+    assert leak.game_a.labels[1:] == leak.game_b.labels[1:] and leak.game_a.labels[-1].startswith("lose_battle")
+    assert leak.game_a.replay(leak.model_b) == [] and leak.game_b.replay(leak.model_b) == []
+    assert [r.verdict for r in leak_bmc(_one_battle(("assassinate-offer-needs-card",)), 9)[0]] == ["bounded"] * 2
+
+
+def test_module_without_defect_is_bounded_not_proved():
+    results, _ = check_leaks_z3(_one_battle(), depth=10)
+    for r in results:
+        assert r.verdict == "bounded" and r.depth == 10, r.detail
+        assert "Traitor card" in r.detail and "no unbounded proof" in r.detail
+
+
+def test_observation_spec_and_observer_agree_on_traitor_exchanges():
+    from model.evaluate import successors
+    from model.moritani.observe import hidden_traitor_pairs, swap_traitors
+    for defects in ((), ("assassinate-offer-needs-card",)):
+        p = _one_battle(defects)
+        m = build_model(p.bounds, p.interpretation, p.defects)
+        ex = Explorer(m, CheckConfig(max_states=2_000)).run()
+        for f in m.info["ctx"].rivals:
+            w, spec = Observer(m, f), observation_spec(m, f)
+            for s in ex.states[::10]:
+                for a, b in hidden_traitor_pairs(m, s):
+                    s2 = swap_traitors(m, s, a, b)
+                    fast = w.observe(s, [x for x, _ in successors(m, s)]) == \
+                        w.observe(s2, [x for x, _ in successors(m, s2)])
+                    assert fast == (observe_spec(m, spec, s) == observe_spec(m, spec, s2))

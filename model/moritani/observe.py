@@ -50,13 +50,22 @@ def face_family(model, rule_name: str):
     return None
 
 
+# Rules whose Traitor-card parameter is the card Moritani takes privately from the reserve deck
+# (R43): the public sees that a card is drawn, never which. Every other rule naming a card reveals
+# it (a normal call, an Assassinate Leaders reveal), so its card is part of the public label.
+SECRET_DRAWS = ("deal_traitor", "draw_replacement")
+
+
 def public_group(model, action) -> str:
-    """The public label without the token: equal groups differ at most in which face is meant."""
+    """The public label without the token: equal groups differ at most in which face is meant
+    (and, for a secret draw, in which Traitor card Moritani took)."""
     fam = face_family(model, action.rule.name)
     name = fam[0] if fam else action.rule.name
     doms = {p.name: p.domain for p in action.rule.params}
-    args = [f"{k}={doms[k].show(v)}" for k, v in action.args if doms[k].name != "Face"]
+    secret = {"Face"} | ({"Traitor"} if action.rule.name in SECRET_DRAWS else set())
+    args = [f"{k}={doms[k].show(v)}" for k, v in action.args if doms[k].name not in secret]
     args += ["token=#" for k, v in action.args if doms[k].name == "Face"]
+    args += ["card=#" for k, v in action.args if doms[k].name == "Traitor" and "Traitor" in secret]
     return f"{name}({', '.join(args)})" if args else name
 
 
@@ -238,6 +247,13 @@ def observation_spec(model, faction: int) -> tuple:
     tok = lambda f, k: Var(f, (Const(k),))  # noqa: E731
     spec = [
         Value("public board", tuple(_slot_var(model, i) for i in public_slots(model))),
+    ]
+    cards = traitor_slots(model)
+    if cards is not None:  # the public Traitor cards (traitor_public): a hidden card shows as a sentinel
+        slots, hidden, _ = cards
+        z = [_slot_var(model, i) for i in slots]
+        spec.append(Value("public board", tuple(Ite(any_of(x.eq(h) for h in hidden), Const(-1), x) for x in z)))
+    spec += [
         Bag("Terror tokens on the map",
             tuple((tok("tstatus", k).eq(placed), (Const(0), tok("pid", k), tok("tloc", k))) for k in c.faces)),
         Value("revealed tokens", tuple(Ite(hidden_expr(model, k), Const(sentinel), tok("tstatus", k))
