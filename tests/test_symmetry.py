@@ -109,3 +109,21 @@ def test_sorting_canon_is_constant_on_orbits_and_agrees_with_the_group_minimum()
         assert {red.canon(fn(s)) for fn in red.state_maps} == {red.canon(s)}
     by_min = _canoniser(red.state_maps)
     assert len({red.canon(s) for s in states}) == len({by_min(s) for s in states})
+
+
+def test_observations_are_verified_and_an_asymmetric_view_is_refused(monkeypatch):
+    # For a leak check on orbits: what a rival cannot tell apart must stay so under the symmetry.
+    import checks.leaks_z3 as lz
+    from checks.symmetry import check_observations
+    from model.expr import Const, Var
+    from model.moritani.observe import Value
+    small = Bounds(ambassador=None, turns=1, faces=("Extortion", "Robbery"))
+    assert "preserved" in check_observations(build_model(small))
+    m = build_model(small)
+    arrakeen = m.info["ctx"].L.labels.index("Arrakeen")
+    real = lz.observation_spec
+    # A buggy view that shows Atreides' forces in Arrakeen only (not in Carthag): not symmetric.
+    monkeypatch.setattr(lz, "observation_spec", lambda model, f: real(model, f) + (
+        Value("debug view", (Var("forces", (Const(1), Const(arrakeen))),)),))
+    with pytest.raises(ModelError, match="does not preserve what Atreides observes in 'debug view' \\(two states it cannot tell apart"):
+        check_observations(m)
