@@ -7,7 +7,7 @@ Proofs run on the model built with `unbounded=True`, so `proved` covers games of
 from __future__ import annotations
 
 from checks.bmc import get_bmc
-from checks.induction import HornSystem, classify_cti, k_induction, spacer
+from checks.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
 from checks.results import CheckResult
 from model.game import GameModel
 
@@ -30,6 +30,15 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
                 out.append(CheckResult(name, "invariant", "proved", "spacer", p.rules, None, None, r.seconds,
                                        "proved for games of any length: " + r.reason))
                 continue
+            facts = model.info.get("strengthening") or ()
+            if engine == "auto" and facts:
+                # The model's stage-consistency lemmas rule out the unreachable states that stop a
+                # plain induction; the conjunction is proved, nothing is assumed.
+                verdict, why, secs = strengthened_induction(system, name, facts, seed=seed, rlimit=rlimit)
+                if verdict == "proved":
+                    out.append(CheckResult(name, "invariant", "proved", "k-induction", p.rules, None, 1,
+                                           r.seconds + secs, "proved for games of any length: " + why))
+                    continue
             notes[name] = (r.reason, r.seconds)
             if engine == "spacer" and not fallback:
                 out.append(CheckResult(name, "invariant", "unknown", "spacer", p.rules, None, None, r.seconds,

@@ -13,6 +13,7 @@ from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
 from model.moritani.narrate import narrate
+from model.moritani.lemmas import strengthening
 from model.moritani.state import OUTCOME_FIELDS, OUTCOME_STAGES, initial, schema
 from model.moritani.symmetry import declared
 
@@ -36,7 +37,7 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
              + assassinate.rules(c))
     props = properties.invariants(c, totals) + properties.witnesses(c)
-    return GameModel(
+    model = GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
         terminal=c.stage_is("game_over"), dispatch="stage", narrate=narrate,
         info={"ctx": c, "bounds": c.bounds, "interpretation": c.interp, "defects": c.defects,
@@ -44,3 +45,7 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
               "unbounded_slots": frozenset(i for i, n in enumerate(sch.slot_names)
                                            if unbounded and n.split("[")[0] in ("pid", "next_pid"))},
     )
+    # The stage-consistency lemmas the Z3 inductions may conjoin (each is proved with them).
+    model.info["strengthening"] = tuple(strengthening(model))
+    return model
+
