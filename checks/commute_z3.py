@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import z3
 
+from checks.ambiguity import HUBS
 from checks.encode import Encoder
 from model.game import GameModel
 
@@ -41,8 +42,7 @@ MACRO_RULES = {
     "extortion": ("begin_extortion",),
     "draw": ("begin_draw", "draw_replacement", "retire_no_draw"),
 }
-HUB = {"advisor": "react", "ambassador": "react", "terror": "react",
-       "placement": "mentat_open", "extortion": "mentat_open", "draw": "mentat_open"}
+HUB = {r: hub for hub, rs in HUBS.items() for r in rs}  # the detector's hubs, one definition
 MAX_MACRO = 4
 ORDER2 = 1000  # step numbers of the second order's symbols start here
 

@@ -52,6 +52,7 @@ class Side:
     model: GameModel
     exploration: Exploration
     results: list
+    slots: tuple         # the outcome slots, in schema order
     outcomes: dict       # projected outcome -> shallowest state index
 
 
@@ -92,8 +93,7 @@ def _side(proposal, config: CheckConfig) -> Side:
     for idx, s in enumerate(ex.states):  # BFS order: the first index seen is the shallowest
         if s[stage_slot] in stage_codes:
             outcomes.setdefault(tuple(s[i] for i in slots), idx)
-    model.info.setdefault("outcome_slots", slots)
-    return Side(proposal, model, ex, results, outcomes)
+    return Side(proposal, model, ex, results, slots, outcomes)
 
 
 def compare_proposals(a, b, config: CheckConfig | None = None) -> Comparison:
@@ -131,7 +131,7 @@ def compare_proposals(a, b, config: CheckConfig | None = None) -> Comparison:
 def _describe(mine: Side, other: Side, outcome: tuple) -> tuple[str, dict]:
     """The slots that separate `outcome` from the nearest outcome the other proposal reaches."""
     sch = mine.model.schema
-    slots = mine.model.info["outcome_slots"]
+    slots = mine.slots
     near = min(other.outcomes, key=lambda y: (sum(p != q for p, q in zip(outcome, y)), y), default=None)
     if near is None:
         return "the other proposal reaches no end of turn at all", {}

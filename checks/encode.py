@@ -23,8 +23,9 @@ class Encoder:
     """
 
     def __init__(self, model: GameModel, ctx: z3.Context | None = None, unbounded_slots: frozenset = frozenset(),
-                 functional: bool = False, bits: int | None = None):
+                 functional: bool = False, bits: int | None = None, prefix: str = ""):
         self.model = model
+        self.prefix = prefix  # "A." / "B.": two copies of one model can share a Z3 context
         self.schema = model.schema
         self.ctx = ctx or z3.Context()
         self.is_bool = [isinstance(f.domain, Bool) for f in self.schema.slot_fields]
@@ -43,7 +44,7 @@ class Encoder:
     def var(self, slot: int, k) -> z3.ExprRef:
         key = (slot, k)
         if key not in self._vars:
-            name = f"{self.schema.slot_names[slot]}@{k}"
+            name = f"{self.prefix}{self.schema.slot_names[slot]}@{k}"
             if self.is_bool[slot]:
                 self._vars[key] = z3.Bool(name, self.ctx)
             else:
@@ -51,7 +52,7 @@ class Encoder:
         return self._vars[key]
 
     def act(self, k):
-        name = f"act@{k}"
+        name = f"{self.prefix}act@{k}"
         return z3.BitVec(name, self.bits, self.ctx) if self.bits else z3.Int(name, self.ctx)
 
     def state(self, k) -> list:

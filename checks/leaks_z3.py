@@ -40,28 +40,6 @@ from model.trace import Trace
 RULES = ("H3", "H4", "H6", "A21")
 
 
-class Copy(Encoder):
-    """An Encoder whose symbols carry a prefix, so two copies of one model share a Z3 context."""
-
-    def __init__(self, model, prefix: str, **kw):
-        super().__init__(model, **kw)
-        self.prefix = prefix
-
-    def var(self, slot: int, k) -> z3.ExprRef:
-        key = (slot, k)
-        if key not in self._vars:
-            name = f"{self.prefix}.{self.schema.slot_names[slot]}@{k}"
-            if self.is_bool[slot]:
-                self._vars[key] = z3.Bool(name, self.ctx)
-            else:
-                self._vars[key] = z3.BitVec(name, self.bits, self.ctx) if self.bits else z3.Int(name, self.ctx)
-        return self._vars[key]
-
-    def act(self, k):
-        name = f"{self.prefix}.act@{k}"
-        return z3.BitVec(name, self.bits, self.ctx) if self.bits else z3.Int(name, self.ctx)
-
-
 class Product:
     """The self-composed system of one model: two copies, the pair selector, links and goals."""
 
@@ -70,8 +48,8 @@ class Product:
         c = model.info["ctx"]
         self.c = c
         kw = dict(unbounded_slots=model.info.get("unbounded_slots", frozenset()), functional=functional, bits=bits)
-        self.A = Copy(model, "A", **kw)
-        self.B = Copy(model, "B", ctx=self.A.ctx, **kw)
+        self.A = Encoder(model, prefix="A.", **kw)
+        self.B = Encoder(model, ctx=self.A.ctx, prefix="B.", **kw)
         self.ctx = self.A.ctx
         self.pairs = pairs or list(itertools.combinations(c.faces, 2))
         if len(self.pairs) == 1:  # one exchange: the selector is a constant and folds away

@@ -219,18 +219,8 @@ def _z3_check(model, decl, gens, amaps, rlimit) -> None:
     for perm, amap in zip(gens, amaps):
         sources = decl.slot_sources(model.schema, perm)
 
-        def permuted(k):
-            out = []
-            for i, vm in sources:
-                x = enc.var(i, k)
-                for p, q in sorted((vm or {}).items()):
-                    if p != q:
-                        x = z3.If(enc.var(i, k) == enc.num(p), enc.num(q), x)
-                out.append(x)
-            return out
-
-        sub0 = list(zip(enc.state(0), permuted(0)))
-        sub1 = list(zip(enc.state(1), permuted(1)))
+        sub0 = list(zip(enc.state(0), _permuted(enc, sources, 0)))
+        sub1 = list(zip(enc.state(1), _permuted(enc, sources, 1)))
         act_image = enc.num(amap[-1])
         for n in range(len(amap) - 2, -1, -1):
             act_image = z3.If(act == enc.num(n), enc.num(amap[n]), act_image)
@@ -274,6 +264,19 @@ def _z3_check(model, decl, gens, amaps, rlimit) -> None:
             raise ModelError(f"symmetry '{decl.name}' refused: {subject} does not commute with {what}")
 
 
+def _permuted(enc, sources, k) -> list:
+    """The step-k state of `enc` seen through a permutation: slot i reads slot `sources[i]`, renamed."""
+    import z3
+    out = []
+    for i, vm in sources:
+        x = enc.var(i, k)
+        for p, q in sorted((vm or {}).items()):
+            if p != q:
+                x = z3.If(enc.var(i, k) == enc.num(p), enc.num(q), x)
+        out.append(x)
+    return out
+
+
 def check_observations(model: GameModel, rlimit: int = 50_000_000) -> str:
     """Every rival's observational equivalence is preserved by the declared symmetry (Z3, all states).
 
@@ -298,18 +301,7 @@ def check_observations(model: GameModel, rlimit: int = 50_000_000) -> str:
     names = model.info["ctx"].F.labels
     for perm in decl.generators():
         sources = decl.slot_sources(model.schema, perm)
-
-        def permuted(enc):
-            out = []
-            for i, vm in sources:
-                x = enc.var(i, 0)
-                for p, q in sorted((vm or {}).items()):
-                    if p != q:
-                        x = z3.If(enc.var(i, 0) == enc.num(p), enc.num(q), x)
-                out.append(x)
-            return out
-
-        sub = list(zip(prod.A.state(0), permuted(prod.A))) + list(zip(prod.B.state(0), permuted(prod.B)))
+        sub = [pair for enc in (prod.A, prod.B) for pair in zip(enc.state(0), _permuted(enc, sources, 0))]
         for (f, i), eq in equal.items():
             solver.push()
             solver.add(eq != z3.substitute(eq, *sub))

@@ -130,16 +130,19 @@ def test_observation_spec_and_observer_agree():
         p = prop(defects)
         m = build_model(p.bounds, p.interpretation, p.defects)
         ex = Explorer(m, CheckConfig(max_states=1_000)).run()
-        from model.evaluate import successors
         for f in m.info["ctx"].rivals:
             w, spec = Observer(m, f), observation_spec(m, f)
             for s in ex.states[::40]:
                 for a, b in itertools.combinations(hidden_faces(m, s), 2):
-                    s2 = swap_faces(m, s, a, b)
-                    fast = w.observe(s, [x for x, _ in successors(m, s)]) == \
-                        w.observe(s2, [x for x, _ in successors(m, s2)])
-                    ref = observe_spec(m, spec, s) == observe_spec(m, spec, s2)
-                    assert fast == ref, (defects, f, m.schema.pretty(s))
+                    _assert_same_verdict(m, w, spec, s, swap_faces(m, s, a, b), (defects, f))
+
+
+def _assert_same_verdict(m, observer, spec, s, s2, what):
+    """The explicit Observer and the spec-as-data tell s and s2 apart, or not, alike."""
+    from model.evaluate import successors
+    fast = observer.observe(s, [x for x, _ in successors(m, s)]) == \
+        observer.observe(s2, [x for x, _ in successors(m, s2)])
+    assert fast == (observe_spec(m, spec, s) == observe_spec(m, spec, s2)), (what, m.schema.pretty(s))
 
 
 # -- the Assassinate Leaders module: the Traitor-card secret (NOTE(traitor-secret)) ---------------
@@ -173,7 +176,6 @@ def test_module_without_defect_is_bounded_not_proved():
 
 
 def test_observation_spec_and_observer_agree_on_traitor_exchanges():
-    from model.evaluate import successors
     from model.moritani.observe import hidden_traitor_pairs, swap_traitors
     for defects in ((), ("assassinate-offer-needs-card",)):
         p = _one_battle(defects)
@@ -183,7 +185,4 @@ def test_observation_spec_and_observer_agree_on_traitor_exchanges():
             w, spec = Observer(m, f), observation_spec(m, f)
             for s in ex.states[::10]:
                 for a, b in hidden_traitor_pairs(m, s):
-                    s2 = swap_traitors(m, s, a, b)
-                    fast = w.observe(s, [x for x, _ in successors(m, s)]) == \
-                        w.observe(s2, [x for x, _ in successors(m, s2)])
-                    assert fast == (observe_spec(m, spec, s) == observe_spec(m, spec, s2))
+                    _assert_same_verdict(m, w, spec, s, swap_traitors(m, s, a, b), (defects, f))
