@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import z3
 
-from checks.encode import Encoder
+from checks.encode import Encoder, decide
 from model.evaluate import successors
 from model.game import GameModel
 
@@ -27,7 +27,7 @@ def z3_successors(enc: Encoder, relation: z3.BoolRef, state: tuple, expected: di
     s = z3.Solver(ctx=enc.ctx)
     s.add(z3.simplify(z3.substitute(relation, *pre)))
     out = set()
-    while s.check() == z3.sat:
+    while decide(s) == z3.sat:
         m = s.model()
         a = m.eval(enc.act(0), model_completion=True).as_long()
         label = enc.model.actions[a].label
@@ -66,7 +66,7 @@ def layer_agreement(model: GameModel, layers: dict, depth: int) -> list[str]:
             s.add(enc.trans(k - 1), enc.domain(k))
         found = set()
         s.push()
-        while s.check() == z3.sat:
+        while decide(s) == z3.sat:
             st = enc.read_state(s.model(), k)
             found.add(st)
             s.add(z3.Not(enc.equals(st, k)))

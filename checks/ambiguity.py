@@ -298,6 +298,13 @@ def analyse(proposal, config: CheckConfig | None = None, with_model: bool = Fals
             extra={"class": f.cls, "switch": key, "settled_by": choice if settled else None, "pending_states": f.states,
                    "classes": dict(f.classes), "orders": orders, "slots": list(f.slots)}
             | ({"z3": z3_note} if z3_note else {})))
+    if not ex.complete:
+        # A cut search may have missed pairs altogether: say so, never let an empty list read as "holds".
+        out.append(CheckResult(
+            "ambiguity-search", kind="ambiguity", verdict="unknown", engine="explicit", rules=(),
+            states=len(ex.states), depth=None, seconds=time.perf_counter() - t0,
+            detail=f"the search stopped ({ex.stop_reason}); pairs pending only beyond it were not examined",
+            extra={"class": None, "switch": None, "settled_by": None}))
     return (out, model) if with_model else out
 
 

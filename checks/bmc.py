@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from checks.encode import Encoder
+from checks.encode import Encoder, decide
 from checks.results import InternalError
 from model.game import GameModel
 from model.trace import Trace
@@ -71,18 +71,22 @@ def get_bmc(model: GameModel, goals: list[str], depth: int, seed: int = 0, rlimi
     """Check each invariant in `goals` at every depth 0..depth; {name: BmcOutcome}."""
     enc = enc or Encoder(model, bits=BITS)
     s = solver(enc.ctx, seed, rlimit)
+    if timeout is not None:  # Z3's own clock for the query in flight; the loop checks between depths
+        s.set("timeout", max(1, int(timeout * 1000)))
     s.add(enc.init(0), enc.domain(0))
     out: dict = {}
     open_goals = list(goals)
     t0 = time.perf_counter()
     per_depth = []
     for k in range(depth + 1):
+        if timeout is not None and time.perf_counter() - t0 > timeout:
+            break
         if k > 0:
             s.add(get_unrolling(enc, k - 1))
         for g in list(open_goals):
             lit = z3.Bool(f"goal:{g}@{k}", enc.ctx)
             s.add(z3.Implies(lit, z3.Not(enc.invariant(g, k))))
-            r = s.check(lit)
+            r = decide(s, lit)
             if r == z3.sat:
                 t = decode(enc, s.model(), k, g)
                 out[g] = BmcOutcome("violated", k, t, seconds=time.perf_counter() - t0)
@@ -97,6 +101,6 @@ def get_bmc(model: GameModel, goals: list[str], depth: int, seed: int = 0, rlimi
     reached = len(per_depth) - 1
     for g in open_goals:
         verdict = "bounded" if reached == depth else "unknown"
-        reason = "" if reached == depth else f"timeout after depth {reached}"
+        reason = "" if reached == depth else (f"timeout after depth {reached}" if reached >= 0 else "timeout before depth 0")
         out[g] = BmcOutcome(verdict, reached, reason=reason, seconds=time.perf_counter() - t0, per_depth=per_depth)
     return out

@@ -7,6 +7,7 @@ contract: 0 holds, 12 violation, 2 usage, 3 bad input file, 4 inconclusive,
 from __future__ import annotations
 
 import dataclasses
+import math
 import sys
 import time
 from pathlib import Path
@@ -14,12 +15,35 @@ from pathlib import Path
 import click
 
 from checks.config import CheckConfig
+from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.proposal import resolve
 from checks.report import save_traces, to_json, to_text
 from checks.results import EXIT, InternalError, summary_verdict
 from model.errors import InputError, ModelError
 
 EXIT_INPUT, EXIT_INTERNAL = 3, 1
+
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds (nan, inf, zero and negatives are usage errors)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"'{value}' is not a number of seconds", param, ctx)
+        if not math.isfinite(x) or x <= 0:
+            self.fail(f"'{value}' is not a positive, finite number of seconds", param, ctx)
+        return x
+
+
+SECONDS = Seconds()
+COUNT = click.IntRange(min=1)
+DEPTH = click.IntRange(min=0)
 
 
 def _common(f):
@@ -29,10 +53,11 @@ def _common(f):
         click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True),
         click.option("--out", type=click.Path(file_okay=False), default=None,
                      help="write counterexamples and witnesses as scenario files here"),
-        click.option("--seed", type=int, default=0, show_default=True, help="recorded in every report"),
-        click.option("--max-states", type=int, default=2_000_000, show_default=True),
-        click.option("--max-depth", type=int, default=None),
-        click.option("--timeout", type=float, default=None, help="seconds"),
+        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="recorded in every report"),
+        click.option("--max-states", type=COUNT, default=2_000_000, show_default=True),
+        click.option("--max-depth", type=DEPTH, default=None),
+        click.option("--timeout", type=SECONDS, default=None, help="seconds"),
         click.option("--progress/--no-progress", default=False, help="BFS layers on stderr"),
     ]
     for o in reversed(opts):
@@ -59,6 +84,10 @@ def _guard(fn):
         except InternalError as e:
             click.echo(f"rulecheck: internal error: {e}", err=True)
             sys.exit(EXIT_INTERNAL)
+        except Interrupted as e:
+            click.echo(f"rulecheck: {e}; stopped, nothing is claimed for the checks that had not finished",
+                       err=True)
+            sys.exit(EXIT_INTERRUPTED)
         except (click.ClickException, click.exceptions.Exit, SystemExit):
             raise
         except Exception as e:  # a bug in the tool: say so plainly; RULECHECK_DEBUG=1 shows the traceback
@@ -119,7 +148,7 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
 
 @main.command()
 @_common
-@click.option("--z3-budget", type=int, default=3_000_000, show_default=True,
+@click.option("--z3-budget", type=click.IntRange(min=0), default=3_000_000, show_default=True,
               help="rlimit per Spacer proof attempted by check (0: explicit checks only)")
 @click.option("--minimise", is_flag=True,
               help="shrink each counterexample to the fewest factions, strongholds and faces that still fail")
@@ -216,7 +245,8 @@ def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, 
     else:
         for k, v in st.items():
             click.echo(f"{k}: {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}: {v}")
-    sys.exit(0 if ex.complete or max_depth is not None else 4)
+    depth_cut = ex.stop_reason is not None and ex.stop_reason.startswith("depth bound")
+    sys.exit(0 if ex.complete or (depth_cut and max_depth is not None) else 4)  # a budget is never success
 
 
 def _write_dot(g, path: str) -> None:
@@ -307,7 +337,9 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
         for n in notes:
             click.echo(f"note: {n}")
         click.echo(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
-    sys.exit(0 if caught == len(results) else 12)
+    # A defect not caught because a budget ran out says nothing about the checker: inconclusive.
+    missed = sum(r.verdict == "missed" for r in results)
+    sys.exit(0 if caught == len(results) else 12 if missed else 4)
 
 
 @main.command()
@@ -342,8 +374,8 @@ def replay(file, fmt):
 @click.option("--check", "only", multiple=True, help="prove only these invariants")
 @click.option("--engine", type=click.Choice(["auto", "spacer", "k-induction", "bmc"]), default="auto",
               show_default=True, help="auto: Spacer, then BMC to --depth where Spacer gives up")
-@click.option("--depth", type=int, default=12, show_default=True, help="BMC depth / largest k for k-induction")
-@click.option("--rlimit", type=int, default=150_000_000, show_default=True,
+@click.option("--depth", type=DEPTH, default=12, show_default=True, help="BMC depth / largest k for k-induction")
+@click.option("--rlimit", type=click.IntRange(min=0), default=150_000_000, show_default=True,
               help="Z3's deterministic resource limit per query (0: none)")
 @_ci_reports
 @_guard
@@ -363,8 +395,10 @@ def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, on
         bounded = build_model(prop.bounds, prop.interpretation, prop.defects)
         ex = Explorer(bounded, _config(max_states, None, timeout, seed, progress)).run()
         explored = dict.fromkeys(ex.states)
+    if max_depth is not None:
+        depth = min(depth, max_depth)
     t0 = time.perf_counter()
-    results = run_prove(model, list(only) or names, engine, depth, seed, rlimit, explored)
+    results = run_prove(model, list(only) or names, engine, depth, seed, rlimit, explored, timeout=timeout)
     _emit(results, prop, seed, None, time.perf_counter() - t0, fmt, out, model,
           {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "seed": seed, "model": "unbounded turns"}})
 
@@ -374,7 +408,7 @@ def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, on
 @click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)")
 @click.option("--engine", "leak_engine", type=click.Choice(["explicit", "z3", "both"]), default="both",
               show_default=True, help="explicit state pairs, Z3 self-composition (BMC + relational induction), or both")
-@click.option("--z3-depth", type=int, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
+@click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
 @click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
               help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)")
 @_ci_reports
@@ -448,7 +482,7 @@ def ambiguities(proposal, fmt, out, seed, max_states, max_depth, timeout, progre
               help="a proposal file, or an embedded profile name (default: 'default')")
 @click.option("--spin", "with_spin", is_flag=True,
               help="also run SPIN on it and require its state count to equal the explicit explorer's")
-@click.option("--max-states", type=int, default=2_000_000, show_default=True)
+@click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
 @_guard
 def export(promela, proposal, with_spin, max_states):
     """The selected model in Promela, for SPIN as an external referee."""
@@ -499,9 +533,9 @@ def export(promela, proposal, with_spin, max_states):
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="write each distinguishing game as a scenario file here")
-@click.option("--seed", type=int, default=0, show_default=True, help="recorded in every report")
-@click.option("--max-states", type=int, default=2_000_000, show_default=True)
-@click.option("--timeout", type=float, default=None, help="seconds")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="recorded in every report")
+@click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
+@click.option("--timeout", type=SECONDS, default=None, help="seconds")
 @_guard
 def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout):
     """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
@@ -531,5 +565,15 @@ def _defect(d):
     return DEFECT_BY_ID[d]
 
 
+def run() -> None:
+    """The console script: SIGINT and SIGTERM stop every engine and exit 130 (checks/interrupt.py)."""
+    INTERRUPTS.install()
+    try:
+        main()
+    except Interrupted as e:  # outside a guarded command (e.g. while click parses options)
+        click.echo(f"rulecheck: {e}; stopped", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+
+
 if __name__ == "__main__":
-    main()
+    run()

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import z3
 
 from checks.ambiguity import HUBS
-from checks.encode import Encoder
+from checks.encode import Encoder, decide
 from model.game import GameModel
 
 # Each reaction's own rules (scheduler step first); only these fire inside its macro step.
@@ -81,7 +81,7 @@ class _Macros:
         if self.rlimit:
             s.set("rlimit", self.rlimit)
         s.add(*fs)
-        res = s.check()
+        res = decide(s)
         self.last = s
         return res
 
@@ -168,7 +168,7 @@ def prove_commutes(model: GameModel, r1: str, r2: str, rlimit: int = 20_000_000)
     end1, end2 = l1 + l2, ORDER2 + l1 + l2
     same = z3.And([e.var(i, end1) == e.var(i, end2) for i in range(len(model.schema))])
     for label, hyp, goal in (("r1;r2", one, z3.And(two, same)), ("r2;r1", two, one)):
-        res = m.check(*base, hyp, z3.Not(goal))
+        res = decide(m, *base, hyp, z3.Not(goal))
         if res == z3.unknown:
             return give_up("unknown", f"solver unknown ({m.last.reason_unknown()})", lengths)
         if res == z3.sat:

@@ -11,9 +11,19 @@ import itertools
 
 import z3
 
+from checks.interrupt import INTERRUPTS
 from model.domains import Bool
 from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Param, Sub, Var
 from model.game import GameModel
+
+
+def decide(solver, *assumptions):
+    """`solver.check(*assumptions)`, except that a signal is never turned into an `unknown` verdict:
+    a query cancelled by SIGINT/SIGTERM raises Interrupted (NOTE(signals) in checks/interrupt.py)."""
+    r = solver.check(*assumptions)
+    if r == z3.unknown:
+        INTERRUPTS.raise_if_interrupted()
+    return r
 
 
 class Encoder:
@@ -27,7 +37,10 @@ class Encoder:
         self.model = model
         self.prefix = prefix  # "A." / "B.": two copies of one model can share a Z3 context
         self.schema = model.schema
-        self.ctx = ctx or z3.Context()
+        if ctx is None:
+            ctx = z3.Context()
+            INTERRUPTS.register(ctx)  # NOTE(signals): a signal cancels a running query
+        self.ctx = ctx
         self.is_bool = [isinstance(f.domain, Bool) for f in self.schema.slot_fields]
         self.unbounded = unbounded_slots  # slots whose upper bound is dropped (unbounded proofs)
         self._vars: dict = {}

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import z3
 
 from checks.bmc import get_bmc
-from checks.encode import Encoder
+from checks.encode import Encoder, decide
+from checks.interrupt import INTERRUPTS
 from model.game import GameModel
 
 
@@ -56,12 +57,14 @@ class HornSystem:
         self.init = z3.And(enc.init(0), enc.domain(0))
         self.step = [enc.trans(0), enc.domain(1)]
 
-    def fixedpoint(self, seed: int, rlimit: int) -> z3.Fixedpoint:
+    def fixedpoint(self, seed: int, rlimit: int, timeout_ms: int | None = None) -> z3.Fixedpoint:
         fp = z3.Fixedpoint(ctx=self.enc.ctx)
         fp.set(engine="spacer")
         fp.set("spacer.random_seed", seed)
         if rlimit:
             fp.set("rlimit", rlimit)
+        if timeout_ms is not None:
+            fp.set("timeout", max(1, timeout_ms))
         fp.register_relation(self.inv)
         fp.declare_var(*self.x0, *self.x1, self.enc.act(0))
         fp.rule(self.inv(*self.x0), self.init)
@@ -70,15 +73,18 @@ class HornSystem:
 
 
 def spacer(model: GameModel, name: str, seed: int = 0, rlimit: int = 0,
-           system: HornSystem | None = None) -> ProofOutcome:
+           system: HornSystem | None = None, timeout_ms: int | None = None) -> ProofOutcome:
     """Prove invariant `name` with Spacer (pass `system` to reuse the encoding across invariants)."""
     system = system or HornSystem(model)
     enc, inv, x0 = system.enc, system.inv, system.x0
-    fp = system.fixedpoint(seed, rlimit)
+    fp = system.fixedpoint(seed, rlimit, timeout_ms)
     t0 = time.perf_counter()
     try:
         r = fp.query(z3.And(inv(*x0), z3.Not(enc.invariant(name, 0))))
+        if r == z3.unknown:
+            INTERRUPTS.raise_if_interrupted()
     except z3.Z3Exception as e:  # Z3 reports an exhausted rlimit as a cancelled query
+        INTERRUPTS.raise_if_interrupted()  # ... and a signal too: that is not a verdict
         return ProofOutcome("unknown", "spacer", time.perf_counter() - t0, f"Spacer stopped: {e}")
     secs = time.perf_counter() - t0
     if r == z3.unsat:
@@ -123,7 +129,7 @@ def recheck(system: HornSystem, name: str, text: str) -> bool:
               z3.And(inv0, z3.Not(system.enc.invariant(name, 0)))):
         s.push()
         s.add(f)
-        r = s.check()
+        r = decide(s)
         s.pop()
         if r != z3.unsat:
             return False
@@ -131,7 +137,7 @@ def recheck(system: HornSystem, name: str, text: str) -> bool:
 
 
 def strengthened_induction(system: HornSystem, name: str, facts, seed: int = 0,
-                           rlimit: int = 0) -> tuple[str, str, float]:
+                           rlimit: int = 0, timeout_ms: int | None = None) -> tuple[str, str, float]:
     r"""1-induction of invariant `name` conjoined with the model's declared facts (lemmas).
 
     ('proved', why, seconds) when Init => P /\ L and P /\ L /\ T => P' /\ L': the conjunction is then
@@ -148,11 +154,13 @@ def strengthened_induction(system: HornSystem, name: str, facts, seed: int = 0,
     s.set("random_seed", seed)
     if rlimit:
         s.set("rlimit", rlimit)
+    if timeout_ms is not None:
+        s.set("timeout", max(1, timeout_ms))
     for what, f in (("base", z3.And(system.init, z3.Not(conj(0)))),
                     ("step", z3.And([conj(0)] + system.step + [z3.Not(conj(1))]))):
         s.push()
         s.add(f)
-        r = s.check()
+        r = decide(s)
         s.pop()
         if r != z3.unsat:
             why = f"solver unknown ({s.reason_unknown()})" if r == z3.unknown else "not 1-inductive with the lemmas"
@@ -177,23 +185,30 @@ def get_simple_path(enc: Encoder, k: int) -> z3.BoolRef:
                    for a in range(k + 1) for b in range(a + 1, k + 1)])
 
 
-def k_induction(model: GameModel, name: str, max_k: int, seed: int = 0, rlimit: int = 0) -> ProofOutcome:
+def k_induction(model: GameModel, name: str, max_k: int, seed: int = 0, rlimit: int = 0,
+                timeout: float | None = None) -> ProofOutcome:
     """Try k = 1..max_k; proved needs both the step (unsat) and the base (BMC to k-1 clean)."""
     t0 = time.perf_counter()
     failure = None
     for k in range(1, max_k + 1):
+        left = None if timeout is None else timeout - (time.perf_counter() - t0)
+        if left is not None and left <= 0:
+            return ProofOutcome("unknown", "k-induction", time.perf_counter() - t0, f"timeout before k={k}", k=k)
         enc = Encoder(model, unbounded_slots=model.info.get("unbounded_slots", frozenset()))
         s = z3.Solver(ctx=enc.ctx)
         s.set("random_seed", seed)
         if rlimit:
             s.set("rlimit", rlimit)
+        if left is not None:
+            s.set("timeout", max(1, int(left * 1000)))
         s.add(get_k_hypothesis(enc, name, k), get_simple_path(enc, k), z3.Not(enc.invariant(name, k)))
-        r = s.check()
+        r = decide(s)
         if r == z3.unknown:
             return ProofOutcome("unknown", "k-induction", time.perf_counter() - t0,
                                 f"solver: {s.reason_unknown()} at k={k}", k=k)
         if r == z3.unsat:
-            base = get_bmc(model, [name], k - 1, seed=seed, rlimit=rlimit or None)[name]
+            left = None if timeout is None else timeout - (time.perf_counter() - t0)
+            base = get_bmc(model, [name], k - 1, seed=seed, rlimit=rlimit or None, timeout=left)[name]
             if base.verdict == "violated":
                 return ProofOutcome("violated", "k-induction", time.perf_counter() - t0,
                                     f"base case fails at depth {base.depth}", k=k)

@@ -1,11 +1,21 @@
 """Noninterference (`hidden-identity`): no rival can tell apart two games that differ only in which
 hidden face lies where (docs/noninterference.md).
 
-Explicit check: for every reachable state s and every exchange σ of two hidden faces, σ(s) is the
-same public board with another secret; every rival's observation of s and of σ(s), prompts
-included, must be equal. The first (shortest) state where they differ gives a pair of games:
-game A reaches s, game B replays the same public steps from the initial state with the two faces
-exchanged. Both games are replayed through the reference semantics before they are shown.
+Explicit check, at every reachable state s and every exchange σ of two hidden faces (σ(s) is the
+same public board with another secret):
+
+- every rival observes s and σ(s) alike, prompts included;
+- step consistency: for every step a from s and the step a' from σ(s) with the same public label,
+  every rival observes the two successors alike, and the successors are again equal up to a
+  permutation of hidden faces (`observe.face_permutation`). The first condition alone misses a
+  secret that a step copies into a public field; the second is what makes the state-by-state
+  comparison cover every pair of public-equivalent games, as the Z3 relational proof does.
+
+A difference is never discarded. Game A is the shortest path to it; game B is searched for in
+lockstep: from a start with two faces exchanged, B takes at each step an action with the same
+public label as A's, and must end where the rival sees something else. Both games are replayed
+through the reference semantics. If no game B exists, that is `PartnerGameError` (an internal
+error, exit 1) carrying game A and the state it was compared with, never `holds`.
 """
 from __future__ import annotations
 
@@ -16,12 +26,14 @@ from dataclasses import dataclass
 from checks.config import CheckConfig
 from checks.explore import Explorer
 from checks.results import CheckResult, InternalError
+from model.evaluate import successors
+from model.expr import Const, Var, walk
 from model.moritani.build import build_model
-from model.moritani.observe import (Observer, hidden_faces, hidden_traitor_pairs, swap_faces, swap_traitors,
+from model.moritani.observe import (ENGINE_FIELDS, SECRET_FIELDS, Observer, exchange_label, face_permutation,
+                                    hidden_faces,
+                                    hidden_traitor_pairs, public_group, public_key, swap_faces, swap_traitors,
                                     traitor_public)
-from model.expr import walk
-from model.expr import Const
-from model.trace import Trace
+from model.trace import Step, Trace
 
 RULES = ("H3", "H4", "H6", "A21")  # and R43 when the Assassinate Leaders module is on
 
@@ -39,21 +51,18 @@ class Leak:
     secret: str = "Face"  # the domain of the exchanged secrets: Terror faces, or Traitor cards
 
 
+class PartnerGameError(InternalError):
+    """A difference was found but no public-equivalent game B reproduces it: a bug in the check or
+    in its definition, never a verdict. Carries game A and the state it was compared with."""
+
+    def __init__(self, message: str, model, game_a: Trace, state_b: tuple):
+        self.game_a, self.state_b = game_a, state_b
+        super().__init__(f"{message}\ngame A ({game_a.depth} steps, replayed):\n{game_a.narrative(model)}\n"
+                         f"state compared with game A's last state: {model.schema.pretty(state_b)}")
+
+
 COMPONENTS = ("public board", "Terror tokens on the map", "revealed tokens", "own Karama card",
               "prompt (legal choices)", "engine leak")
-
-
-def _swap_label(model, label: str, a: int, b: int, domain: str = "Face") -> str:
-    act = model.action(label)
-    doms = {p.name: p.domain for p in act.rule.params}
-    args = []
-    for k, v in act.args:
-        if doms[k].name == domain:
-            v = b if v == a else a if v == b else v
-        args.append((k, v))
-    if not args:
-        return label
-    return f"{act.rule.name}(" + ", ".join(f"{k}={doms[k].show(v)}" for k, v in args) + ")"
 
 
 def check_leaks(proposal, config: CheckConfig, observers: list[str] | None = None,
@@ -69,37 +78,61 @@ def check_leaks(proposal, config: CheckConfig, observers: list[str] | None = Non
     watch = {f: Observer(model, f) for f in rivals}
     acts = model.actions
     found: dict = {}
-    pairs = 0
+    unrelated: list = []  # (state index, action label): successors that left the relation
+    pairs = steps = 0
     # NOTE(observation-shape): board, tokens-by-ID, revealed tokens and the own card are the same
     # in s and in any exchange of hidden faces by construction; only prompts (and seeded engine
     # leaks) can differ, and prompts exist only in stages where some rival may act. The stage is
-    # public, so skipping the other stages is exact, not a sample.
+    # public, so skipping the other stages is exact, not a sample. Successors can differ only
+    # after a step that reads a secret or has a partner other than itself (`needs_step_check`).
     stage = model.schema.slot("stage")
     prompting = {v for v, idxs in cm.buckets.items()
                  if any(acts[i].actor is not None and acts[i].actor != Const(c.M) for i in idxs)}
+    stepped = needs_step_check(model)
+    stepping = {v for v, idxs in cm.buckets.items() if any(stepped[i] for i in idxs)}
     every_state = bool(model.info["defects"])
     for idx, s in enumerate(ex.states):
         if len(found) == len(rivals):
             break
-        if not every_state and s[stage] not in prompting:
+        st = s[stage]
+        if not every_state and st not in prompting and st not in stepping:
             continue
         hidden = hidden_faces(model, s)
         if len(hidden) < 2:
             continue
-        en_s = [acts[i] for i, _ in cm.successors(s)]
+        succ_s = cm.successors(s)
+        en_s = [acts[i] for i, _ in succ_s]
         obs_s = {f: w.observe(s, en_s) for f, w in watch.items() if f not in found}
+        check_steps = any(stepped[i] for i, _ in succ_s)
         for a, b in itertools.combinations(hidden, 2):
             s2 = swap_faces(model, s, a, b)
-            en_2 = [acts[i] for i, _ in cm.successors(s2)]
+            succ_2 = cm.successors(s2)
+            en_2 = [acts[i] for i, _ in succ_2]
             pairs += 1
             for f, o1 in obs_s.items():
-                if f in found:
+                if f not in found and o1 != watch[f].observe(s2, en_2):
+                    found[f] = _leak(model, ex, idx, None, (a, b), f, s2)
+            if not check_steps:
+                continue
+            partners: dict = {}
+            for j, t2 in succ_2:
+                partners.setdefault(public_key(model, acts[j], s2), []).append((j, t2))
+            for i, t in succ_s:
+                if not stepped[i]:
                     continue
-                o2 = watch[f].observe(s2, en_2)
-                if o1 != o2:
-                    leak = _witness(model, ex, idx, a, b, f, o1, o2)
-                    if leak is not None:
-                        found[f] = leak
+                image = exchange_label(model, acts[i], a, b)
+                for j, t2 in partners.get(public_key(model, acts[i], s), ()):
+                    steps += 1
+                    for f, w in watch.items():
+                        if f not in found and w.observe(t, []) != w.observe(t2, []):
+                            found[f] = _leak(model, ex, idx, i, (a, b), f, t2)
+                    # The exchanged step must land on the exchanged successor (up to re-dealt IDs);
+                    # other steps with the same label differ in another secret (a Traitor card
+                    # drawn), which `_traitor_leaks` exchanges.
+                    if acts[j].label == image and face_permutation(model, t, t2) is None and not unrelated:
+                        unrelated.append((idx, acts[i].label, acts[j].label))
+            if len(found) == len(rivals):
+                break
     if c.module and len(found) < len(rivals):
         pairs += _traitor_leaks(model, ex, cm, watch, found)
     secs = time.perf_counter() - t0
@@ -115,17 +148,45 @@ def check_leaks(proposal, config: CheckConfig, observers: list[str] | None = Non
                 f"{name} can tell {dom.labels[lk.faces[0]]} from {dom.labels[lk.faces[1]]} after "
                 f"{lk.game_a.depth} steps: its {lk.component} differs",
                 trace=lk.game_a, extra={"observer": name, "leak": lk}))
-        elif ex.complete:
-            results.append(CheckResult(
-                "hidden-identity", "noninterference", "holds", "product", RULES, len(ex.states), ex.max_depth,
-                secs, f"{name} sees the same in every reachable state under every exchange of two hidden faces "
-                      + ("(and of Moritani's private Traitor card with a deck card, step by step) " if c.module else "")
-                      + f"({pairs:,} state pairs compared)", extra={"observer": name}))
-        else:
+        elif not ex.complete:
             results.append(CheckResult(
                 "hidden-identity", "noninterference", "unknown", "product", RULES, len(ex.states), None, secs,
                 f"search stopped ({ex.stop_reason}); nothing is claimed", extra={"observer": name}))
-    return results, {"state_pairs": pairs, "states": len(ex.states), "seconds": secs}
+        elif unrelated:
+            idx, la, lb = unrelated[0]
+            results.append(CheckResult(
+                "hidden-identity", "noninterference", "unknown", "product", RULES, len(ex.states), None, secs,
+                f"{name}: after '{la}' (game A) and '{lb}' (game B) from a state {ex.depth[idx]} steps deep the two "
+                f"games are no longer equal up to an exchange of hidden faces, although {name} sees them alike; "
+                f"the state-by-state comparison does not cover what follows, so nothing is claimed",
+                extra={"observer": name}))
+        else:
+            results.append(CheckResult(
+                "hidden-identity", "noninterference", "holds", "product", RULES, len(ex.states), ex.max_depth,
+                secs, f"{name} sees the same in every reachable state under every exchange of two hidden faces, "
+                      f"and after every pair of equally labelled steps "
+                      + ("(and of Moritani's private Traitor card with a deck card, step by step) " if c.module else "")
+                      + f"({pairs:,} state pairs, {steps:,} step pairs compared)", extra={"observer": name}))
+    return results, {"state_pairs": pairs, "step_pairs": steps, "states": len(ex.states), "seconds": secs}
+
+
+def needs_step_check(model) -> list[bool]:
+    """Per action: may its successors from s and from σ(s) differ beyond the exchange itself?
+
+    Only if one of its effects reads a slot the public does not see (a secret, ghost or engine
+    field: the step may copy it into what the rival sees), or the public cannot tell it from
+    another action (its partner in σ(s) may be that other action, with other effects).
+    """
+    hidden = set(SECRET_FIELDS) | set(ENGINE_FIELDS) | {f.name for f in model.schema.fields if f.ghost}
+    groups: dict = {}
+    for a in model.actions:
+        g = public_group(model, a)
+        groups[g] = groups.get(g, 0) + 1
+    out = []
+    for a in model.actions:
+        reads = {n.field for _, idx, e in a.effects for x in (e,) + tuple(idx) for n in walk(x) if isinstance(n, Var)}
+        out.append(bool(reads & hidden) or groups[public_group(model, a)] > 1)
+    return out
 
 
 def _traitor_leaks(model, ex, cm, watch, found) -> int:
@@ -142,7 +203,7 @@ def _traitor_leaks(model, ex, cm, watch, found) -> int:
     Leaders reveal): a deliberate declassification, skipped.
     Returns the number of state pairs compared; adds a Leak per observer to `found`.
     """
-    c, acts = model.info["ctx"], model.actions
+    acts = model.actions
     stage = model.schema.slot("stage")
 
     def reads(a) -> bool:
@@ -167,75 +228,118 @@ def _traitor_leaks(model, ex, cm, watch, found) -> int:
             twin = {acts[i].label: t for i, t in succ_2}
             for f, w in watch.items():
                 if f not in found and w.observe(s, en_s) != w.observe(s2, en_2):
-                    leak = _traitor_witness(model, ex, idx, a, b, f, None, None)
-                    if leak is not None:
-                        found[f] = leak
+                    found[f] = _leak(model, ex, idx, None, (a, b), f, s2, "Traitor")
             for i, t in succ_s:
-                lab2 = _swap_label(model, acts[i].label, a, b, "Traitor")
-                if lab2 == acts[i].label and lab2 in twin and board(swap_traitors(model, t, a, b)) != board(twin[lab2]):
+                lab = acts[i].label
+                if _names_card(acts[i], (a, b)) or lab not in twin:
+                    continue
+                if board(swap_traitors(model, t, a, b)) != board(twin[lab]):
                     for f in watch:
                         if f not in found:
-                            leak = _traitor_witness(model, ex, idx, a, b, f, acts[i].label, lab2)
-                            if leak is not None:
-                                found[f] = leak
+                            found[f] = _leak(model, ex, idx, i, (a, b), f, twin[lab], "Traitor")
                     break
             if len(found) == len(watch):
                 break
     return pairs
 
 
-def _traitor_witness(model, ex, idx, a, b, f, step_a, step_b) -> Leak | None:
-    """Game A reaches s (then takes step_a); game B plays the same public steps with Traitor cards a
-    and b exchanged (then step_b). Both are replayed; None if game B is not playable."""
-    c = model.info["ctx"]
-    game_a = ex.trace_to(idx)
-    labels_a = list(game_a.labels) + ([step_a] if step_a else [])
-    try:
-        labels_b = [_swap_label(model, lab, a, b, "Traitor") for lab in game_a.labels] + ([step_b] if step_b else [])
-        game_a = Trace.from_actions(model, model.init[0], labels_a)
-        game_b = Trace.from_actions(model, model.init[0], labels_b)
-    except Exception:
-        return None
-    for t in (game_a, game_b):
-        problems = t.replay(model)
-        if problems:
-            raise InternalError(f"leak witness does not replay: {problems[0]}")
-    from model.evaluate import successors
-    end_a, end_b = game_a.states[-1], game_b.states[-1]
-    w = Observer(model, f)
-    o1 = w.observe(end_a, [x for x, _ in successors(model, end_a)])
-    o2 = w.observe(end_b, [x for x, _ in successors(model, end_b)])
-    if o1 == o2:
-        return None
-    comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
-    return Leak(c.F.labels[f], (a, b), game_a, game_b, COMPONENTS[comp], o1[comp], o2[comp], model, "Traitor")
+def _names_card(action, cards) -> bool:
+    doms = {p.name: p.domain for p in action.rule.params}
+    return any(doms[k].name == "Traitor" and v in cards for k, v in action.args)
 
 
-def _witness(model, ex, idx, a, b, f, o1, o2) -> Leak | None:
-    """Build and replay the pair of games; None if game B is not public-equivalent (skip it)."""
+def _leak(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: tuple,
+          secret: str = "Face") -> Leak:
+    """The pair of games behind a difference found at state `idx` (then action `step`), replayed.
+
+    Raises PartnerGameError when no game B shows the difference: a found difference is never
+    dropped (docs/noninterference.md, "Counterexamples").
+    """
     c = model.info["ctx"]
     game_a = ex.trace_to(idx)
-    pids = [model.get(model.init[0], "pid", k) for k in c.faces]
-    pids[a], pids[b] = pids[b], pids[a]
-    model_b = build_model(c.bounds, c.interp, tuple(model.info["defects"]), pids=tuple(pids))
-    try:
-        labels_b = [_swap_label(model, lab, a, b) for lab in game_a.labels]
-        game_b = Trace.from_actions(model_b, model_b.init[0], labels_b)
-    except Exception:
-        return None
-    for m, t in ((model, game_a), (model_b, game_b)):
-        problems = t.replay(m)
+    if step is not None:
+        s = model.actions[step]
+        game_a = Trace(game_a.init, game_a.steps + (Step(s.label, _apply(model, s, game_a.states[-1])),))
+    problems = game_a.replay(model)
+    if problems:
+        raise InternalError(f"leak witness (game A) does not replay: {problems[0]}")
+    for model_b in _partner_models(model, pair, secret):
+        game_b = partner_game(model, game_a, model_b, f)
+        if game_b is None:
+            continue
+        problems = game_b.replay(model_b)
         if problems:
-            raise InternalError(f"leak witness does not replay: {problems[0]}")
-    # The witness counts only if the observer really sees the two replayed games differently.
-    from model.evaluate import successors
-    end_a, end_b = game_a.states[-1], game_b.states[-1]
-    o1 = Observer(model, f).observe(end_a, [x for x, _ in successors(model, end_a)])
-    o2 = Observer(model_b, f).observe(end_b, [x for x, _ in successors(model_b, end_b)])
-    if o1 == o2:
+            raise InternalError(f"leak witness (game B) does not replay: {problems[0]}")
+        o1, o2 = _observe_end(model, game_a, f), _observe_end(model_b, game_b, f)
+        comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
+        seen_a, seen_b = o1[comp], o2[comp]
+        if comp == 0:  # name the public slots that differ rather than print the whole board
+            end_a, end_b, sch = game_a.states[-1], game_b.states[-1], model.schema
+            slots = [i for i in Observer(model, f).public if end_a[i] != end_b[i]]
+            seen_a = {sch.slot_names[i]: sch.show(i, end_a[i]) for i in slots} or seen_a
+            seen_b = {sch.slot_names[i]: sch.show(i, end_b[i]) for i in slots} or seen_b
+        return Leak(c.F.labels[f], pair, game_a, game_b, COMPONENTS[comp], seen_a, seen_b, model_b, secret)
+    raise PartnerGameError(
+        f"hidden-identity: {c.F.labels[f]} sees a difference after game A, but no game with the same public "
+        f"steps from a start with two {'faces' if secret == 'Face' else 'cards'} exchanged shows it",
+        model, game_a, state_b)
+
+
+def _apply(model, action, s):
+    from model.evaluate import apply
+    return apply(action, s, model.schema)
+
+
+def _partner_models(model, pair: tuple, secret: str):
+    """The models game B may start in: the found exchange first, then every other one.
+
+    For faces, game B's model is the same rules with the initial public IDs exchanged. For the
+    Traitor card, game B starts where game A does: a secret draw's public label hides the card,
+    so B may simply draw another one (NOTE(traitor-secret) in checks/leaks_z3.py).
+    """
+    if secret != "Face":
+        yield model
+        return
+    c = model.info["ctx"]
+    pids0 = [model.get(model.init[0], "pid", k) for k in c.faces]
+    rest = [p for p in itertools.combinations(c.faces, 2) if p != tuple(pair)]
+    for a, b in [tuple(pair)] + rest:
+        pids = list(pids0)
+        pids[a], pids[b] = pids[b], pids[a]
+        yield build_model(c.bounds, c.interp, tuple(model.info["defects"]), pids=tuple(pids))
+
+
+def _observe_end(model, game: Trace, f: int) -> tuple:
+    end = game.states[-1]
+    return Observer(model, f).observe(end, [a for a, _ in successors(model, end)])
+
+
+def partner_game(model, game_a: Trace, model_b, f: int) -> Trace | None:
+    """A game of `model_b` whose steps have game A's public labels, at whose end rival f sees
+    something else than at game A's end; None if there is none.
+
+    Depth-first in action order over the steps that match A's public label at each step (usually
+    one: the token is named by its public ID), each state of B visited once per step number.
+    """
+    keys = [public_key(model, model.action(lab), pre) for lab, pre in zip(game_a.labels, game_a.states)]
+    end_a = _observe_end(model, game_a, f)
+    watch = Observer(model_b, f)
+    seen: set = set()
+
+    def search(i: int, s: tuple, steps: list):
+        if i == len(keys):
+            return steps if watch.observe(s, [a for a, _ in successors(model_b, s)]) != end_a else None
+        for act, t in successors(model_b, s):
+            if public_key(model_b, act, s) == keys[i] and (i + 1, t) not in seen:
+                seen.add((i + 1, t))
+                got = search(i + 1, t, steps + [Step(act.label, t)])
+                if got is not None:
+                    return got
         return None
-    comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
-    return Leak(c.F.labels[f], (a, b), game_a, game_b, COMPONENTS[comp], o1[comp], o2[comp], model_b)
+
+    s0 = model_b.init[0]
+    found = search(0, s0, [])
+    return Trace(s0, tuple(found)) if found is not None else None
 
 
 def side_by_side(leak: Leak, model) -> str:

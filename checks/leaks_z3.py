@@ -28,7 +28,7 @@ import time
 import z3
 
 from checks.bmc import decode, solver
-from checks.encode import Encoder
+from checks.encode import Encoder, decide
 from checks.results import CheckResult, InternalError
 from model.moritani.build import build_model
 from model.moritani.lemmas import strengthening
@@ -196,7 +196,7 @@ def leak_bmc(proposal, depth: int, seed: int = 0, observers: list[str] | None = 
         # One query for "some rival tells the games apart" first: at most depths nobody can.
         any_lit = z3.Bool(f"leak:any@{k}", prod.ctx)
         s.add(z3.Implies(any_lit, z3.Or(list(goals.values()))))
-        r = s.check(any_lit)
+        r = decide(s, any_lit)
         if r == z3.unknown:
             for f in open_f:
                 found[f] = f"solver: {s.reason_unknown()} at depth {k}"
@@ -204,7 +204,7 @@ def leak_bmc(proposal, depth: int, seed: int = 0, observers: list[str] | None = 
             for f in open_f:
                 lit = z3.Bool(f"leak:{f}@{k}", prod.ctx)
                 s.add(z3.Implies(lit, goals[f]))
-                r = s.check(lit)
+                r = decide(s, lit)
                 if r == z3.sat:
                     found[f] = _decode_pair(prod, s.model(), k, f, Leak)
                 elif r == z3.unknown:
@@ -324,10 +324,10 @@ def leak_proof(proposal, seed: int = 0, rlimit: int = 0, observers: list[str] | 
     base = z3.Solver(ctx=prod.ctx)
     base.set("random_seed", seed)
     base.add(prod.start())
-    if base.check() != z3.sat:  # an empty start would make the base case hold vacuously
+    if decide(base) != z3.sat:  # an empty start would make the base case hold vacuously
         return {f: ("unknown", "the start pair is inconsistent", time.perf_counter() - t0) for f in rivals}
     base.add(z3.Not(rel0))
-    r = base.check()
+    r = decide(base)
     if r != z3.unsat:
         why = ("the start pair is not related up to a permutation of hidden faces" if r == z3.sat
                else f"solver: {base.reason_unknown()}")
@@ -345,14 +345,14 @@ def leak_proof(proposal, seed: int = 0, rlimit: int = 0, observers: list[str] | 
         s.set("rlimit", rlimit)
     s.add(rel0, prod.step(0))
     # Not vacuous: some related pair takes a step (an inconsistent lemma would make every query unsat).
-    if s.check() != z3.sat:
-        why = f"the relation admits no step ({s.check()}); nothing is claimed"
+    if decide(s) != z3.sat:
+        why = f"the relation admits no step ({decide(s)}); nothing is claimed"
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
     rel1 = related(prod, 1)
     for part in rel1.children() if z3.is_and(rel1) else [rel1]:
         s.push()
         s.add(z3.Not(part))
-        r = s.check()
+        r = decide(s)
         if r == z3.sat:
             m = s.model()
             act = model.actions[m.eval(A.act(0), model_completion=True).as_long()].label
@@ -386,7 +386,7 @@ def lemmas_inductive(model, seed: int = 0) -> str | None:
                   z3.And(enc.domain(0), at(0), enc.trans(0), enc.domain(1), z3.Not(at(1)))):
         s.push()
         s.add(query)
-        r = s.check()
+        r = decide(s)
         if r != z3.unsat:
             return f"solver: {s.reason_unknown()}" if r == z3.unknown else "not 1-inductive on one game"
         s.pop()
@@ -405,7 +405,7 @@ def _check_obs_implied(prod: Product, f: int, seed: int, rlimit: int) -> str | N
     if rlimit:
         s.set("rlimit", rlimit)
     s.add(prod.A.domain(1), prod.B.domain(1), related(prod, 1), z3.Not(prod.obs_equal(f, 1)))
-    r = s.check()
+    r = decide(s)
     if r == z3.unsat:
         return None
     if r == z3.sat:

@@ -42,7 +42,9 @@ def run_defect(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResul
     why = f"explored {len(ex.states):,} states ({'complete' if ex.complete else ex.stop_reason})"
     if other:
         why += f"; other checks fired instead: {', '.join(other)}"
-    return CheckResult(d.id, "defect", "missed", "explicit", d.ids, len(ex.states), None, secs,
+    # Missed only when the search covered everything; a budget that ran out is inconclusive.
+    verdict = "missed" if ex.complete else "unknown"
+    return CheckResult(d.id, "defect", verdict, "explicit", d.ids, len(ex.states), None, secs,
                        f"{d.doc} -- not caught: {why}",
                        extra=extra | {"caught_by": other[0] if other else None})
 
@@ -58,8 +60,10 @@ def _run_leak(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResult
         return CheckResult(d.id, "defect", "caught", "product", d.ids, stats["states"], r.depth,
                            time.perf_counter() - t0, f"{d.doc} ({r.detail})", trace=r.trace,
                            extra=extra | {"caught_by": "hidden-identity", "observer": r.extra["observer"]})
-    return CheckResult(d.id, "defect", "missed", "product", d.ids, stats["states"], None, time.perf_counter() - t0,
-                       f"{d.doc} -- not caught", extra=extra | {"caught_by": None})
+    verdict = "unknown" if any(r.verdict == "unknown" for r in results) else "missed"
+    return CheckResult(d.id, "defect", verdict, "product", d.ids, stats["states"], None, time.perf_counter() - t0,
+                       f"{d.doc} -- not caught" + (" (a budget ran out: inconclusive)" if verdict == "unknown" else ""),
+                       extra=extra | {"caught_by": None})
 
 
 def _run_order(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResult:
@@ -76,7 +80,9 @@ def _run_order(d: Defect, proposal: Proposal, config: CheckConfig) -> CheckResul
                            extra=extra | {"caught_by": d.target, "class": r.extra["class"],
                                           "orders": r.extra["orders"], "model": model})
     why = "the pair was never pending together" if r is None else f"the pair still {r.extra['class']}"
-    return CheckResult(d.id, "defect", "missed", "explicit", d.ids, r.states if r else None, None,
+    incomplete = any(x.verdict == "unknown" for x in found)
+    return CheckResult(d.id, "defect", "unknown" if incomplete else "missed", "explicit", d.ids,
+                       r.states if r else None, None,
                        time.perf_counter() - t0, f"{d.doc} -- not caught: {why}",
                        extra=extra | {"caught_by": None})
 

@@ -198,7 +198,7 @@ def _z3_check(model, decl, gens, amaps, rlimit) -> None:
     """
     import z3
 
-    from checks.encode import Encoder
+    from checks.encode import Encoder, decide
     from model.evaluate import enabled
     from model.expr import substitute
     enc = Encoder(model)
@@ -229,7 +229,7 @@ def _z3_check(model, decl, gens, amaps, rlimit) -> None:
         def query(formula, subject):
             solver.push()
             solver.add(formula)
-            r = solver.check()
+            r = decide(solver)
             m = solver.model() if r == z3.sat else None
             solver.pop()
             if r == z3.unknown:
@@ -286,6 +286,7 @@ def check_observations(model: GameModel, rlimit: int = 50_000_000) -> str:
     """
     import z3
 
+    from checks.encode import decide
     from checks.leaks_z3 import Product
     decl = model.info.get("symmetry")
     if decl is None:
@@ -305,7 +306,7 @@ def check_observations(model: GameModel, rlimit: int = 50_000_000) -> str:
         for (f, i), eq in equal.items():
             solver.push()
             solver.add(eq != z3.substitute(eq, *sub))
-            r = solver.check()
+            r = decide(solver)
             solver.pop()
             if r != z3.unsat:
                 why = "Z3 could not decide it" if r == z3.unknown else "two states it cannot tell apart have images it can"

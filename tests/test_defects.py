@@ -32,6 +32,8 @@ EXPECTED_DEPTH = {
     "terror-options-public": 6,
     "offer-availability-public": 6,
     "placement-declaration-public": 1,
+    "reply-names-effect": 8,
+    "decline-logs-face": 7,
     "retired-card-reshuffled": 12,
     "used-marker-ignored": 21,
     "forfeit-resets-each-turn": 20,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 from checks.config import CheckConfig
 from checks.leaks import check_leaks, side_by_side
@@ -55,3 +56,74 @@ def test_revealing_is_declassification_not_a_leak():
 def test_observer_filter():
     results, _ = check_leaks(prop(), CheckConfig(), observers=["Ecaz"])
     assert [r.extra["observer"] for r in results] == ["Ecaz"]
+
+
+# -- a found difference is never dropped (issue 12, class 3) ------------------------------------
+
+def test_leak_through_a_per_face_rule_family_is_replayed_not_dropped():
+    """Game A passes through `offer_alliance_<face>`: game B must play the other family member."""
+    results, _ = check_leaks(prop(defects=("reply-names-effect",)), CheckConfig(), observers=["Atreides"])
+    (r,) = results
+    assert r.verdict == "violated" and r.depth == 10, r.detail
+    leak = r.extra["leak"]
+    fam_a = [x for x in leak.game_a.labels if x.startswith("offer_alliance_")]
+    fam_b = [x for x in leak.game_b.labels if x.startswith("offer_alliance_")]
+    assert fam_a and fam_b and fam_a != fam_b  # the member names the face, so B plays the other one
+    assert leak.component == "prompt (legal choices)"
+    assert leak.game_b.replay(leak.model_b) == []
+
+
+def test_secret_copied_into_a_public_field_is_caught_one_step_later():
+    """s and σ(s) look alike; only the successors of the decline differ (step consistency)."""
+    results, _ = check_leaks(prop(defects=("decline-logs-face",)), CheckConfig(), observers=["Atreides"])
+    (r,) = results
+    assert r.verdict == "violated" and r.depth == 9, r.detail
+    leak = r.extra["leak"]
+    assert leak.game_a.labels[-1] == "decline" and leak.component == "public board"
+    assert set(leak.seen_a) == {"declined_log"} and leak.seen_a != leak.seen_b
+
+
+def test_a_difference_without_a_partner_game_is_an_internal_error_not_holds(tmp_path, monkeypatch):
+    import checks.leaks as lk
+    from click.testing import CliRunner
+
+    from checks.cli import main
+    monkeypatch.setattr(lk, "partner_game", lambda *a, **k: None)
+    f = tmp_path / "p.yaml"
+    f.write_text("name: leaky\nbounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n"
+                 "defects: [face-printed]\n", encoding="utf-8")
+    r = CliRunner().invoke(main, ["leaks", "--engine", "explicit", "--proposal", str(f)])
+    assert r.exit_code == 1, r.output
+    assert "internal error" in r.output and "game A" in r.output and "holds" not in r.output
+
+
+def test_exchanging_faces_maps_every_grounded_action_and_replays_step_by_step():
+    """The face exchange on actions is derived from declared data (parameters over Face, per-face
+    rule families): it is a total involution on the grounded actions, and every step from s that
+    does not reveal an exchanged face has its exchanged step from σ(s), to a successor equal to
+    σ's image up to a permutation of hidden faces (the pids re-dealt on a return to supply)."""
+    from checks.explore import Explorer
+    from model.evaluate import apply, enabled
+    from model.moritani.observe import exchange_label, face_permutation, hidden_faces
+    m = build_model(SMALL)
+    c = m.info["ctx"]
+    labels = {a.label for a in m.actions}
+    for a in m.actions:
+        for x, y in itertools.combinations(c.faces, 2):
+            image = exchange_label(m, a, x, y)
+            assert image in labels, (a.label, x, y)
+            assert exchange_label(m, m.action(image), x, y) == a.label
+    ex = Explorer(m, CheckConfig()).run()
+    reveals = {k: f"reveal_{c.K.labels[k].lower().replace(' ', '_')}" for k in c.faces}
+    steps = 0
+    for s in ex.states:
+        for x, y in itertools.combinations(hidden_faces(m, s), 2):
+            s2 = swap_faces(m, s, x, y)
+            for a in m.actions:
+                if a.rule.name in (reveals[x], reveals[y]) or not enabled(a, s, m.schema):
+                    continue
+                b = m.action(exchange_label(m, a, x, y))
+                assert enabled(b, s2, m.schema), (a.label, b.label)
+                assert face_permutation(m, apply(a, s, m.schema), apply(b, s2, m.schema)) is not None, a.label
+                steps += 1
+    assert steps > 10_000

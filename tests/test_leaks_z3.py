@@ -17,10 +17,11 @@ from model.moritani.profiles import PROFILES
 from tests.conftest import SMALL
 
 # The face leaks (the Traitor-card leak of the Assassinate Leaders module is tested below).
-LEAKS = ["face-printed", "terror-options-public", "offer-availability-public", "placement-declaration-public"]
+LEAKS = ["face-printed", "terror-options-public", "offer-availability-public", "placement-declaration-public",
+         "reply-names-effect", "decline-logs-face"]
 # Shortest pair length on SMALL plus the defect's own bounds, pinned for both engines.
 SMALL_DEPTH = {"face-printed": 2, "terror-options-public": 8, "offer-availability-public": 8,
-               "placement-declaration-public": 1}
+               "placement-declaration-public": 1, "reply-names-effect": 10, "decline-logs-face": 9}
 
 
 def prop(defects=(), bounds=SMALL):
@@ -40,7 +41,7 @@ def test_seeded_leak_explicit_pair_length(defect):
 
 
 # The two 8-step leaks take 20-30 s each on Z3 (2 shared cores): run them with -m slow.
-SLOW = {"terror-options-public", "offer-availability-public"}
+SLOW = {"terror-options-public", "offer-availability-public", "reply-names-effect", "decline-logs-face"}
 
 
 @pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d in SLOW else d for d in LEAKS])

@@ -59,6 +59,7 @@ class Ctx:
         self.L = Enum("Location", b.strongholds + (DESERT,))
         self.Dest = Enum("Stronghold", b.strongholds + ("none",))
         self.K = Enum("Face", b.faces)
+        self.Effect = Enum("Effect", b.faces)  # a face's name where an engine shows it (seeded leaks only)
         self.module = b.assassinate_leaders
         self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ()))
         self.Status = Enum("Status", STATUSES)

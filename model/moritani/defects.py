@@ -79,6 +79,12 @@ DEFECTS = (
            (("leaderless", ("Atreides",)), ("turns", 1))),
     Defect("placement-declaration-public", "hidden-identity", ("H3", "H6"),
            "the placement's Karama window names the token Moritani declared"),
+    Defect("reply-names-effect", "hidden-identity", ("H6", "R21"),
+           "the entrant's Enemy of My Enemy reply prompt labels 'refuse' with the effect Moritani would then "
+           "reveal, read from the pending token", (("turns", 1),)),
+    Defect("decline-logs-face", "hidden-identity", ("H3", "H6"),
+           "declining a Terror entry writes the kept token's face into the public game log (seen one step "
+           "after the decision, not in the state where it is taken)", (("turns", 1),)),
     # Assassinate Leaders module (model/moritani/assassinate.py): the bounds override turns it on.
     Defect("retired-card-reshuffled", "traitor-custody", ("R43",),
            "the Mentat replacement shuffles the revealed Traitor card back into the reserve deck instead of "

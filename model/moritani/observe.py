@@ -69,6 +69,32 @@ def public_group(model, action) -> str:
     return f"{name}({', '.join(args)})" if args else name
 
 
+def exchange_label(model, action, a: int, b: int, domain: str = "Face") -> str:
+    """The label of `action` with the secret values a and b of `domain` exchanged.
+
+    Both places where a secret value can sit in an action are exchanged: a parameter over the
+    domain, and (for Terror faces) the member of a rule family written once per face
+    (`offer_alliance_<face>`). Game B of a leak pair plays these labels.
+    """
+    swap = lambda v: b if v == a else a if v == b else v  # noqa: E731
+    name = action.rule.name
+    fam = face_family(model, name) if domain == "Face" else None
+    if fam is not None:
+        name = f"{fam[0]}_{swap(fam[1])}"
+    doms = {p.name: p.domain for p in action.rule.params}
+    args = [(k, swap(v) if doms[k].name == domain else v) for k, v in action.args]
+    if not args:
+        return name
+    return f"{name}(" + ", ".join(f"{k}={doms[k].show(v)}" for k, v in args) + ")"
+
+
+def public_key(model, action, pre) -> tuple:
+    """What the public sees of `action` taken in `pre`: its public group and the public IDs of the
+    tokens it names. Two steps with equal keys have equal public labels (the Z3 product's `link`)."""
+    pids = tuple(pre[model.schema.slot("pid", (v,))] for k, v in action.args if k in face_params(action))
+    return public_group(model, action), pids
+
+
 def public_label(model, action, pre) -> str:
     """The action as the public sees it: face parameters become the token's public ID."""
     fam = face_family(model, action.rule.name)
@@ -330,3 +356,35 @@ def exchange_slots(model, a: int, b: int) -> tuple:
         i, j = sch.slot(name, (a,)), sch.slot(name, (b,))
         perm[i], perm[j] = j, i
     return tuple(perm), (sch.slot("entry_face"), sch.slot("pending_face"))
+
+
+def face_permutation(model, t: tuple, t2: tuple) -> dict | None:
+    """{face of t: face of t2} when t2 equals t up to a permutation of hidden faces, else None.
+
+    The permutation is read off the public IDs, as the Z3 relational proof reads it
+    (NOTE(pid-matching) in checks/leaks_z3.py): the token of t2 under each public ID has the same
+    custody as t's token under it, a token that changes face is hidden, every slot no exchange
+    touches is equal, and a face-valued slot names tokens with one ID where it is live
+    (`face_slot_live`; elsewhere it is idle, written before it is read again).
+    """
+    c, sch = model.info["ctx"], model.schema
+    by_pid = {t2[sch.slot("pid", (y,))]: y for y in c.faces}
+    if len(by_pid) != len(c.faces):
+        return None
+    hidden = set(hidden_faces(model, t))
+    pi = {}
+    for x in c.faces:
+        y = by_pid.get(t[sch.slot("pid", (x,))])
+        if y is None or (x != y and x not in hidden):
+            return None
+        if any(t[sch.slot(n, (x,))] != t2[sch.slot(n, (y,))] for n in ("tstatus", "tloc", "pid_shown")):
+            return None
+        pi[x] = y
+    moved = set(exchange_slots(model, *c.faces[:2])[1]) if len(c.faces) > 1 else set()
+    moved |= {sch.slot(n, (x,)) for n in ("tstatus", "tloc", "pid", "pid_shown") for x in c.faces}
+    if any(t[i] != t2[i] for i in range(len(sch)) if i not in moved):
+        return None
+    for i, live in face_slot_live(model).items():
+        if eval_expr(live, t, sch) and pi.get(t[i]) != t2[i]:
+            return None
+    return pi

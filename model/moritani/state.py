@@ -19,7 +19,10 @@ def schema(c: Ctx) -> Schema:
     forces_max = max([b.moritani_forces] + [r + d for _, r, d in b.forces])
     Leader = c.Leader
     F, K = c.F, c.K
-    return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()))
+    # Seeded leak `decline-logs-face`: the engine's public log keeps the declined token's face.
+    log = (Field("declined_log", c.Effect, doc="engine bug: the public log names the declined face"),) \
+        if c.has("decline-logs-face") else ()
+    return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
 
 
 def traitor_fields(c: Ctx) -> tuple:
@@ -139,6 +142,8 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         "pend_advisor": 0, "pend_ambassador": False, "amb_payer": 0, "pend_terror": False,
         "entry2": False, "owed": 0, "reloads_left": 1, "retries_left": 1,
     }
+    if c.has("decline-logs-face"):
+        values["declined_log"] = 0
     if c.module:
         # Every Traitor card starts in the reserve deck; the first step deals Moritani its secret card.
         values |= {"stage": c.st("traitor_deal"),

@@ -51,8 +51,9 @@ def rules(c: Ctx) -> list[Rule]:
     decline_guard = at & ~refused
     if c.has("refusal-declines"):
         decline_guard = at
+    logged = {("declined_log", ()): v("entry_face")} if c.has("decline-logs-face") else {}
     rules = [Rule("decline", (), decline_guard,
-                  {("entry_declined", ()): True, ("stage", ()): c.st("entry_done")},
+                  {("entry_declined", ()): True, ("stage", ()): c.st("entry_done")} | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
     before = c.choice("A4") == "before-reply"
@@ -95,7 +96,14 @@ def rules(c: Ctx) -> list[Rule]:
     refuse = {("eome_refused", ()): True, ("stage", ()): c.st("terror")}
     if c.has("refusal-declines"):
         refuse = {("eome_refused", ()): True, ("entry_declined", ()): True, ("stage", ()): c.st("entry_done")}
-    rules.append(Rule("refuse_alliance", (), c.stage_is("eome_reply"), refuse, ("R21", "H24"),
-                      actor=v("entrant"), doc="refusal: Moritani must now reveal"))
+    if c.has("reply-names-effect"):
+        # The bug: the entrant's refuse option is labelled with the effect Moritani would then have
+        # to reveal, read from the pending token: the prompt carries the hidden face.
+        x = Param("x")
+        rules.append(Rule("refuse_alliance", (P("x", c.Effect),), c.stage_is("eome_reply") & v("entry_face").eq(x),
+                          refuse, ("R21", "H24"), actor=v("entrant"), doc="refusal, labelled with the effect"))
+    else:
+        rules.append(Rule("refuse_alliance", (), c.stage_is("eome_reply"), refuse, ("R21", "H24"),
+                          actor=v("entrant"), doc="refusal: Moritani must now reveal"))
     return rules
 

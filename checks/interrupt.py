@@ -1,0 +1,98 @@
+"""SIGINT and SIGTERM stop every engine promptly and are never reported as a verdict.
+
+NOTE(signals): signal dispositions belong to the process, so this is the one piece of
+process-wide state in `checks/`: the CLI installs the handlers (`Interrupts.install`), and
+every Z3 context an Encoder creates registers itself (`register`). Nothing happens unless the
+CLI installed the handlers; library users and tests keep Python's defaults.
+
+Two paths, because a Z3 query runs in C with the GIL released and Python signal handlers only
+run between bytecodes:
+
+- Python-level: the handler records the signal and raises `Interrupted` in the main thread, which
+  stops the explicit engines at their next bytecode.
+- C-level: `signal.set_wakeup_fd` makes the interpreter write the signal number to a pipe the
+  moment it arrives; a watcher thread reads it and calls `interrupt()` on every registered Z3
+  context, so a running query returns within milliseconds, and then the Python handler raises.
+
+Z3's own Ctrl-C handling is switched off (`ctrl_c=false`) so that it cannot swallow SIGINT and
+turn it into an ordinary `unknown` that a pipeline would carry on from.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import weakref
+
+EXIT_INTERRUPTED = 130
+
+
+class Interrupted(Exception):
+    """The user (SIGINT) or the system (SIGTERM) asked the run to stop."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+class Interrupts:
+    """Which signal arrived (if any) and the Z3 contexts to cancel when one does."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._contexts: weakref.WeakSet = weakref.WeakSet()
+        self._installed = False
+
+    def register(self, ctx) -> None:
+        """A Z3 context to interrupt on a signal (cheap: a weak reference); no new work after one."""
+        self.raise_if_interrupted()
+        self._contexts.add(ctx)
+
+    def raise_if_interrupted(self) -> None:
+        if self.signum is not None:
+            raise Interrupted(self.signum)
+
+    def _cancel_z3(self) -> None:
+        for ctx in list(self._contexts):
+            try:
+                ctx.interrupt()
+            except Exception:  # a context being torn down: nothing left to cancel
+                pass
+
+    def _handler(self, signum, frame):
+        self.signum = signum
+        self._cancel_z3()
+        # Inside a ctypes callback (Z3's error handler runs when a cancelled query unwinds) an
+        # exception is printed and dropped; the flag stays set and the next checkpoint raises.
+        if frame is not None and f"{os.sep}z3{os.sep}" in frame.f_code.co_filename:
+            return
+        raise Interrupted(signum)
+
+    def install(self) -> None:
+        """Handle SIGINT and SIGTERM for this process (the CLI calls this once, in the main thread)."""
+        if self._installed or threading.current_thread() is not threading.main_thread():
+            return
+        self._installed = True
+        try:
+            import z3
+            z3.set_param("ctrl_c", False)
+        except Exception:  # z3 missing or a version without the parameter: the watcher still cancels
+            pass
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(write_fd, False)
+        signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handler)
+
+        def watch():
+            while True:
+                data = os.read(read_fd, 1)
+                if not data:
+                    return
+                self.signum = data[0]
+                self._cancel_z3()
+
+        threading.Thread(target=watch, name="rulecheck-signals", daemon=True).start()
+
+
+INTERRUPTS = Interrupts()  # NOTE(signals): the process's one instance
