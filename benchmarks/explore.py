@@ -21,7 +21,7 @@ QUICK = {"small": {"strongholds": ("Arrakeen",), "ambassador": "Arrakeen", "turn
 CHILD = r"""
 import json, resource, sys, time
 from checks.config import CheckConfig
-from checks.explore import Explorer
+from checks.engines.explicit import Explorer
 from model.moritani.build import build_model
 from model.moritani.config import Bounds
 kw = json.loads(sys.argv[1])

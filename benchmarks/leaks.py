@@ -2,7 +2,7 @@
 
 Run: python benchmarks/leaks.py [Z3_DEPTH]
 
-The Z3 line compares the self-composed product (two copies, checks/leaks_z3.py) with BMC of one
+The Z3 line compares the self-composed product (two copies, checks/analyses/leaks_z3.py) with BMC of one
 game (one invariant) at the same depth.
 """
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from checks.config import CheckConfig
-from checks.explore import Explorer
-from checks.bmc import get_bmc
-from checks.leaks import check_leaks
-from checks.leaks_z3 import leak_bmc
+from checks.engines.explicit import Explorer
+from checks.engines.bmc import get_bmc
+from checks.analyses.leaks import check_leaks
+from checks.analyses.leaks_z3 import leak_bmc
 from model.moritani.build import build_model
 from model.moritani.profiles import PROFILES
 

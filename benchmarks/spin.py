@@ -22,7 +22,7 @@ import math
 import subprocess
 import sys
 
-from checks.promela import run_spin, spin_available, to_promela
+from checks.formats.promela import run_spin, spin_available, to_promela
 from model.moritani.build import build_model
 from model.moritani.config import Bounds
 
@@ -51,7 +51,7 @@ CHILD = r"""
 import json, resource, sys, time
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 from checks.config import CheckConfig
-from checks.explore import Explorer
+from checks.engines.explicit import Explorer
 from model.moritani.build import build_model
 from model.moritani.config import Bounds
 from model.errors import ModelError

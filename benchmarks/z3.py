@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from checks.bmc import get_bmc
-from checks.induction import HornSystem, spacer
+from checks.engines.bmc import get_bmc
+from checks.engines.induction import HornSystem, spacer
 from model.moritani.build import build_model
 from model.moritani.config import Bounds
 

@@ -17,6 +17,6 @@ class CheckConfig:
     seed: int = 0
     progress: bool = False
     keep_edges: bool = False
-    fold: bool = False  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/explore.py)
-    packed: bool = True  # visited states as bytes when every slot fits one (NOTE(packed) in checks/explore.py)
-    symmetry: bool = False  # store one state per orbit of the model's verified symmetry (checks/symmetry.py)
+    fold: bool = False  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/engines/explicit.py)
+    packed: bool = True  # visited states as bytes when every slot fits one (NOTE(packed) in checks/engines/explicit.py)
+    symmetry: bool = False  # store one state per orbit of the model's verified symmetry (checks/engines/symmetry.py)

@@ -2,7 +2,7 @@
 
 Registered through the `pytest11` entry point (`rulecheck`), so `python -m pytest` collects
 `scenarios/**/*.scenario.yaml` (and any `*.scenario.yaml` named on the command line) and runs each
-through `checks.scenario.replay_file`. A failure reads like the `rulecheck replay` output:
+through `checks.formats.scenario.replay_file`. A failure reads like the `rulecheck replay` output:
 
     scenarios/acceptance/robbery-after-payment.scenario.yaml:36: expectation not met after step 12 (the last, line 34)
       do:      arrival_settled
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.scenario import ReplayResult, StepReport
+from checks.formats.scenario import ReplayResult, StepReport
 from model.errors import InputError
 
 SUFFIX = ".scenario.yaml"
@@ -73,8 +73,9 @@ class ScenarioFile(pytest.File):
 
 class ScenarioItem(pytest.Item):
     def runtest(self):
-        from checks.scenario import replay_file
-        res = replay_file(shown(self.path))
+        from checks.formats.scenario import replay_file
+        from checks.pipelines.common import GAME
+        res = replay_file(GAME, shown(self.path))
         if not res.ok:
             raise ScenarioFailed(res)
 

@@ -18,8 +18,32 @@ class InternalError(Exception):
     """A bug in the tool itself (for example a trace that does not replay)."""
 
 
-@dataclass
+def validated(model, trace: Trace, what: str) -> Trace:
+    """`trace`, after replaying it through the reference semantics; InternalError if it does not
+    replay (a counterexample that does not replay is a bug in the tool, never a finding).
+
+    >>> from model.trace import Trace
+    >>> class M:
+    ...     init = ((0,),)
+    >>> validated(M(), Trace((1,), ()), "x")
+    Traceback (most recent call last):
+    ...
+    checks.results.InternalError: the trace for x does not replay: initial state is not an initial state of the model
+    """
+    problems = trace.replay(model)
+    if problems:
+        raise InternalError(f"the trace for {what} does not replay: {problems[0]}")
+    return trace
+
+
+@dataclass(kw_only=True)
 class CheckResult:
+    """One check's verdict; always built by keyword.
+
+    >>> CheckResult(id="x", kind="invariant", verdict="holds", engine="explicit").to_json()["verdict"]
+    'holds'
+    """
+
     id: str
     kind: str
     verdict: str

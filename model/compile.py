@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var)
+from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, substitute, walk)
 from model.game import GameModel
 from model.schema import Schema
 
@@ -109,7 +109,10 @@ def _pinned(guard: Expr, slot: int, schema: Schema):
 class CompiledModel:
     """Fast successor function and property predicates of a GameModel.
 
-    >>> # cm = CompiledModel.build(model); cm.successors(state) -> [(action_index, next_state)]
+    >>> from model.moritani.build import build_model
+    >>> m = build_model()
+    >>> [m.actions[a].label for a, _ in CompiledModel.build(m).successors(m.init[0])][:2]
+    ['place_token(k=Assassination, to=Arrakeen)', 'place_token(k=Assassination, to=Carthag)']
     """
 
     model: GameModel
@@ -190,8 +193,183 @@ class CompiledModel:
         """[(action index, successor state)] for every enabled action, in action order."""
         return self.dispatchers[s[self.dispatch_slot] if self.dispatch_slot is not None else None](s)
 
-    def successors_per_guard(self, s: tuple) -> list:
-        """The same as `successors`, one guard function call per action (kept for tests and profiling)."""
-        idxs = self.buckets[s[self.dispatch_slot]] if self.dispatch_slot is not None else range(len(self.guards))
-        g, e = self.guards, self.effects
-        return [(n, e[n](s)) for n in idxs if g[n](s)]
+@dataclass
+class StateChecks:
+    """The generated per-state tests of an explicit search, from the model's data.
+
+    `domain_ok(s)`: every slot in its domain; `all_ok(s)`: that and every invariant, in one call
+    (most states pass); `ok_after[a](s)`: only the tests action a's successor can fail given a good
+    pre-state (NOTE(incremental)); `witnesses[a]`: [(witness name, predicate on the pre-state)] for
+    the witnesses that action a fires; `packable`/`decode`: whether every slot fits a byte, and the
+    decoder from the packed form back to the model's tuple (NOTE(packed) in checks/engines/explicit.py).
+
+    >>> from model.moritani.build import build_model
+    >>> m = build_model()
+    >>> StateChecks.build(m).all_ok(m.init[0])
+    True
+    """
+
+    domain_ok: object
+    all_ok: object
+    ok_after: list
+    witnesses: dict
+    packable: bool
+    decode: object
+
+    @classmethod
+    def build(cls, model: GameModel) -> "StateChecks":
+        schema = model.schema
+        ranges = [f"{f.domain.values[0]} <= s[{i}] <= {f.domain.values[-1]}"
+                  for i, f in enumerate(schema.slot_fields) if f.domain.values[0] is not False]
+        tables: dict = {}
+        preds = [to_source(p.predicate, schema, tables) for p in model.invariants]
+        ns: dict = dict(tables)
+        exec(compile(f"def ok(s): return {' and '.join(ranges) or 'True'}\n"
+                     f"def all_ok(s): return bool({' and '.join(ranges + [f'({p})' for p in preds]) or 'True'})",
+                     "<state checks>", "exec"), ns)
+        packable, decode = _packing(schema)
+        return cls(ns["ok"], ns["all_ok"], _incremental(model, preds, tables), _witness_checks(model),
+                   packable, decode)
+
+
+def _witness_checks(model: GameModel) -> dict:
+    """action index -> [(witness name, predicate on the pre-state)]."""
+    out: dict = {}
+    schema = model.schema
+    src, names, tables = [], [], {}
+    for w in model.witnesses:
+        if not w.fires:
+            continue
+        for n, a in enumerate(model.actions):
+            if a.rule.name in w.fires:
+                when = substitute(w.when, dict(a.args)) if w.when is not None else None
+                names.append((n, w.name))
+                src.append(f"def w{len(src)}(s): return {to_source(when, schema, tables) if when else 'True'}")
+    ns: dict = dict(tables)
+    exec(compile("\n".join(src) or "pass", "<witnesses>", "exec"), ns)
+    for i, (n, wname) in enumerate(names):
+        out.setdefault(n, []).append((wname, ns[f"w{i}"]))
+    return out
+
+
+def _packing(schema: Schema):
+    """(every slot fits a byte, decoder from the packed form back to the model's tuple)."""
+    parts, fits = [], True
+    for i, f in enumerate(schema.slot_fields):
+        vals = f.domain.values
+        if vals[0] is False:
+            parts.append(f"b[{i}] != 0")
+        else:
+            fits = fits and 0 <= vals[0] and vals[-1] <= 255
+            parts.append(f"b[{i}]")
+    ns: dict = {}
+    exec(f"def decode(b): return ({', '.join(parts)},)", ns)
+    return fits, ns["decode"]
+
+
+def _incremental(model: GameModel, preds: list, tables: dict) -> list:
+    """Per action: the domain and invariant tests its successor can fail, given a good pre-state.
+
+    NOTE(incremental): the explorer expands only states in their domains that satisfy every
+    invariant, and an action changes only the slots it writes; a slot it does not write keeps its
+    in-domain value, and an invariant reading none of the written slots has the value it had
+    before (true). So the successor needs only the rest, which is exact, not a sample.
+    """
+    schema = model.schema
+    reads = []
+    for p in model.invariants:
+        slots = set()
+        for node in walk(p.predicate):
+            if isinstance(node, Var):
+                if all(isinstance(i, Const) for i in node.index):
+                    slots.add(schema.slot(node.field, tuple(i.value for i in node.index)))
+                else:
+                    slots |= {i for (f, _), i in schema._slots.items() if f == node.field}
+        reads.append(slots)
+    ns: dict = dict(tables)
+    src, by_writes, out = [], {}, []
+    for a in model.actions:
+        written = frozenset(schema.slot(n, tuple(i.value for i in idx)) for n, idx, _ in a.effects)
+        if written not in by_writes:
+            tests = []
+            for i in sorted(written):
+                vals = schema.slot_fields[i].domain.values
+                if vals[0] is not False:
+                    tests.append(f"{vals[0]} <= s[{i}] <= {vals[-1]}")
+            tests += [f"({pr})" for pr, r in zip(preds, reads) if r & written]
+            by_writes[written] = f"k{len(by_writes)}"
+            src.append(f"def {by_writes[written]}(s): return bool({' and '.join(tests) or 'True'})")
+        out.append(by_writes[written])
+    exec(compile("\n".join(src) or "pass", "<incremental checks>", "exec"), ns)
+    return [ns[name] for name in out]
+
+
+def compile_state_maps(decl, schema: Schema, perms) -> list:
+    """A declared symmetry's permutations acting on states: one generated function per permutation
+    (a tuple display, no loop per slot; `ValueSymmetry.apply_state` is the reference form)."""
+    src, tables = [], {}
+    for n, perm in enumerate(perms):
+        parts = []
+        for i, vm in decl.slot_sources(schema, perm):
+            if vm:
+                key = f"V{n}_{i}"
+                tables[key] = {v: vm.get(v, v) for v in schema.slot_fields[i].domain.values}
+                parts.append(f"{key}[s[{i}]]")
+            else:
+                parts.append(f"s[{i}]")
+        src.append(f"def p{n}(s): return (" + ", ".join(parts) + ",)")
+    ns = dict(tables)
+    exec(compile("\n".join(src), "<symmetry>", "exec"), ns)
+    return [ns[f"p{n}"] for n in range(len(perms))]
+
+
+def compile_sorting_canon(decl, schema: Schema, elements, maps):
+    """Canonical form by sorting the points by their signature, or None where that is not exact.
+
+    The signature of point p in s: the slots indexed by p (in a fixed order) and, for every slot
+    whose value is drawn from the permuted domains, whether it holds p. A permutation π moves the
+    signature of p to πp unchanged, so sorting the points by signature and renaming them by rank
+    gives the same state for every member of an orbit; two points with equal signatures can be
+    exchanged without changing the state, so ties do not matter. This needs each slot to depend on
+    at most one point through its index and none through both index and value; otherwise the
+    caller falls back to the least tuple over the whole group. Cost: one signature per point and a
+    sort instead of n! permuted tuples per state.
+    """
+    pts = decl.points
+    index_slots = {p: [] for p in pts}
+    value_slots = []
+    for (fname, idx), i in sorted(schema._slots.items(), key=lambda kv: kv[1]):
+        f = schema.by_name[fname]
+        moved = [v for d, v in zip(f.dims, idx) if d.name in decl.domains]
+        holds_point = f.domain.name in decl.domains
+        if len(moved) > 1 or (moved and holds_point):
+            return None
+        if moved and moved[0] in index_slots:
+            index_slots[moved[0]].append((tuple(v for d, v in zip(f.dims, idx) if d.name not in decl.domains),
+                                          fname, i))
+        if holds_point:
+            value_slots.append(i)
+    for p in pts:
+        index_slots[p].sort()
+    sigs = []
+    for p in pts:
+        parts = [f"s[{i}]" for _, _, i in index_slots[p]] + [f"s[{i}] == {p}" for i in value_slots]
+        sigs.append("(" + ", ".join(parts) + ",)")
+    by_perm = {tuple(e): fn for e, fn in zip(elements, maps)}
+    n = len(pts)
+    src = [
+        "def canon(s):",
+        f"    sig = ({', '.join(sigs)},)",
+        f"    order = sorted(range({n}), key=sig.__getitem__)",
+        "    rank = [0] * %d" % n,
+        "    for r, i in enumerate(order):",
+        "        rank[i] = r",
+        "    return BY_PERM[tuple(PTS[r] for r in rank)](s)",
+    ]
+    ns = {"BY_PERM": by_perm, "PTS": pts}
+    exec(compile("\n".join(src), "<symmetry canon>", "exec"), ns)
+    canon = ns["canon"]
+    # The signatures read only these slots: a step from a representative that writes none of them
+    # leaves every signature, hence the (stable) sort, as it was: the successor is its own canon.
+    canon.reads = frozenset(i for p in pts for _, _, i in index_slots[p]) | frozenset(value_slots)
+    return canon

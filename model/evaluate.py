@@ -1,7 +1,7 @@
 """Concrete semantics: the reference interpreter of guards, effects and properties.
 
 This is the definition of what a rule means. The compiled fast path
-(`model.compile`) and the Z3 translator (`checks.encode`) must agree with it;
+(`model.compile`) and the Z3 translator (`checks.engines.encode`) must agree with it;
 tests check both.
 
 >>> from model.domains import IntRange

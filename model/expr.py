@@ -1,7 +1,7 @@
 """The expression language of guards, effects and properties.
 
 Expressions are frozen trees. Two interpreters read them: the concrete
-evaluator (`model.evaluate`) and the Z3 translator (`checks.encode`). Builders
+evaluator (`model.evaluate`) and the Z3 translator (`checks.engines.encode`). Builders
 keep model code short:
 
 >>> x = Var("spice", (Const(0),))
@@ -37,10 +37,6 @@ class Expr:
 
     def ne(self, o) -> "Expr":
         return Not(Eq(self, lift(o)))
-
-    def isin(self, values: Iterable) -> "Expr":
-        return any_of(self.eq(v) for v in values)
-
 
 @dataclass(frozen=True)
 class Const(Expr):
@@ -165,11 +161,6 @@ def ite(c, a, b) -> Expr:
 def minimum(a, b) -> Expr:
     a, b = lift(a), lift(b)
     return Ite(Le(a, b), a, b)
-
-
-def maximum(a, b) -> Expr:
-    a, b = lift(a), lift(b)
-    return Ite(Le(a, b), b, a)
 
 
 def half_up(a) -> Expr:

@@ -6,14 +6,19 @@ the valid choices.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from model.declarations import Outcome, Provenance, Reactions, Secrets
 from model.errors import ModelError, choices
 from model.expr import Const, Expr, Param, Var, walk
 from model.properties import Property
 from model.rule import KINDS, GroundAction, Rule
-from model.schema import Schema, State
+from model.schema import Field, Schema, State
+from model.symmetry import ValueSymmetry
+
+
+DECLARED = ("provenance", "symmetry", "lemmas", "unbounded_slots", "outcome", "secrets", "reactions")
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,16 @@ class GameModel:
     terminal: Expr
     dispatch: str | None = None
     narrate: Callable | None = field(default=None, compare=False)
-    info: dict = field(default_factory=dict, compare=False)
+    # Typed declarations for checkers that know no game (model/declarations.py).
+    provenance: Provenance | None = field(default=None, compare=False)
+    symmetry: ValueSymmetry | None = field(default=None, compare=False)
+    lemmas: tuple = field(default=(), compare=False)  # ((name, Expr), ...): proved with, never assumed
+    unbounded_slots: frozenset = field(default=frozenset(), compare=False)  # no upper bound in Z3 proofs
+    outcome: Outcome | None = field(default=None, compare=False)
+    secrets: Secrets | None = field(default=None, compare=False)
+    reactions: Reactions | None = field(default=None, compare=False)
+    # The game's own vocabulary, read only by the game's modules (narration, observation); never by checks/.
+    vocabulary: object = field(default=None, compare=False, repr=False)
     actions: tuple = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
@@ -124,7 +138,23 @@ class GameModel:
     def get(self, state: State, field_name: str, *idx):
         return state[self.schema.slot(field_name, tuple(idx))]
 
+    def declare(self, **declarations) -> "GameModel":
+        """Attach declarations that need the built model itself (lemmas over its invariants, the
+        secrets over its actions); each only once, right after construction. Returns the model.
+
+        >>> from model.domains import Bool
+        >>> m = GameModel("m", Schema((Field("x", Bool()),)), ((False,),), (), (), Const(True))
+        >>> m.declare(lemmas=(("x-any", Const(True)),)).lemmas[0][0]
+        'x-any'
+        """
+        for name, value in declarations.items():
+            if name not in DECLARED:
+                raise ModelError(f"'{name}' is not a declaration; declarations: {choices(DECLARED)}")
+            if getattr(self, name) not in (None, (), frozenset()):
+                raise ModelError(f"model '{self.name}' already declares {name}")
+            object.__setattr__(self, name, value)  # NOTE(declare): write-once, during the build
+        return self
+
     def with_changes(self, **changes) -> "GameModel":
         """A copy with some parts replaced (rules, properties, init ...), re-validated."""
-        from dataclasses import replace
         return replace(self, **changes)

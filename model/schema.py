@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from model.domains import Domain, Enum
+from model.domains import Domain
 from model.errors import ModelError, choices
 
 State = tuple
@@ -123,9 +123,3 @@ class Schema:
     def pretty(self, state: State) -> str:
         return ", ".join(f"{n}={self.show(i, v)}" for i, (n, v) in enumerate(zip(self.slot_names, state)))
 
-    def index_domains(self, name: str) -> tuple:
-        return self.field(name).dims
-
-
-def enum_index(domain: Enum, label: str) -> int:
-    return domain.index(label)

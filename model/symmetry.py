@@ -3,7 +3,7 @@
 A `ValueSymmetry` says "every permutation of these values (e.g. the strongholds) might be an
 automorphism". It acts on a state by moving array slots indexed by those values and by
 renaming slot values drawn from those domains, and on a ground action by renaming its
-parameters. Declaring is not trusting: `checks/symmetry.py` verifies the declaration against
+parameters. Declaring is not trusting: `checks/engines/symmetry.py` verifies the declaration against
 the initial states, every rule, every invariant, witness and the terminal predicate before a
 search uses it, and refuses otherwise.
 

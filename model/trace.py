@@ -43,13 +43,6 @@ class Trace:
     def labels(self) -> list[str]:
         return [s.action for s in self.steps]
 
-    def to_dict(self, model) -> dict:
-        names = model.schema.slot_names
-        return {
-            "init": dict(zip(names, self.init)),
-            "steps": [s.action for s in self.steps],
-        }
-
     @classmethod
     def from_actions(cls, model, init: State, labels: list[str]) -> "Trace":
         """Rebuild a trace by running the named actions from `init` (raises on a blocked step)."""

@@ -1,10 +1,20 @@
-"""Shared fixtures: tiny hand-written models and the explored default profile."""
+"""Shared fixtures (tiny hand-written models, the explored default profile), an isolated proof cache,
+and the test tiers.
+
+Tiers: `python -m pytest -m fast` is the edit-test loop (under two minutes on two cores): every test
+except those marked `heavy` (each takes several seconds: big explorations, Z3 proofs, subprocesses)
+or `slow`. The default selection (`python -m pytest`, what CI runs) is everything but `slow`;
+`-m slow` runs the larger configurations whose bounded form the default selection covers.
+"""
 from __future__ import annotations
+
+import os
+import tempfile
 
 import pytest
 
 from checks.config import CheckConfig
-from checks.explore import Explorer
+from checks.engines.explicit import Explorer
 from model.domains import Bool, IntRange
 from model.expr import Var
 from model.game import GameModel
@@ -43,3 +53,16 @@ def default_exploration(default_model):
 @pytest.fixture(scope="session")
 def small_model():
     return build_model(SMALL)
+
+
+def pytest_configure(config):
+    # NOTE(isolated-cache): the proof cache of `rulecheck check` defaults to the user's
+    # ~/.cache/rulecheck; tests (and the subprocesses they start) use a fresh one per session.
+    os.environ["RULECHECK_CACHE"] = tempfile.mkdtemp(prefix="rulecheck-test-cache-")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Everything not marked heavy or slow is in the fast tier."""
+    for item in items:
+        if not item.get_closest_marker("heavy") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.fast)

@@ -3,17 +3,22 @@ from __future__ import annotations
 
 import pytest
 
-from checks.ambiguity import analyse, pair_id, printed_rules
+from checks.analyses.ambiguity import analyse
+from model.moritani import GAME
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.profiles import PROFILES, Proposal
+from model.moritani.reactions import printed_rules
 
 ONE = dict(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
 
 
+def analysed(proposal, prove=False):
+    return analyse(GAME.open_orders(proposal), proposal.interpretation, prove=prove)
+
+
 def run(profile="default", **bounds):
     p = PROFILES[profile]
-    return {r.id: r for r in analyse(Proposal(p.name, interpretation=p.interpretation, bounds=Bounds(**bounds)),
-                                     prove=False)}
+    return {r.id: r for r in analysed(Proposal(p.name, interpretation=p.interpretation, bounds=Bounds(**bounds)))}
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +32,9 @@ def small_printed():
 
 
 def test_pair_ids_and_printed_rules_interpretation():
-    assert pair_id("advisor", "terror") == "terror~bg-advisor"
-    assert pair_id("ambassador", "advisor") == "bg-advisor~ecaz-ambassador"
+    rx = GAME.build(PROFILES["default"]).reactions
+    assert rx.pair_id("advisor", "terror") == "terror~bg-advisor"
+    assert rx.pair_id("ambassador", "advisor") == "bg-advisor~ecaz-ambassador"
     i = printed_rules(Interpretation.of(karama_eome_timing="after-reply"))
     assert i.choice("A1") == i.choice("A2") == "unordered" and i.choice("A4") == "after-reply"
     # The default profile's behaviour is untouched by the new A2 choice.
@@ -112,9 +118,9 @@ def test_diverges_extortion_recovered_before_placement_can_be_placed_again():
 
 def test_seeded_order_defect_turns_a_commuting_pair_into_a_diverging_one():
     from checks.config import CheckConfig
-    from checks.selftest import run_defect
+    from checks.analyses.selftest import run_defect
     from model.moritani.defects import DEFECT_BY_ID
-    r = run_defect(DEFECT_BY_ID["advisor-overwrites-ambassador-payer"], PROFILES["default"], CheckConfig())
+    r = run_defect(GAME, DEFECT_BY_ID["advisor-overwrites-ambassador-payer"], PROFILES["default"], CheckConfig())
     assert (r.verdict, r.depth, r.extra["class"]) == ("caught", 5, "diverges")
     orders = r.extra["orders"]
     # Advisor first: the Ambassador charges BG (the overwritten arrival); Ambassador first: the entrant.
@@ -122,6 +128,7 @@ def test_seeded_order_defect_turns_a_commuting_pair_into_a_diverging_one():
     assert "ambassador_effect(p=Atreides)" in orders["ecaz-ambassador first"]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("profile, code", [("printed-rules", 12), ("default", 0)])
 def test_ambiguities_exit_code_says_whether_the_proposal_settles_every_reportable_pair(tmp_path, profile, code):
     import json
@@ -139,11 +146,12 @@ def test_ambiguities_exit_code_says_whether_the_proposal_settles_every_reportabl
     assert checks["terror~ecaz-ambassador"]["verdict"] == ("violated" if code else "holds")
 
 
+@pytest.mark.heavy
 def test_witness_scenarios_replay_under_the_orders_they_were_found_with(tmp_path):
     from click.testing import CliRunner
 
     from checks.cli import main
-    from checks.scenario import replay_file
+    from checks.formats.scenario import replay_file
     p = tmp_path / "p.yaml"
     p.write_text("name: p\nbounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n")
     r = CliRunner().invoke(main, ["ambiguities", "--proposal", str(p), "--out", str(tmp_path / "o")])
@@ -151,5 +159,5 @@ def test_witness_scenarios_replay_under_the_orders_they_were_found_with(tmp_path
     files = sorted((tmp_path / "o" / "ambiguities").glob("*.scenario.yaml"))
     assert len(files) == 4
     for f in files:
-        assert replay_file(str(f)).ok, f
+        assert replay_file(GAME, str(f)).ok, f
         assert "unordered" in f.read_text()  # recorded with the printed-rules orders it was found under

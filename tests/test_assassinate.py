@@ -5,10 +5,11 @@ import dataclasses
 
 import pytest
 
-from checks.ambiguity import analyse
+from checks.analyses.ambiguity import analyse
 from checks.config import CheckConfig
-from checks.explore import Explorer
-from checks.run import explicit_results
+from checks.engines.explicit import Explorer
+from checks.analyses.verdicts import explicit_results
+from model.moritani import GAME
 from model.moritani.build import build_model
 from model.moritani.config import Interpretation
 from model.moritani.profiles import PROFILES
@@ -27,6 +28,7 @@ def profile_run():
     return model, ex, {r.id: r for r in explicit_results(model, ex)}
 
 
+@pytest.mark.heavy
 def test_profile_state_count_and_every_check_holds(profile_run):
     model, ex, results = profile_run
     assert ex.complete and len(ex.states) == PROFILE_STATES
@@ -54,11 +56,12 @@ def test_module_is_off_by_default():
     assert not {r.name for r in model.rules} & {"lose_battle", "assassinate_leader", "draw_replacement"}
 
 
+@pytest.mark.heavy
 def test_mentat_pairs_are_classified_and_settled_by_a6():
     p = PROFILES["assassinate-leaders"]
     unordered = dataclasses.replace(p, interpretation=Interpretation.of(assassinate_mentat_order="unordered"))
     for proposal, settled in ((p, "draw-first"), (unordered, None)):
-        res = {r.id: r for r in analyse(proposal, prove=False)}
+        res = {r.id: r for r in analyse(GAME.open_orders(proposal), proposal.interpretation, prove=False)}
         for pair in ("mentat-placement~traitor-replacement", "extortion-collection~traitor-replacement"):
             r = res[pair]
             # The replacement draw touches only Traitor custody: it commutes with both Mentat events.
@@ -67,16 +70,17 @@ def test_mentat_pairs_are_classified_and_settled_by_a6():
         assert res["mentat-placement~extortion-collection"].extra["class"] == "diverges"
 
 
+@pytest.mark.heavy
 def test_leak_check_covers_the_decision_channel():
-    from checks.leaks import check_leaks
+    from checks.analyses.leaks import check_leaks
     from model.moritani.defects import DEFECT_BY_ID
     p = PROFILES["assassinate-leaders"]
     one_battle = dataclasses.replace(p, bounds=dataclasses.replace(p.bounds, turns=1))
-    results, stats = check_leaks(one_battle, CheckConfig())
+    results, stats = check_leaks(GAME.build(one_battle), CheckConfig())
     assert {r.verdict for r in results} == {"holds"} and "Traitor card" in results[0].detail
     leaky = dataclasses.replace(one_battle, defects=("assassinate-offer-needs-card",))
     assert DEFECT_BY_ID["assassinate-offer-needs-card"].target == "hidden-identity"
-    results, _ = check_leaks(leaky, CheckConfig())
+    results, _ = check_leaks(GAME.build(leaky), CheckConfig())
     r = min(results, key=lambda r: r.depth or 99)
     assert r.verdict == "violated" and r.depth == 10 and "public board" in r.detail
     leak = r.extra["leak"]
@@ -87,9 +91,9 @@ def test_leak_check_covers_the_decision_channel():
 
 def test_z3_encoding_agrees_on_the_module_rules(profile_run):
     # The Z3 encoder reads the same rule data: equal successor sets on sampled states at the module's stages.
-    from checks.agreement import successor_agreement
+    from checks.engines.agreement import successor_agreement
     model, ex, _ = profile_run
-    c, stage = model.info["ctx"], model.schema.slot("stage")
+    c, stage = model.vocabulary, model.schema.slot("stage")
     module = {c.st(n) for n in ("traitor_deal", "battle", "assassinate_offer", "traitor_draw")}
     sample = [s for s in ex.states if s[stage] in module][::97][:40]
     assert len(sample) == 40 and successor_agreement(model, sample) == []

@@ -6,10 +6,11 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from checks.cireport import junit_xml, outcome, summary_markdown
+from checks.formats.cireport import junit_xml, outcome, summary_markdown
 from checks.cli import main
 from checks.results import CheckResult
 from model.moritani.profiles import PROFILES
+from model.moritani import GAME
 
 # A custody bug (H30): Enemy of My Enemy acceptance leaves the token on the map; one turn keeps it fast.
 BUGGY = "name: engine with a custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n"
@@ -75,7 +76,7 @@ def test_out_writes_scenario_itf_markdown_and_dot(buggy_run):
 
 
 def result(verdict, rid="x", **kw):
-    return CheckResult(rid, "invariant", verdict, "bmc", detail=f"{verdict} detail", **kw)
+    return CheckResult(id=rid, kind="invariant", verdict=verdict, engine="bmc", detail=f"{verdict} detail", **kw)
 
 
 def test_inconclusive_verdicts_are_never_passes():
@@ -130,8 +131,8 @@ def test_bounds_valid_together_load(tmp_path):
     p = tmp_path / "p.yaml"
     p.write_text("bounds:\n  factions: [Moritani, Atreides]\n  alliances: []\n  forces: [[Atreides, 1, 1]]\n"
                  "  ambassador: null\n  karama: []\n")
-    from checks.proposal import load_proposal
-    assert load_proposal(str(p)).bounds.factions == ("Moritani", "Atreides")
+    from checks.formats.proposal import load_proposal
+    assert load_proposal(GAME, str(p)).bounds.factions == ("Moritani", "Atreides")
 
 
 TINY = "name: tiny\nbounds:\n  turns: 1\n  strongholds: [Arrakeen]\n  ambassador: null\n"

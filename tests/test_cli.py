@@ -20,6 +20,7 @@ def report():
     return json.loads(r.output)
 
 
+@pytest.mark.heavy
 def test_check_json_report_follows_the_contract(report):
     assert report["schema_version"] == 1 and report["tool"] == "rulecheck" and report["seed"] == 0
     assert report["summary"]["verdict"] == "holds" and report["summary"]["states"] >= 10_000
@@ -67,6 +68,7 @@ def test_bad_proposal_exits_3_with_location(tmp_path, text, where, message):
     assert p.read_text() == text  # nothing the user wrote is changed
 
 
+@pytest.mark.heavy
 def test_violation_exits_12_and_writes_a_replayable_scenario(tmp_path):
     p = tmp_path / "buggy.yaml"
     p.write_text("name: engine with a custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n")

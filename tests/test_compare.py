@@ -7,9 +7,11 @@ import pytest
 from click.testing import CliRunner
 
 from checks.cli import main
-from checks.compare import compare_proposals, save
-from checks.scenario import replay_file
+from checks.analyses.compare import compare_proposals
+from checks.formats.compare_report import save
+from checks.formats.scenario import replay_file
 from model.errors import InputError
+from model.moritani import GAME
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.profiles import Proposal
 
@@ -21,7 +23,7 @@ def prop(name, bounds=SMALL, defects=(), **choices):
 
 
 def test_a5_extortion_first_lets_a_recovered_token_be_placed_again_at_once(tmp_path):
-    c = compare_proposals(prop("engine"), prop("extortion-first", extortion_mentat_order="extortion-first"))
+    c = compare_proposals(prop("engine"), prop("extortion-first", extortion_mentat_order="extortion-first"), GAME.build)
     assert c.verdict == "differ" and c.complete
     assert (len(c.a.exploration.states), len(c.b.exploration.states)) == (5892, 6111)
     (d,) = c.differences
@@ -33,19 +35,19 @@ def test_a5_extortion_first_lets_a_recovered_token_be_placed_again_at_once(tmp_p
     assert not d.trace.replay(c.b.model)
     paths = save(c, tmp_path)
     (path,) = paths.values()
-    assert replay_file(path).ok
+    assert replay_file(GAME, path).ok
 
 
 def test_a4_orders_give_the_same_outcomes_within_the_bounds():
     # Karama before the reply or after acceptance: the same end-of-turn outcomes are reachable
     # (a blocked offer leaves reveal or decline open either way), so no game tells them apart.
-    c = compare_proposals(prop("engine"), prop("after-reply", karama_eome_timing="after-reply"))
+    c = compare_proposals(prop("engine"), prop("after-reply", karama_eome_timing="after-reply"), GAME.build)
     assert c.verdict == "same" and c.differences == []
     assert set(c.a.outcomes) == set(c.b.outcomes) and len(c.a.outcomes) == 485
 
 
 def test_a_verdict_that_differs_is_a_distinguishing_game():
-    c = compare_proposals(prop("engine"), prop("minted", defects=("extortion-payment-minted",)))
+    c = compare_proposals(prop("engine"), prop("minted", defects=("extortion-payment-minted",)), GAME.build)
     kinds = {(d.kind, d.direction, d.what) for d in c.differences}
     assert ("verdict", "only-b", "conservation violated") in kinds
     row = dict((i, (va, vb)) for i, va, vb in c.table())
@@ -55,7 +57,7 @@ def test_a_verdict_that_differs_is_a_distinguishing_game():
 def test_compare_needs_equal_bounds():
     with pytest.raises(InputError, match="same bounds; they differ in turns"):
         compare_proposals(prop("a"), prop("b", bounds=Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen",
-                                                                  turns=1, faces=SMALL.faces)))
+                                                                  turns=1, faces=SMALL.faces)), GAME.build)
 
 
 def test_cli_exit_codes_and_json(tmp_path):

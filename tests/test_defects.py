@@ -4,10 +4,11 @@ from __future__ import annotations
 import pytest
 
 from checks.config import CheckConfig
-from checks.selftest import run_defect
+from checks.analyses.selftest import run_defect
 from model.moritani.build import build_model
 from model.moritani.defects import DEFECT_BY_ID, DEFECTS
 from model.moritani.profiles import PROFILES
+from model.moritani import GAME
 
 # Shortest trace length (steps) for each defect on the default profile (plus its own bounds).
 EXPECTED_DEPTH = {
@@ -50,9 +51,10 @@ def test_every_invariant_has_a_defect_aimed_at_it():
     assert names <= {d.target for d in DEFECTS}
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("defect", DEFECTS, ids=lambda d: d.id)
 def test_defect_is_caught_by_its_target(defect, tmp_path):
-    r = run_defect(defect, PROFILES["default"], CheckConfig())
+    r = run_defect(GAME, defect, PROFILES["default"], CheckConfig())
     assert r.verdict == "caught", r.detail
     assert r.extra["caught_by"] == defect.target
     assert r.depth == EXPECTED_DEPTH[defect.id]
@@ -63,13 +65,13 @@ def test_defect_is_caught_by_its_target(defect, tmp_path):
 
     import itf_py
 
-    from checks.report import save_traces
-    from checks.scenario import replay_file
+    from checks.formats.report import save_traces
+    from checks.formats.scenario import replay_file
     model = r.extra.get("model") or build_model(
         dataclasses.replace(PROFILES["default"].bounds, **dict(defect.bounds)),
         PROFILES["default"].interpretation, (defect.id,))
     save_traces([r], model, PROFILES["default"], tmp_path)
-    res = replay_file(r.trace_path)
+    res = replay_file(GAME, r.trace_path)
     assert res.ok, res.problem
     assert [s.action for s in res.steps] == r.trace.labels
     itf = itf_py.trace_from_json(json.loads(

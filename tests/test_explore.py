@@ -1,9 +1,11 @@
 """Explicit exploration: pinned state counts, shortest traces, deadlocks, coverage, budgets."""
 from __future__ import annotations
 
+import pytest
+
 from checks.config import CheckConfig
-from checks.explore import Explorer
-from checks.run import explicit_results
+from checks.engines.explicit import Explorer
+from checks.analyses.verdicts import explicit_results
 from model.expr import Const
 from model.rule import Rule
 from model.compile import CompiledModel
@@ -17,6 +19,7 @@ DEFAULT_STATES = 294_026
 SMALL_STATES = 2_358
 
 
+@pytest.mark.heavy
 def test_default_profile_count_and_verdicts(default_model, default_exploration):
     ex = default_exploration
     assert ex.complete and len(ex.states) == DEFAULT_STATES >= 10_000

@@ -9,16 +9,17 @@ import itf_py
 import pytest
 
 from checks.config import CheckConfig
-from checks.export import itf_value, to_dot, to_itf, to_markdown, write_new
-from checks.report import save_traces
-from checks.scenario import load_scenario, replay_file, trace_to_scenario, write_scenario
-from checks.selftest import run_defect
+from checks.formats.export import itf_value, to_dot, to_itf, to_markdown, write_new
+from checks.formats.report import save_traces
+from checks.formats.scenario import load_scenario, replay_file, trace_to_scenario, write_scenario
+from checks.analyses.selftest import run_defect
 from model.domains import Bool, Enum, IntRange
 from model.moritani.build import build_model
 from model.moritani.config import Interpretation
 from model.moritani.defects import DEFECT_BY_ID
 from model.moritani.profiles import PROFILES
 from model.trace import Trace
+from model.moritani import GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 ROBBERY = ROOT / "scenarios" / "acceptance" / "robbery-after-payment.scenario.yaml"
@@ -27,7 +28,7 @@ ROBBERY = ROOT / "scenarios" / "acceptance" / "robbery-after-payment.scenario.ya
 @pytest.fixture(scope="module")
 def robbery():
     """(model, trace) of the hand-written Robbery game."""
-    model, steps, _, _, _ = load_scenario(str(ROBBERY))
+    model, steps, _, _, _ = load_scenario(GAME, str(ROBBERY))
     return model, Trace.from_actions(model, model.init[0], [label for label, _, _ in steps])
 
 
@@ -113,7 +114,7 @@ def test_write_new_never_overwrites(tmp_path):
 @pytest.fixture(scope="module")
 def duplicated_token():
     """The seeded custody bug, its model and its shortest counterexample."""
-    r = run_defect(DEFECT_BY_ID["eome-duplicates-token"], PROFILES["default"], CheckConfig())
+    r = run_defect(GAME, DEFECT_BY_ID["eome-duplicates-token"], PROFILES["default"], CheckConfig())
     assert r.verdict == "caught"
     return r, build_model(defects=("eome-duplicates-token",))
 
@@ -123,7 +124,7 @@ def test_defect_trace_round_trips_as_scenario_and_itf(tmp_path, duplicated_token
     doc = trace_to_scenario(model, r.trace, PROFILES["default"], "duplicated token",
                             {"violates": "token-conservation"}, r.rules)
     path = write_scenario(tmp_path / "dup.scenario.yaml", doc)
-    res = replay_file(str(path))
+    res = replay_file(GAME, str(path))
     assert res.ok, res.problem
     assert [s.action for s in res.steps] == r.trace.labels
     t = itf_py.trace_from_json(json.loads(json.dumps(to_itf(model, r.trace))))
@@ -143,7 +144,7 @@ def test_save_traces_writes_companions_without_overwriting(tmp_path, duplicated_
     stem = "eome-duplicates-token"
     assert names == sorted(f"{stem}{n}.{ext}" for n in ("", "-2")
                            for ext in ("scenario.yaml", "itf.json", "md", "dot"))
-    assert replay_file(str(tmp_path / "defects" / f"{stem}.scenario.yaml")).ok
+    assert replay_file(GAME, str(tmp_path / "defects" / f"{stem}.scenario.yaml")).ok
     md = (tmp_path / "defects" / f"{stem}.md").read_text(encoding="utf-8")
     assert "violates `token-conservation`" in md and "- seeded defects: `eome-duplicates-token`" in md
     itf_py.trace_from_json(json.loads((tmp_path / "defects" / f"{stem}.itf.json").read_text(encoding="utf-8")))

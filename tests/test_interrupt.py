@@ -31,6 +31,7 @@ def interrupt(args: list[str], after: float, sig: int, tmp_path) -> tuple[int, f
     (["prove", "--check", "extortion-once"], 3.0, signal.SIGTERM),
     (["leaks", "--engine", "z3"], 3.0, signal.SIGINT),
 ])
+@pytest.mark.heavy
 def test_a_signal_stops_the_run_with_130_and_no_verdict(args, after, sig, tmp_path):
     code, stop, out, err = interrupt(args, after, sig, tmp_path)
     assert code == 130, (out, err)

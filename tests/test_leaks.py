@@ -1,11 +1,14 @@
 """Noninterference: the definition is neither inverted nor vacuous, and leak pairs replay."""
 from __future__ import annotations
 
+import pytest
+
 import dataclasses
 import itertools
 
 from checks.config import CheckConfig
-from checks.leaks import check_leaks, side_by_side
+from checks.analyses.leaks import check_leaks, side_by_side
+from model.moritani import GAME
 from model.moritani.build import build_model
 from model.moritani.profiles import PROFILES
 from model.moritani.observe import Observer, swap_faces
@@ -16,14 +19,18 @@ def prop(**kw):
     return dataclasses.replace(PROFILES["default"], bounds=kw.pop("bounds", SMALL), **kw)
 
 
+def build(**kw):
+    return GAME.build(prop(**kw))
+
+
 def test_correct_engine_leaks_nothing_to_any_rival():
-    results, stats = check_leaks(prop(), CheckConfig())
+    results, stats = check_leaks(build(), CheckConfig())
     assert [r.verdict for r in results] == ["holds"] * 3 and stats["state_pairs"] > 1_000
     assert {r.extra["observer"] for r in results} == {"Atreides", "Bene Gesserit", "Ecaz"}
 
 
 def test_printing_the_face_is_caught_at_the_first_placement():
-    results, _ = check_leaks(prop(defects=("face-printed",)), CheckConfig())
+    results, _ = check_leaks(build(defects=("face-printed",)), CheckConfig())
     r = results[0]
     assert r.verdict == "violated" and r.depth == 2  # declare, then commit: the token is on the map
     leak = r.extra["leak"]
@@ -34,27 +41,27 @@ def test_printing_the_face_is_caught_at_the_first_placement():
 
 def test_a_model_without_secrets_passes():
     one = dataclasses.replace(SMALL, faces=("Atomics",))
-    results, stats = check_leaks(prop(bounds=one, defects=("face-printed",)), CheckConfig())
+    results, stats = check_leaks(build(bounds=one, defects=("face-printed",)), CheckConfig())
     assert [r.verdict for r in results] == ["holds"] * 3 and stats["state_pairs"] == 0
 
 
 def test_revealing_is_declassification_not_a_leak():
     m = build_model(SMALL)
     # After a reveal the face is public; exchanges only touch faces still hidden.
-    from checks.explore import Explorer
+    from checks.engines.explicit import Explorer
     ex = Explorer(m, CheckConfig()).run()
     t = ex.witness_trace("witness-robbery")
     end = t.states[-1]
     w = Observer(m, 1)
     from model.moritani.observe import hidden_faces
-    robbery = m.info["ctx"].face("Robbery")
+    robbery = m.vocabulary.face("Robbery")
     assert robbery not in hidden_faces(m, end)
     a, b = hidden_faces(m, end)[:2]
     assert w.observe(end, []) == w.observe(swap_faces(m, end, a, b), [])
 
 
 def test_observer_filter():
-    results, _ = check_leaks(prop(), CheckConfig(), observers=["Ecaz"])
+    results, _ = check_leaks(build(), CheckConfig(), observers=["Ecaz"])
     assert [r.extra["observer"] for r in results] == ["Ecaz"]
 
 
@@ -62,7 +69,7 @@ def test_observer_filter():
 
 def test_leak_through_a_per_face_rule_family_is_replayed_not_dropped():
     """Game A passes through `offer_alliance_<face>`: game B must play the other family member."""
-    results, _ = check_leaks(prop(defects=("reply-names-effect",)), CheckConfig(), observers=["Atreides"])
+    results, _ = check_leaks(build(defects=("reply-names-effect",)), CheckConfig(), observers=["Atreides"])
     (r,) = results
     assert r.verdict == "violated" and r.depth == 10, r.detail
     leak = r.extra["leak"]
@@ -75,7 +82,7 @@ def test_leak_through_a_per_face_rule_family_is_replayed_not_dropped():
 
 def test_secret_copied_into_a_public_field_is_caught_one_step_later():
     """s and σ(s) look alike; only the successors of the decline differ (step consistency)."""
-    results, _ = check_leaks(prop(defects=("decline-logs-face",)), CheckConfig(), observers=["Atreides"])
+    results, _ = check_leaks(build(defects=("decline-logs-face",)), CheckConfig(), observers=["Atreides"])
     (r,) = results
     assert r.verdict == "violated" and r.depth == 9, r.detail
     leak = r.extra["leak"]
@@ -84,7 +91,7 @@ def test_secret_copied_into_a_public_field_is_caught_one_step_later():
 
 
 def test_a_difference_without_a_partner_game_is_an_internal_error_not_holds(tmp_path, monkeypatch):
-    import checks.leaks as lk
+    import checks.analyses.leaks as lk
     from click.testing import CliRunner
 
     from checks.cli import main
@@ -97,16 +104,17 @@ def test_a_difference_without_a_partner_game_is_an_internal_error_not_holds(tmp_
     assert "internal error" in r.output and "game A" in r.output and "holds" not in r.output
 
 
+@pytest.mark.heavy
 def test_exchanging_faces_maps_every_grounded_action_and_replays_step_by_step():
     """The face exchange on actions is derived from declared data (parameters over Face, per-face
     rule families): it is a total involution on the grounded actions, and every step from s that
     does not reveal an exchanged face has its exchanged step from σ(s), to a successor equal to
     σ's image up to a permutation of hidden faces (the pids re-dealt on a return to supply)."""
-    from checks.explore import Explorer
+    from checks.engines.explicit import Explorer
     from model.evaluate import apply, enabled
     from model.moritani.observe import exchange_label, face_permutation, hidden_faces
     m = build_model(SMALL)
-    c = m.info["ctx"]
+    c = m.vocabulary
     labels = {a.label for a in m.actions}
     for a in m.actions:
         for x, y in itertools.combinations(c.faces, 2):

@@ -7,12 +7,14 @@ import itertools
 import pytest
 
 from checks.config import CheckConfig
-from checks.explore import Explorer
-from checks.leaks import check_leaks
-from checks.leaks_z3 import check_leaks_z3, leak_bmc, leak_proof
+from checks.engines.explicit import Explorer
+from checks.analyses.leaks import check_leaks
+from checks.analyses.leaks_z3 import check_leaks_z3, leak_bmc, leak_proof
 from model.moritani.build import build_model
 from model.moritani.defects import DEFECT_BY_ID, DEFECTS
-from model.moritani.observe import Observer, hidden_faces, observation_spec, observe_spec, swap_faces
+from model.moritani.observe import Observer, hidden_faces, observation_spec, swap_faces
+from model.observation import observe_spec
+from model.moritani import GAME
 from model.moritani.profiles import PROFILES
 from tests.conftest import SMALL
 
@@ -36,7 +38,7 @@ def test_catalogue_pins_every_face_leak():
 
 @pytest.mark.parametrize("defect", LEAKS)
 def test_seeded_leak_explicit_pair_length(defect):
-    explicit, _ = check_leaks(prop((defect,)), CheckConfig(fold=False))
+    explicit, _ = check_leaks(GAME.build(prop((defect,))), CheckConfig(fold=False))
     assert min(r.depth for r in explicit if r.verdict == "violated") == SMALL_DEPTH[defect]
 
 
@@ -47,7 +49,7 @@ SLOW = {"terror-options-public", "offer-availability-public", "reply-names-effec
 @pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d in SLOW else d for d in LEAKS])
 def test_seeded_leak_caught_by_z3_at_the_explicit_pair_length(defect):
     p = prop((defect,))
-    results, _ = leak_bmc(p, SMALL_DEPTH[defect])
+    results, _ = leak_bmc(GAME.build(p), SMALL_DEPTH[defect])
     hit = [r for r in results if r.verdict == "violated"]
     assert hit, [r.detail for r in results]
     assert min(r.depth for r in hit) == SMALL_DEPTH[defect]  # the explicit length, pinned above
@@ -61,8 +63,9 @@ def test_seeded_leak_caught_by_z3_at_the_explicit_pair_length(defect):
 THREE = dataclasses.replace(SMALL, faces=("Atomics", "Extortion", "Sabotage"))
 
 
+@pytest.mark.heavy
 def test_correct_engine_is_bounded_then_proved():
-    results, stats = check_leaks_z3(prop(bounds=THREE), depth=2)
+    results, stats = check_leaks_z3(GAME.build(prop(bounds=THREE)), depth=2)
     assert {r.extra["observer"] for r in results} == {"Atreides", "Bene Gesserit", "Ecaz"}
     for r in results:
         assert r.verdict == "proved", r.detail
@@ -70,17 +73,18 @@ def test_correct_engine_is_bounded_then_proved():
 
 
 def test_without_the_proof_the_verdict_stays_bounded():
-    results, _ = check_leaks_z3(prop(bounds=THREE), depth=2, prove=False)
+    results, _ = check_leaks_z3(GAME.build(prop(bounds=THREE)), depth=2, prove=False)
     assert [(r.verdict, r.depth) for r in results] == [("bounded", 2)] * 3
 
 
-def test_the_proof_needs_its_lemmas(monkeypatch):
+def without_lemma(m, name):
+    return m.with_changes(lemmas=tuple((n, e) for n, e in m.lemmas if n != name))
+
+
+@pytest.mark.heavy
+def test_the_proof_needs_its_lemmas():
     """The relation without the placement-window lemma is not inductive: unknown, never proved."""
-    import checks.leaks_z3 as lz
-    from model.moritani import lemmas
-    monkeypatch.setattr(lz, "strengthening", lambda m: [(n, e) for n, e in lemmas.strengthening(m)
-                                                         if n != "placement-window"])
-    out = lz.leak_proof(prop(bounds=THREE))
+    out = leak_proof(without_lemma(GAME.build(prop(bounds=THREE), unbounded=True), "placement-window"))
     assert {v[0] for v in out.values()} == {"unknown"}
     assert all("not 1-inductive" in v[1] for v in out.values())
 
@@ -95,43 +99,42 @@ def test_lemmas_hold_on_every_reachable_state():
         assert all(eval_expr(p.predicate, s, m.schema) for s in ex.states), p.name
 
 
-def test_lemmas_are_inductive_on_one_game(monkeypatch):
+@pytest.mark.heavy
+def test_lemmas_are_inductive_on_one_game():
     """With the lemmas, token-conservation and public-ids-fresh are 1-inductive (unbounded model)."""
-    import checks.leaks_z3 as lz
-    from model.moritani import lemmas
+    import checks.analyses.leaks_z3 as lz
     p = PROFILES["default"]
     m = build_model(p.bounds, p.interpretation, (), unbounded=True)
     assert lz.lemmas_inductive(m) is None
-    monkeypatch.setattr(lz, "strengthening", lambda m: [(n, e) for n, e in lemmas.strengthening(m)
-                                                         if n != "decision-token"])
-    assert lz.lemmas_inductive(m) == "not 1-inductive on one game"
+    assert lz.lemmas_inductive(without_lemma(m, "decision-token")) == "not 1-inductive on one game"
 
 
 @pytest.mark.slow
 def test_default_profile_is_proved_for_every_rival():
     """`rulecheck leaks` on the default bounds: hidden-identity proved for games of any length (~60 s)."""
-    out = leak_proof(PROFILES["default"])
+    out = leak_proof(GAME.build(PROFILES["default"], unbounded=True))
     assert [v[0] for v in out.values()] == ["proved"] * 3, out
 
 
 def test_proof_never_claims_a_leaky_model():
-    out = leak_proof(prop(("placement-declaration-public",)))
+    out = leak_proof(GAME.build(prop(("placement-declaration-public",)), unbounded=True))
     assert all(v[0] == "unknown" for v in out.values())
 
 
 def test_a_model_without_secrets_passes():
     one = dataclasses.replace(SMALL, faces=("Atomics",))
-    results, _ = leak_bmc(prop(("face-printed",), bounds=one), 3)
+    results, _ = leak_bmc(GAME.build(prop(("face-printed",), bounds=one)), 3)
     assert [r.verdict for r in results] == ["proved"] * 3
 
 
+@pytest.mark.heavy
 def test_observation_spec_and_observer_agree():
     """Both engines read one definition: equal observations under Observer iff under the spec."""
     for defects in [()] + [(d,) for d in LEAKS]:
         p = prop(defects)
         m = build_model(p.bounds, p.interpretation, p.defects)
         ex = Explorer(m, CheckConfig(max_states=1_000)).run()
-        for f in m.info["ctx"].rivals:
+        for f in m.vocabulary.rivals:
             w, spec = Observer(m, f), observation_spec(m, f)
             for s in ex.states[::40]:
                 for a, b in itertools.combinations(hidden_faces(m, s), 2):
@@ -143,7 +146,7 @@ def _assert_same_verdict(m, observer, spec, s, s2, what):
     from model.evaluate import successors
     fast = observer.observe(s, [x for x, _ in successors(m, s)]) == \
         observer.observe(s2, [x for x, _ in successors(m, s2)])
-    assert fast == (observe_spec(m, spec, s) == observe_spec(m, spec, s2)), (what, m.schema.pretty(s))
+    assert fast == (observe_spec(m.schema, spec, s) == observe_spec(m.schema, spec, s2)), (what, m.schema.pretty(s))
 
 
 # -- the Assassinate Leaders module: the Traitor-card secret (NOTE(traitor-secret)) ---------------
@@ -153,11 +156,12 @@ def _one_battle(defects=()):
     return dataclasses.replace(p, bounds=dataclasses.replace(p.bounds, turns=1), defects=tuple(defects))
 
 
+@pytest.mark.heavy
 def test_traitor_leak_caught_by_z3_at_the_explicit_pair_length():
     """assassinate-offer-needs-card: 10 steps for both engines (explicit: tests/test_assassinate.py)."""
-    explicit, _ = check_leaks(_one_battle(("assassinate-offer-needs-card",)), CheckConfig())
+    explicit, _ = check_leaks(GAME.build(_one_battle(("assassinate-offer-needs-card",))), CheckConfig())
     assert min(r.depth for r in explicit if r.verdict == "violated") == 10
-    results, _ = leak_bmc(_one_battle(("assassinate-offer-needs-card",)), 10)
+    results, _ = leak_bmc(GAME.build(_one_battle(("assassinate-offer-needs-card",))), 10)
     hit = [r for r in results if r.verdict == "violated"]
     assert hit and min(r.depth for r in hit) == 10, [r.detail for r in results]
     leak = hit[0].extra["leak"]
@@ -166,23 +170,25 @@ def test_traitor_leak_caught_by_z3_at_the_explicit_pair_length():
     assert leak.game_a.labels[0] != leak.game_b.labels[0] and leak.game_a.labels[0].startswith("deal_traitor")
     assert leak.game_a.labels[1:] == leak.game_b.labels[1:] and leak.game_a.labels[-1].startswith("lose_battle")
     assert leak.game_a.replay(leak.model_b) == [] and leak.game_b.replay(leak.model_b) == []
-    assert [r.verdict for r in leak_bmc(_one_battle(("assassinate-offer-needs-card",)), 9)[0]] == ["bounded"] * 2
+    assert [r.verdict for r in leak_bmc(GAME.build(_one_battle(("assassinate-offer-needs-card",))), 9)[0]] == ["bounded"] * 2
 
 
+@pytest.mark.heavy
 def test_module_without_defect_is_bounded_not_proved():
-    results, _ = check_leaks_z3(_one_battle(), depth=10)
+    results, _ = check_leaks_z3(GAME.build(_one_battle()), depth=10)
     for r in results:
         assert r.verdict == "bounded" and r.depth == 10, r.detail
         assert "Traitor card" in r.detail and "no unbounded proof" in r.detail
 
 
+@pytest.mark.heavy
 def test_observation_spec_and_observer_agree_on_traitor_exchanges():
     from model.moritani.observe import hidden_traitor_pairs, swap_traitors
     for defects in ((), ("assassinate-offer-needs-card",)):
         p = _one_battle(defects)
         m = build_model(p.bounds, p.interpretation, p.defects)
         ex = Explorer(m, CheckConfig(max_states=2_000)).run()
-        for f in m.info["ctx"].rivals:
+        for f in m.vocabulary.rivals:
             w, spec = Observer(m, f), observation_spec(m, f)
             for s in ex.states[::10]:
                 for a, b in hidden_traitor_pairs(m, s):

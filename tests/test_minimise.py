@@ -9,7 +9,10 @@ from click.testing import CliRunner
 
 from checks.cli import main
 from checks.config import CheckConfig
-from checks.minimise import KINDS, minimise, violation, without
+from checks.analyses.minimise import minimise, violation
+from model.moritani import GAME
+from model.moritani.profiles import Proposal
+from model.moritani.shrink import KINDS, without
 from model.errors import ModelError
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
@@ -26,10 +29,16 @@ def defect_bounds(d: str) -> Bounds:
     return dataclasses.replace(Bounds(), **dict(DEFECT_BY_ID[d].bounds))
 
 
+def shrink(bounds, interpretation, defects, check, depth):
+    """minimise() on the proposal with these bounds, interpretation and defects."""
+    p = Proposal("p", interpretation=interpretation, bounds=bounds, defects=tuple(defects))
+    return minimise(GAME, p, check, depth)
+
+
 @pytest.fixture(scope="module")
 def duplicated():
     """H30: Enemy of My Enemy acceptance leaves the token on the map (token-conservation)."""
-    return minimise(Bounds(), Interpretation(), ("eome-duplicates-token",), "token-conservation", 9)
+    return shrink(Bounds(), Interpretation(), ("eome-duplicates-token",), "token-conservation", 9)
 
 
 def test_seeded_defect_minimises_to_one_rival_one_stronghold_one_face(duplicated):
@@ -42,7 +51,7 @@ def test_seeded_defect_minimises_to_one_rival_one_stronghold_one_face(duplicated
     # Ecaz went, and with it its alliance with Moritani and the Ambassador
     assert m.bounds.alliances == () and m.bounds.ambassador is None
     assert m.trace.replay(m.model) == []
-    assert m.model.info["bounds"] == m.bounds
+    assert m.model.provenance.bounds == m.bounds
 
 
 def test_result_is_one_minimal(duplicated):
@@ -68,7 +77,7 @@ def test_result_is_one_minimal(duplicated):
 ])
 def test_minimised_defects_pinned(defect, removed, depths):
     target = DEFECT_BY_ID[defect].target
-    m = minimise(defect_bounds(defect), Interpretation(), (defect,), target, depths[0])
+    m = shrink(defect_bounds(defect), Interpretation(), (defect,), target, depths[0])
     assert m.removed == removed and (m.before_depth, m.trace.depth) == depths
     assert m.trace.replay(m.model) == []
 
@@ -76,7 +85,7 @@ def test_minimised_defects_pinned(defect, removed, depths):
 def test_nothing_removable_is_said():
     """The Atomics penalty defect's bounds are already minimal (Ecaz is the later ally, Atreides the first)."""
     d = "atomics-penalty-follows-new-ally"
-    m = minimise(defect_bounds(d), Interpretation(), (d,), "hand-limits", 32)
+    m = shrink(defect_bounds(d), Interpretation(), (d,), "hand-limits", 32)
     assert m.removed == {"factions": [], "strongholds": [], "faces": []}
     assert m.note() == "nothing could be removed; trace 32 → 32 steps"
 
@@ -84,7 +93,7 @@ def test_nothing_removable_is_said():
 def test_no_violation_no_minimisation():
     """Without a defect the check holds: there is nothing to minimise, and nothing is claimed."""
     b = dataclasses.replace(Bounds(), turns=1)
-    assert minimise(b, Interpretation(), (), "token-conservation", 0) is None
+    assert shrink(b, Interpretation(), (), "token-conservation", 0) is None
 
 
 def test_without_drops_what_depends_on_the_removed_entry():
@@ -96,6 +105,7 @@ def test_without_drops_what_depends_on_the_removed_entry():
         without(without(b, "strongholds", "Carthag"), "strongholds", "Arrakeen")
 
 
+@pytest.mark.heavy
 def test_check_minimise_reports_and_saves_the_minimised_trace(tmp_path):
     p = tmp_path / "buggy.yaml"
     p.write_text("name: custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n")
@@ -115,6 +125,7 @@ def test_check_minimise_reports_and_saves_the_minimised_trace(tmp_path):
     assert "Bene Gesserit ships 1 force into Carthag" in md
 
 
+@pytest.mark.heavy
 def test_selftest_minimise_text(tmp_path):
     r = run("selftest", "--defect", "offer-to-ecaz", "--defect", "terror-options-public", "--minimise",
             "--out", str(tmp_path))

@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 from checks.config import CheckConfig
-from checks.selftest import run_defect
+from checks.analyses.selftest import run_defect
 from model.moritani.defects import DEFECT_BY_ID
 from model.moritani.profiles import PROFILES
 from model.moritani.build import build_model
+from model.moritani import GAME
 
 
 def test_duplicated_token_trace_text():
-    r = run_defect(DEFECT_BY_ID["eome-duplicates-token"], PROFILES["default"], CheckConfig())
+    r = run_defect(GAME, DEFECT_BY_ID["eome-duplicates-token"], PROFILES["default"], CheckConfig())
     model = build_model(defects=("eome-duplicates-token",))
     assert r.trace.narrative(model) == """\
   1. turn 1, Mentat Pause: Moritani places a hidden token (Assassination) in Arrakeen

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.scenario import replay_file
+from checks.formats.scenario import replay_file
+from model.moritani import GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCEPTANCE = ROOT / "scenarios" / "acceptance"
@@ -32,7 +33,7 @@ def test_acceptance_scenarios_replay():
     files = sorted(ACCEPTANCE.glob("*.scenario.yaml"))
     assert len(files) >= 12
     for f in files:
-        res = replay_file(str(f))
+        res = replay_file(GAME, str(f))
         assert res.ok, f"{f.name}:{res.line}: {res.problem}"
 
 

@@ -10,8 +10,8 @@ import dataclasses
 import pytest
 
 from checks.config import CheckConfig
-from checks.explore import Explorer
-from checks.promela import parse_pan, run_spin, spin_available, spin_counterexample, to_promela
+from checks.engines.explicit import Explorer
+from checks.formats.promela import parse_pan, run_spin, spin_available, spin_counterexample, to_promela
 from model.domains import IntRange
 from model.expr import Var
 from model.game import GameModel
@@ -82,6 +82,7 @@ def test_swap_parity():
     assert r.complete and r.states == len(explore(model).states) == 16
 
 
+@pytest.mark.heavy
 @needs_spin
 @pytest.mark.parametrize("name", sorted(PARITY))
 def test_state_count_parity_with_spin(name):
@@ -94,6 +95,7 @@ def test_state_count_parity_with_spin(name):
     assert r.states == len(ex.states), (name, r.states, len(ex.states))
 
 
+@pytest.mark.heavy
 @needs_spin
 def test_parity_check_can_fail():
     """A Promela model missing one rule (a translation bug) gives SPIN a different count."""
@@ -104,6 +106,7 @@ def test_parity_check_can_fail():
     assert r.complete and r.states != len(explore(model).states)
 
 
+@pytest.mark.heavy
 @needs_spin
 def test_seeded_defect_fails_a_spin_assertion():
     """eome-duplicates-token leaves a returned token on the map: SPIN's token-conservation assertion fails."""

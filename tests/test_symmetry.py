@@ -1,4 +1,4 @@
-"""Symmetry reduction (checks/symmetry.py): verified before use, refused when the bounds tell
+"""Symmetry reduction (checks/engines/symmetry.py): verified before use, refused when the bounds tell
 strongholds apart, same verdicts and shortest trace lengths as the plain search, orbit counts pinned."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from click.testing import CliRunner
 
 from checks.cli import main
 from checks.config import CheckConfig
-from checks.run import run_explicit
-from checks.symmetry import verify
+from checks.analyses.verdicts import run_explicit
+from checks.engines.symmetry import verify
 from model.domains import Enum, IntRange
 from model.errors import ModelError
 from model.expr import Const, Param, Var
@@ -41,6 +41,7 @@ def test_cli_refuses_with_exit_3_and_the_reason():
     assert "symmetry 'strongholds' refused" in r.output and "Carthag" in r.output
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bounds, plain, orbits", [(TWO, 7_661, 3_842), (THREE, 16_700, 3_938)])
 def test_orbit_counts_pinned_and_verdicts_equal(bounds, plain, orbits):
     model = build_model(bounds)
@@ -78,7 +79,7 @@ def toy(asymmetric_rule=False, asymmetric_invariant=False) -> GameModel:
     inv = (Var("n", (Const(0),)) + Var("n", (Const(1),)) <= 4) if not asymmetric_invariant else (Var("n", (Const(0),)) <= 2)
     init = (sch.make({"n": {0: 0, 1: 0, 2: 0}, "last": 2}),)
     return GameModel("toy", sch, init, rules, (always("total", inv, ("T1",)),), terminal=Var("n", (Const(2),)).eq(9),
-                     info={"symmetry": ValueSymmetry("places", ("Place",), (0, 1), ("A", "B"))})
+                     symmetry=ValueSymmetry("places", ("Place",), (0, 1), ("A", "B")))
 
 
 def test_toy_symmetric_model_violation_has_the_same_length():
@@ -96,11 +97,12 @@ def test_toy_asymmetry_is_refused(kw, what):
         verify(toy(**kw))
 
 
+@pytest.mark.heavy
 def test_sorting_canon_is_constant_on_orbits_and_agrees_with_the_group_minimum():
     """The fast canon (strongholds sorted by signature) gives one representative per orbit: the same
     for every permuted copy, and as many classes as the least-tuple canon over all 6 permutations."""
-    from checks.explore import Explorer
-    from checks.symmetry import _canoniser
+    from checks.engines.explicit import Explorer
+    from checks.engines.symmetry import _canoniser
     model = build_model(THREE)
     red = verify(model)
     assert getattr(red.canon, "reads", None)  # the sorting canon applies to the stronghold symmetry
@@ -113,17 +115,16 @@ def test_sorting_canon_is_constant_on_orbits_and_agrees_with_the_group_minimum()
 
 def test_observations_are_verified_and_an_asymmetric_view_is_refused(monkeypatch):
     # For a leak check on orbits: what a rival cannot tell apart must stay so under the symmetry.
-    import checks.leaks_z3 as lz
-    from checks.symmetry import check_observations
+    from checks.engines.symmetry import check_observations
     from model.expr import Const, Var
-    from model.moritani.observe import Value
+    from model.observation import Value
     small = Bounds(ambassador=None, turns=1, faces=("Extortion", "Robbery"))
     assert "preserved" in check_observations(build_model(small))
     m = build_model(small)
-    arrakeen = m.info["ctx"].L.labels.index("Arrakeen")
-    real = lz.observation_spec
+    arrakeen = m.vocabulary.L.labels.index("Arrakeen")
+    real = m.secrets.spec
     # A buggy view that shows Atreides' forces in Arrakeen only (not in Carthag): not symmetric.
-    monkeypatch.setattr(lz, "observation_spec", lambda model, f: real(model, f) + (
+    monkeypatch.setattr(m.secrets, "spec", lambda f: real(f) + (
         Value("debug view", (Var("forces", (Const(1), Const(arrakeen))),)),))
     with pytest.raises(ModelError, match="does not preserve what Atreides observes in 'debug view' \\(two states it cannot tell apart"):
         check_observations(m)

@@ -1,0 +1,50 @@
+"""The Moritani Terror game package: rules, properties, observation, reactions and profiles.
+
+`GAME` is what the command line's pipelines hold (model/declarations.py `Game`); the checkers in
+`checks/` never import this package, they read the typed declarations of the models it builds.
+
+>>> GAME.build(GAME.profiles["default"]).name
+'moritani-terror'
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from model.declarations import Game
+from model.moritani.build import build_model
+from model.moritani.catalogue import ALL_IDS, NOT_MODELLED
+from model.moritani.config import SWITCHES, Bounds, Interpretation, bound_shapes
+from model.moritani.defects import DEFECTS
+from model.moritani.profiles import PROFILES, Proposal
+from model.moritani.reactions import printed_rules
+from model.moritani.shrink import Shrink
+
+
+def build(proposal, unbounded: bool = False, **options):
+    """The model of a proposal (its bounds, interpretation and seeded defects)."""
+    return build_model(proposal.bounds, proposal.interpretation, proposal.defects, unbounded=unbounded,
+                       **options)
+
+
+# A configuration small enough to compare the explicit and Z3 semantics state by state, and to run the
+# leak check, on every `rulecheck check`: one stronghold (with the Ambassador), one turn.
+SMALL_BOUNDS = dict(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
+
+
+def small(proposal):
+    """The proposal on the small bounds (its other bounds and choices kept)."""
+    return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **SMALL_BOUNDS))
+
+
+def open_orders(proposal):
+    """The model with every reaction order the printed rules leave open left open (A1, A2, A5, and
+    A6 with the Assassinate Leaders module), the proposal's other choices kept."""
+    interp = printed_rules(proposal.interpretation, proposal.bounds.assassinate_leaders)
+    return build_model(proposal.bounds, interp, proposal.defects)
+
+
+GAME = Game(
+    name="moritani-terror", build=build, open_orders=open_orders, proposal=Proposal, bounds=Bounds,
+    interpretation=Interpretation, switches=SWITCHES, bound_shapes=bound_shapes(), profiles=PROFILES,
+    defects=DEFECTS, catalogue_ids=tuple(ALL_IDS), not_modelled=NOT_MODELLED, shrink=Shrink(), small=small,
+    description="the Moritani Terror rules")

@@ -6,7 +6,6 @@
 """
 from __future__ import annotations
 
-from model.expr import Const
 from model.game import GameModel
 from model.moritani import arrivals, assassinate, effects, faults, mentat, properties, terror
 from model.moritani.config import Bounds, Interpretation
@@ -16,6 +15,9 @@ from model.moritani.narrate import narrate
 from model.moritani.lemmas import strengthening
 from model.moritani.state import OUTCOME_FIELDS, OUTCOME_STAGES, initial, schema
 from model.moritani.symmetry import declared
+from model.moritani.secrets import FaceSecrets
+from model.moritani.reactions import MoritaniReactions
+from model.declarations import Outcome, Provenance
 
 
 def build_model(bounds: Bounds | None = None, interpretation: Interpretation | None = None,
@@ -37,15 +39,28 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
              + assassinate.rules(c))
     props = properties.invariants(c, totals) + properties.witnesses(c)
+    unbounded_slots = frozenset(i for i, n in enumerate(sch.slot_names)
+                                if unbounded and n.split("[")[0] in ("pid", "next_pid"))
+    fields_, stages = OUTCOME_FIELDS, OUTCOME_STAGES
+    outcome = Outcome(tuple(i for i, n in enumerate(sch.slot_names) if n.split("[")[0] in fields_),
+                      sch.slot("stage"), frozenset(c.st(st) for st in stages))
+    options = (("pids", tuple(pids)),) if pids else ()
+    provenance = Provenance("moritani-terror", c.bounds, c.interp, c.defects, unbounded, options, rebuild=sibling)
     model = GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
         terminal=c.stage_is("game_over"), dispatch="stage", narrate=narrate,
-        info={"ctx": c, "bounds": c.bounds, "interpretation": c.interp, "defects": c.defects,
-              "unbounded": unbounded, "symmetry": declared(c), "outcome": (OUTCOME_FIELDS, OUTCOME_STAGES),
-              "unbounded_slots": frozenset(i for i, n in enumerate(sch.slot_names)
-                                           if unbounded and n.split("[")[0] in ("pid", "next_pid"))},
+        provenance=provenance, symmetry=declared(c), unbounded_slots=unbounded_slots, outcome=outcome,
+        vocabulary=c,
     )
-    # The stage-consistency lemmas the Z3 inductions may conjoin (each is proved with them).
-    model.info["strengthening"] = tuple(strengthening(model))
-    return model
+    # The stage-consistency lemmas the Z3 inductions may conjoin (each is proved with them), the
+    # secrets the leak checks exchange, and the reaction hubs of the ambiguity detector.
+    return model.declare(lemmas=tuple(strengthening(model)), secrets=FaceSecrets(model),
+                         reactions=MoritaniReactions(model))
 
+
+def sibling(p: Provenance, **changes) -> GameModel:
+    """The model built from provenance `p` with some of its parts replaced."""
+    opts = dict(changes.pop("options", p.options))
+    return build_model(changes.get("bounds", p.bounds), changes.get("interpretation", p.interpretation),
+                       tuple(changes.get("defects", p.defects)), pids=opts.get("pids"),
+                       unbounded=changes.get("unbounded", p.unbounded))

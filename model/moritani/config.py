@@ -11,7 +11,7 @@ rules catalogue and defaults to the Quintine/Dune engine's recorded choice.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 from model.errors import ModelError, choices
 
@@ -110,6 +110,10 @@ class Interpretation:
     def as_dict(self) -> dict:
         return {s.key: self.choice(s.key) for s in SWITCHES}
 
+    def changed(self) -> list:
+        """[(switch, choice, catalogue IDs)] for every switch set away from the engine default."""
+        return [(s.key, self.choice(s.key), s.ids) for s in SWITCHES if self.choice(s.key) != s.default]
+
 
 @dataclass(frozen=True)
 class Bounds:
@@ -193,3 +197,31 @@ class Bounds:
 
 
 BOUND_FIELDS = tuple(f.name for f in fields(Bounds))
+
+
+def bound_shapes() -> dict:
+    """What each bounds entry holds: the one description from which proposal files are loaded
+    (`checks/formats/proposal.py`) and their JSON Schema is generated (`rulecheck interpretations --schema`).
+
+    >>> bound_shapes()["forces"]["width"]
+    3
+    """
+    factions = ["Moritani", *RIVALS]
+    lists = {"factions": factions, "strongholds": list(STRONGHOLDS), "faces": list(FACES), "karama": factions,
+             "leaderless": list(RIVALS), "leaders": "int"}
+    out = {}
+    for f in fields(Bounds):
+        default = f.default
+        if f.name in lists:
+            out[f.name] = {"kind": "list", "items": lists[f.name]}
+        elif f.name == "alliances":
+            out[f.name] = {"kind": "rows", "width": 2, "items": [factions, factions]}
+        elif f.name == "forces":
+            out[f.name] = {"kind": "rows", "width": 3, "items": [list(RIVALS), "int", "int"]}
+        elif f.name == "ambassador":
+            out[f.name] = {"kind": "enum", "values": list(STRONGHOLDS), "null": True}
+        elif isinstance(default, bool):
+            out[f.name] = {"kind": "bool"}
+        else:
+            out[f.name] = {"kind": "int"}
+    return out

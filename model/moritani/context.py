@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model.domains import Bool, Enum, IntRange
+from model.domains import Enum
 from model.expr import Const, Var, all_of, any_of, count, ite, lift, sum_of
 from model.moritani.config import Bounds, Interpretation
 
@@ -50,7 +50,6 @@ class Ctx:
     Stage: Enum = field(init=False)
     Status: Enum = field(init=False)
     Cause: Enum = field(init=False)
-    Reaction: Enum = field(init=False)
 
     def __post_init__(self):
         b = self.bounds
@@ -64,7 +63,6 @@ class Ctx:
         self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ()))
         self.Status = Enum("Status", STATUSES)
         self.Cause = Enum("Cause", CAUSES)
-        self.Reaction = Enum("Reaction", REACTIONS)
         self.Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
         self.M = 0
         # One Traitor card per rival leader (module only): card index -> (faction index, leader index).
@@ -175,9 +173,6 @@ class Ctx:
         """Number of factions (other than the expressions in `exclude`) with forces in `loc`."""
         return count(self.all_of([lift(x).ne(f) for x in exclude]) & (self.v("forces", f, loc) > 0)
                      for f in range(len(self.bounds.factions)))
-
-    def ally_of(self, f, g):
-        return self.v("ally", f).eq(g)
 
     def token_at(self, k, loc):
         return self.v("tstatus", k).eq(self.Status.index("placed")) & self.v("tloc", k).eq(loc)

@@ -64,7 +64,7 @@ DEFECTS = (
            "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies"),
     Defect("extortion-pass-missing", "no-deadlock", ("H25", "H40"),
            "an Extortion payer without 3 spice has no legal answer"),
-    # Order sensitivity: a pair that should commute stops commuting (checks/ambiguity.py).
+    # Order sensitivity: a pair that should commute stops commuting (checks/analyses/ambiguity.py).
     Defect("advisor-overwrites-ambassador-payer", "bg-advisor~ecaz-ambassador", ("A1", "A2", "H9"),
            "the BG advisor's arrival overwrites the arrival the pending Ecaz Ambassador charges, so the "
            "Ambassador takes BG's spice if the advisor resolves first",

@@ -28,100 +28,125 @@ def _reveal(c: Ctx, face: str, extra_params: tuple, effects: dict, ids: tuple, d
 
 
 def rules(c: Ctx) -> list[Rule]:
-    v, M, b = c.v, c.M, c.bounds
-    e = Param("e")
-    done = c.st("entry_done")
+    """The reveal of every face in the bounds with its effect's own steps, then the close of an entry."""
     out = []
-    if c.face("Assassination") is not None:
-        out.append(_reveal(c, "Assassination", (), {("stage", ()): c.st("assassinate")}, ("R35", "A11"),
-                           "Assassination: a random leader of the entrant goes to the Tanks"))
-        j = Param("j")
-        out.append(Rule(
-            "assassinate", (P("e", c.F), P("j", c.Leader)),
-            c.stage_is("assassinate") & v("entrant").eq(e) & e.ne(M) & v("leader", e, j),
-            {("leader", (e, j)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(j),
-             ("bank", ()): v("bank") - c.strength(j), ("rng_draws", ()): v("rng_draws") + 1, ("stage", ()): done},
-            ("R35", "H31", "H7"), kind="system",
-            doc="the random victim is one of the entrant's living leaders; Moritani takes its strength in spice"))
-    if c.face("Atomics") is not None:
-        l = Param("l")
-        eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): done,
-               ("rng_draws", ()): v("rng_draws") + 1}
-        for f in range(len(b.factions)):
-            eff[("forces", (Const(f), l))] = Const(0)
-            eff[("tanks", (Const(f),))] = v("tanks", f) + v("forces", f, l)
-            lim = b.hand_limit - 1
-            hit = Const(True) if f == M else v("ally", M).eq(f)
-            eff[("hand", (Const(f),))] = ite(hit, minimum(v("hand", f), lim), v("hand", f))
-        r = _reveal(c, "Atomics", (P("l", c.Dest),), eff, ("R36", "A10", "H33"),
-                    "Atomics: every force in the stronghold dies; Aftermath; hand limits drop")
-        out.append(Rule(r.name, r.params, r.guard & v("entry_loc").eq(l) & l.ne(c.none_dest), r.effects,
-                        r.implements, actor=r.actor, doc=r.doc))
-    if c.face("Extortion") is not None:
-        out.append(_reveal(c, "Extortion", (), {
-            ("bank", ()): v("bank") - 5, ("ext_reserved", ()): True, ("ext_entrant", ()): e,
-            ("stage", ()): done}, ("R37", "R38", "H2"),
-            "Extortion: 5 bank spice wait in front of Moritani's shield until the Mentat Pause"))
-    if c.face("Robbery") is not None:
-        out.append(_reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
-                           "Robbery: Moritani chooses half the entrant's spice or the top card"))
-        take = half_up(v("spice", e))
-        over = v("hand", M) + 1 > c.hand_limit(M)
-        out += [
-            Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & v("entrant").eq(e) & e.ne(M),
-                 {("spice", (e,)): v("spice", e) - take, ("spice", (Const(M),)): v("spice", M) + take,
-                  ("stage", ()): done}, ("R39", "A3"), actor=Const(M),
-                 doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
-            Rule("rob_card", (), c.stage_is("robbery"),
-                 {("hand", (Const(M),)): v("hand", M) + 1, ("rng_draws", ()): v("rng_draws") + 1,
-                  ("stage", ()): ite(over, c.st("robbery_discard"), done)}, ("R39", "H18"), actor=Const(M),
-                 doc="draw the top Treachery card even with a full hand; discard down if over"),
-            Rule("robbery_discard", (), c.stage_is("robbery_discard"),
-                 {("hand", (Const(M),)): v("hand", M) - 1, ("stage", ()): done}, ("R39", "H18"),
-                 actor=Const(M)),
-        ]
-    if c.face("Sabotage") is not None:
-        has = v("hand", e) > 0
-        out.append(_reveal(c, "Sabotage", (), {
-            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("rng_draws", ()): v("rng_draws") + ite(has, 1, 0),
-            ("stage", ()): c.st("sabotage_gift")}, ("R40", "H18"),
-            "Sabotage: a random card of the entrant is discarded"))
-        policy = c.choice("A12")
-        fits = v("hand", e) + 1 <= c.hand_limit_param(e)
-        gift_guard = c.stage_is("sabotage_gift") & v("entrant").eq(e) & e.ne(M) & (v("hand", M) >= 1)
-        new_hand = v("hand", e) + 1
-        if policy == "reject":
-            gift_guard = gift_guard & fits
-        elif policy == "force-discard":
-            new_hand = minimum(v("hand", e) + 1, c.hand_limit_param(e))
-        out += [
-            Rule("gift_card", (P("e", c.F),), gift_guard,
-                 {("hand", (Const(M),)): v("hand", M) - 1, ("hand", (e,)): new_hand, ("stage", ()): done},
-                 ("R40", "A12", "H19"), actor=Const(M), doc="Moritani gives the entrant a card of its choice"),
-            Rule("no_gift", (), c.stage_is("sabotage_gift"), {("stage", ()): done}, ("R40", "H19"),
-                 actor=Const(M)),
-        ]
-    if c.face("Sneak Attack") is not None:
-        out.append(_reveal(c, "Sneak Attack", (), {("stage", ()): c.st("sneak")}, ("R41",),
-                           "Sneak Attack: Moritani may send up to five reserves for free"))
-        n, l = Param("n"), Param("l")
-        cap = min(5, b.moritani_forces)
-        positive_ok = v("storm").ne(l) & (c.occupants(l, exclude=(M,)) < 2)
-        adv = advisor_eligible(c, M) & (n > 0)
-        eff = {("reserves", (Const(M),)): v("reserves", M) - n,
-               ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): done}
-        if c.choice("A14") == "shipment":
-            eff |= {("pend_advisor", ()): v("pend_advisor") + ite(adv, 1, 0),
-                    ("owed", ()): v("owed") + ite(adv, 1, 0)}
-        out.append(Rule(
-            "sneak_attack", (P("n", IntRange(0, cap)), P("l", c.L)),
-            c.stage_is("sneak") & v("entry_loc").eq(l) & l.ne(c.desert) & (v("reserves", M) >= n)
-            & ((n <= 0) | positive_ok),
-            eff, ("R41", "A14", "A31", "H32"), actor=Const(M),
-            doc="n reserves arrive for free; storm and occupancy block only positive amounts; Aftermath does not"))
+    for face, build in (("Assassination", _assassination), ("Atomics", _atomics), ("Extortion", _extortion),
+                        ("Robbery", _robbery), ("Sabotage", _sabotage), ("Sneak Attack", _sneak_attack)):
+        if c.face(face) is not None:
+            out += build(c)
     out.append(Rule(
         "close_entry", (), c.stage_is("entry_done"),
         {("eome_blocked", ()): False, ("eome_refused", ()): False, ("entry_declined", ()): False,
          ("rng_draws", ()): 0, ("stage", ()): c.st("react")}, ("H20", "H40"), kind="system",
         doc="the entry is finished; the arrival's remaining reactions resume once"))
     return out
+
+
+def _assassination(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    e, j = Param("e"), Param("j")
+    return [
+        _reveal(c, "Assassination", (), {("stage", ()): c.st("assassinate")}, ("R35", "A11"),
+                "Assassination: a random leader of the entrant goes to the Tanks"),
+        Rule("assassinate", (P("e", c.F), P("j", c.Leader)),
+             c.stage_is("assassinate") & v("entrant").eq(e) & e.ne(M) & v("leader", e, j),
+             {("leader", (e, j)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(j),
+              ("bank", ()): v("bank") - c.strength(j), ("rng_draws", ()): v("rng_draws") + 1,
+              ("stage", ()): c.st("entry_done")},
+             ("R35", "H31", "H7"), kind="system",
+             doc="the random victim is one of the entrant's living leaders; Moritani takes its strength in spice"),
+    ]
+
+
+def _atomics(c: Ctx) -> list[Rule]:
+    v, M, b = c.v, c.M, c.bounds
+    l = Param("l")
+    eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done"),
+           ("rng_draws", ()): v("rng_draws") + 1}
+    for f in range(len(b.factions)):
+        eff[("forces", (Const(f), l))] = Const(0)
+        eff[("tanks", (Const(f),))] = v("tanks", f) + v("forces", f, l)
+        lim = b.hand_limit - 1
+        hit = Const(True) if f == M else v("ally", M).eq(f)
+        eff[("hand", (Const(f),))] = ite(hit, minimum(v("hand", f), lim), v("hand", f))
+    r = _reveal(c, "Atomics", (P("l", c.Dest),), eff, ("R36", "A10", "H33"),
+                "Atomics: every force in the stronghold dies; Aftermath; hand limits drop")
+    return [Rule(r.name, r.params, r.guard & v("entry_loc").eq(l) & l.ne(c.none_dest), r.effects,
+                 r.implements, actor=r.actor, doc=r.doc)]
+
+
+def _extortion(c: Ctx) -> list[Rule]:
+    v = c.v
+    return [_reveal(c, "Extortion", (), {
+        ("bank", ()): v("bank") - 5, ("ext_reserved", ()): True, ("ext_entrant", ()): Param("e"),
+        ("stage", ()): c.st("entry_done")}, ("R37", "R38", "H2"),
+        "Extortion: 5 bank spice wait in front of Moritani's shield until the Mentat Pause")]
+
+
+def _robbery(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    e, done = Param("e"), c.st("entry_done")
+    take = half_up(v("spice", e))
+    over = v("hand", M) + 1 > c.hand_limit(M)
+    return [
+        _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
+                "Robbery: Moritani chooses half the entrant's spice or the top card"),
+        Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & v("entrant").eq(e) & e.ne(M),
+             {("spice", (e,)): v("spice", e) - take, ("spice", (Const(M),)): v("spice", M) + take,
+              ("stage", ()): done}, ("R39", "A3"), actor=Const(M),
+             doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
+        Rule("rob_card", (), c.stage_is("robbery"),
+             {("hand", (Const(M),)): v("hand", M) + 1, ("rng_draws", ()): v("rng_draws") + 1,
+              ("stage", ()): ite(over, c.st("robbery_discard"), done)}, ("R39", "H18"), actor=Const(M),
+             doc="draw the top Treachery card even with a full hand; discard down if over"),
+        Rule("robbery_discard", (), c.stage_is("robbery_discard"),
+             {("hand", (Const(M),)): v("hand", M) - 1, ("stage", ()): done}, ("R39", "H18"),
+             actor=Const(M)),
+    ]
+
+
+def _sabotage(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    e, done = Param("e"), c.st("entry_done")
+    has = v("hand", e) > 0
+    policy = c.choice("A12")
+    fits = v("hand", e) + 1 <= c.hand_limit_param(e)
+    gift_guard = c.stage_is("sabotage_gift") & v("entrant").eq(e) & e.ne(M) & (v("hand", M) >= 1)
+    new_hand = v("hand", e) + 1
+    if policy == "reject":
+        gift_guard = gift_guard & fits
+    elif policy == "force-discard":
+        new_hand = minimum(v("hand", e) + 1, c.hand_limit_param(e))
+    return [
+        _reveal(c, "Sabotage", (), {
+            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("rng_draws", ()): v("rng_draws") + ite(has, 1, 0),
+            ("stage", ()): c.st("sabotage_gift")}, ("R40", "H18"),
+            "Sabotage: a random card of the entrant is discarded"),
+        Rule("gift_card", (P("e", c.F),), gift_guard,
+             {("hand", (Const(M),)): v("hand", M) - 1, ("hand", (e,)): new_hand, ("stage", ()): done},
+             ("R40", "A12", "H19"), actor=Const(M), doc="Moritani gives the entrant a card of its choice"),
+        Rule("no_gift", (), c.stage_is("sabotage_gift"), {("stage", ()): done}, ("R40", "H19"),
+             actor=Const(M)),
+    ]
+
+
+def _sneak_attack(c: Ctx) -> list[Rule]:
+    v, M, b = c.v, c.M, c.bounds
+    n, l = Param("n"), Param("l")
+    cap = min(5, b.moritani_forces)
+    positive_ok = v("storm").ne(l) & (c.occupants(l, exclude=(M,)) < 2)
+    adv = advisor_eligible(c, M) & (n > 0)
+    eff = {("reserves", (Const(M),)): v("reserves", M) - n,
+           ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): c.st("entry_done")}
+    if c.choice("A14") == "shipment":
+        eff |= {("pend_advisor", ()): v("pend_advisor") + ite(adv, 1, 0),
+                ("owed", ()): v("owed") + ite(adv, 1, 0)}
+    return [
+        _reveal(c, "Sneak Attack", (), {("stage", ()): c.st("sneak")}, ("R41",),
+                "Sneak Attack: Moritani may send up to five reserves for free"),
+        Rule("sneak_attack", (P("n", IntRange(0, cap)), P("l", c.L)),
+             c.stage_is("sneak") & v("entry_loc").eq(l) & l.ne(c.desert) & (v("reserves", M) >= n)
+             & ((n <= 0) | positive_ok),
+             eff, ("R41", "A14", "A31", "H32"), actor=Const(M),
+             doc="n reserves arrive for free; storm and occupancy block only positive amounts; Aftermath does not"),
+    ]

@@ -3,7 +3,7 @@
 The contract's invariants are true of every reachable state but are not inductive on their own:
 their induction failures are unreachable states of the decision-stage machine (docs/proofs.md).
 These lemmas rule those states out. They are never assumed: the Z3 relational proof of
-`hidden-identity` (checks/leaks_z3.py) conjoins them, with `token-conservation` and
+`hidden-identity` (checks/analyses/leaks_z3.py) conjoins them, with `token-conservation` and
 `public-ids-fresh`, to its relation and proves the whole conjunction inductive, which proves each
 lemma for games of any length; tests/test_leaks_z3.py also evaluates them on every reachable
 state of the explicit graph.
@@ -19,7 +19,7 @@ STRENGTHEN = ("token-conservation", "public-ids-fresh")
 
 def lemmas(model) -> list[Property]:
     """The lemmas of `model` as `always` properties (not contract checks: not in model.invariants)."""
-    c = model.info["ctx"]
+    c = model.vocabulary
     v, S = c.v, c.Status
     hidden = lambda k: v("tstatus", k).eq(S.index("supply")) | v("tstatus", k).eq(S.index("placed"))  # noqa: E731
     out = [

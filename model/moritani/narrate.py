@@ -9,9 +9,75 @@ PHASES = {
 }
 
 
+# One line per rule, in game words; {placeholders} come from the step (see `narrate`).
+TEMPLATES = {
+    "ship": "{f} ships 1 force into {to}, paying 1 spice",
+    "move": "{f} moves 1 force from the open desert into {to}",
+    "pass_turn": "{f} neither ships nor moves",
+    "draw_card": "{f} takes the Treachery card on offer",
+    "karama_placement": "{f} plays Karama: Moritani's placement is cancelled",
+    "karama_eome": "{f} plays Karama: the alliance offer to {entrant} is cancelled",
+    "pay_extortion": "{f} pays Moritani 3 spice; Extortion leaves the game",
+    "refuse_extortion": "{f} declines to pay for Extortion",
+    "skip_payer": "{f} may not pay for Extortion (A8)",
+    "place_token": "Moritani places a hidden token ({k}) in {to}",
+    "move_token": "Moritani moves its hidden {k} token to {to}",
+    "skip_placement": "Moritani does not place or move a token",
+    "commit_placement": "nobody plays Karama: the token lands in {dest}",
+    "collect_extortion": "Moritani collects the 5 spice reserved by Extortion",
+    "no_extortion": "no Extortion to collect",
+    "recover_extortion": "nobody paid: Extortion returns to Moritani's supply with new public IDs",
+    "end_turn": "turn {next_turn} begins",
+    "end_game": "the bounded game ends",
+    "storm_moves": "the storm settles over {to}",
+    "no_card": "nobody takes a Treachery card",
+    "end_shipment_movement": "Shipment & Movement ends",
+    "begin_placement": "Moritani's placement opportunity resolves next (A5 left open)",
+    "begin_extortion": "the Extortion collection resolves next (A5 left open)",
+    "close_mentat": "both Mentat Pause events are settled",
+    "resolve_advisor": "the BG advisor reaction to {entrant}'s arrival in {where} resolves next",
+    "resolve_ambassador": "the Ecaz Ambassador reaction in {where} resolves next",
+    "open_terror": "Moritani's Terror decision opens: {entrant} entered {where}, where its {k} token lies",
+    "lapse_terror": "the queued Terror decision in {where} lapses",
+    "open_queued_entry": "the BG advisors' own entry into {where} opens a Terror decision ({k})",
+    "lapse_queued_entry": "the BG advisors' queued entry lapses",
+    "arrival_settled": "the arrival in {where} is fully resolved",
+    "accompany": "Bene Gesserit sends an advisor into {where} with the shipment",
+    "decline_advisor": "Bene Gesserit sends no advisor",
+    "ambassador_effect": "the Ecaz Ambassador takes 1 spice from {p}",
+    "decline": "Moritani declines: the {face} token stays hidden in {where}",
+    "no_karama_eome": "nobody plays Karama on the alliance offer",
+    "accept_alliance": "{entrant} accepts the alliance with Moritani; the {face} token returns to supply",
+    "refuse_alliance": "{entrant} refuses the alliance: Moritani must reveal",
+    "rob_spice": "Robbery: Moritani takes {half} spice from {entrant}",
+    "rob_card": "Robbery: Moritani draws the top Treachery card",
+    "robbery_discard": "Moritani discards down to its hand limit",
+    "gift_card": "Moritani gives {entrant} a card",
+    "no_gift": "Moritani gives no card",
+    "sneak_attack": "Sneak Attack: {n} Moritani forces arrive in {where}",
+    "assassinate": "the random victim is {entrant}'s {j}; it goes to the Tanks",
+    "retry_rerolls": "the retried reveal kills {entrant}'s {j} as well (fault)",
+    "close_entry": "{entrant}'s entry into {where} is finished",
+    "reload": "the server reloads (fault)",
+    "reload_extortion": "the server reloads and credits Extortion again (fault)",
+    "retry_accepted": "a client retries the accepted action (fault)",
+    "deal_traitor": "Moritani secretly draws a Traitor card ({t})",
+    "no_battle": "Moritani fights no battle",
+    "lose_battle": "Moritani loses a battle against {e}'s {j}; no traitor was called",
+    "call_traitor": "Moritani calls its Traitor ({t}) normally and wins: that leader goes to the Tanks; "
+                    "Assassinate Leaders is forfeited for the game",
+    "assassinate_leader": "Moritani reveals Traitor {t} after the loss: {fate}",
+    "continue_battle": "Moritani continues without revealing a Traitor card",
+    "begin_draw": "the Assassinate Leaders replacement draw resolves next (A6 left open)",
+    "draw_replacement": "the revealed Traitor card is set aside face up; Moritani draws a new one in secret ({t})",
+    "retire_no_draw": "the revealed Traitor card is set aside face up; the Traitor deck is empty",
+    "no_draw": "no Traitor replacement is due",
+}
+
+
 def narrate(model, action, pre, post) -> str:
     """One line, e.g. 'turn 2, Shipment & Movement: Atreides ships 1 force into Arrakeen, paying 1 spice'."""
-    c = model.info["ctx"]
+    c = model.vocabulary
     g = lambda name, *idx: model.get(pre, name, *idx)  # noqa: E731
     stage = c.Stage.labels[g("stage")]
     phase = PHASES.get(stage, "Shipment & Movement")
@@ -21,75 +87,12 @@ def narrate(model, action, pre, post) -> str:
     entrant, where = c.F.labels[g("entrant")], c.L.labels[g("entry_loc")]
     face = c.K.labels[g("entry_face")]
     name = action.rule.name
-    templates = {
-        "ship": "{f} ships 1 force into {to}, paying 1 spice",
-        "move": "{f} moves 1 force from the open desert into {to}",
-        "pass_turn": "{f} neither ships nor moves",
-        "draw_card": "{f} takes the Treachery card on offer",
-        "karama_placement": "{f} plays Karama: Moritani's placement is cancelled",
-        "karama_eome": "{f} plays Karama: the alliance offer to {entrant} is cancelled",
-        "pay_extortion": "{f} pays Moritani 3 spice; Extortion leaves the game",
-        "refuse_extortion": "{f} declines to pay for Extortion",
-        "skip_payer": "{f} may not pay for Extortion (A8)",
-        "place_token": "Moritani places a hidden token ({k}) in {to}",
-        "move_token": "Moritani moves its hidden {k} token to {to}",
-        "skip_placement": "Moritani does not place or move a token",
-        "commit_placement": "nobody plays Karama: the token lands in {dest}",
-        "collect_extortion": "Moritani collects the 5 spice reserved by Extortion",
-        "no_extortion": "no Extortion to collect",
-        "recover_extortion": "nobody paid: Extortion returns to Moritani's supply with new public IDs",
-        "end_turn": "turn {next_turn} begins",
-        "end_game": "the bounded game ends",
-        "storm_moves": "the storm settles over {to}",
-        "no_card": "nobody takes a Treachery card",
-        "end_shipment_movement": "Shipment & Movement ends",
-        "begin_placement": "Moritani's placement opportunity resolves next (A5 left open)",
-        "begin_extortion": "the Extortion collection resolves next (A5 left open)",
-        "close_mentat": "both Mentat Pause events are settled",
-        "resolve_advisor": "the BG advisor reaction to {entrant}'s arrival in {where} resolves next",
-        "resolve_ambassador": "the Ecaz Ambassador reaction in {where} resolves next",
-        "open_terror": "Moritani's Terror decision opens: {entrant} entered {where}, where its {k} token lies",
-        "lapse_terror": "the queued Terror decision in {where} lapses",
-        "open_queued_entry": "the BG advisors' own entry into {where} opens a Terror decision ({k})",
-        "lapse_queued_entry": "the BG advisors' queued entry lapses",
-        "arrival_settled": "the arrival in {where} is fully resolved",
-        "accompany": "Bene Gesserit sends an advisor into {where} with the shipment",
-        "decline_advisor": "Bene Gesserit sends no advisor",
-        "ambassador_effect": "the Ecaz Ambassador takes 1 spice from {p}",
-        "decline": "Moritani declines: the {face} token stays hidden in {where}",
-        "no_karama_eome": "nobody plays Karama on the alliance offer",
-        "accept_alliance": "{entrant} accepts the alliance with Moritani; the {face} token returns to supply",
-        "refuse_alliance": "{entrant} refuses the alliance: Moritani must reveal",
-        "rob_spice": "Robbery: Moritani takes {half} spice from {entrant}",
-        "rob_card": "Robbery: Moritani draws the top Treachery card",
-        "robbery_discard": "Moritani discards down to its hand limit",
-        "gift_card": "Moritani gives {entrant} a card",
-        "no_gift": "Moritani gives no card",
-        "sneak_attack": "Sneak Attack: {n} Moritani forces arrive in {where}",
-        "assassinate": "the random victim is {entrant}'s {j}; it goes to the Tanks",
-        "retry_rerolls": "the retried reveal kills {entrant}'s {j} as well (fault)",
-        "close_entry": "{entrant}'s entry into {where} is finished",
-        "reload": "the server reloads (fault)",
-        "reload_extortion": "the server reloads and credits Extortion again (fault)",
-        "retry_accepted": "a client retries the accepted action (fault)",
-        "deal_traitor": "Moritani secretly draws a Traitor card ({t})",
-        "no_battle": "Moritani fights no battle",
-        "lose_battle": "Moritani loses a battle against {e}'s {j}; no traitor was called",
-        "call_traitor": "Moritani calls its Traitor ({t}) normally and wins: that leader goes to the Tanks; "
-                        "Assassinate Leaders is forfeited for the game",
-        "assassinate_leader": "Moritani reveals Traitor {t} after the loss: {fate}",
-        "continue_battle": "Moritani continues without revealing a Traitor card",
-        "begin_draw": "the Assassinate Leaders replacement draw resolves next (A6 left open)",
-        "draw_replacement": "the revealed Traitor card is set aside face up; Moritani draws a new one in secret ({t})",
-        "retire_no_draw": "the revealed Traitor card is set aside face up; the Traitor deck is empty",
-        "no_draw": "no Traitor replacement is due",
-    }
     if name.startswith("offer_alliance"):
         text = "Moritani offers {entrant} an alliance instead of revealing"
     elif name.startswith("reveal_"):
         text = "Moritani reveals {face} against {entrant} in {where}"
     else:
-        text = templates.get(name, action.label)
+        text = TEMPLATES.get(name, action.label)
     half = (g("spice", raw["e"]) + 1) // 2 if "e" in raw else 0
     fate = ""
     if name == "assassinate_leader":

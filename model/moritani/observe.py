@@ -11,10 +11,10 @@ Seeded leaks (model/moritani/defects.py, target `hidden-identity`) add what a bu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from model.evaluate import eval_expr
 from model.expr import Const, Expr, Ite, Var, any_of
+from model.observation import Bag, Value
 
 SECRET_FIELDS = {"tstatus", "tloc", "pid", "pid_shown", "pending_face", "entry_face", "karama",
                  "trz"}  # Traitor custody (Assassinate Leaders module): public part in `traitor_public`
@@ -43,7 +43,7 @@ def face_family(model, rule_name: str):
     m = _FAMILY.match(rule_name)
     if not m:
         return None
-    faces = model.info["ctx"].faces
+    faces = model.vocabulary.faces
     names = {r.name for r in model.rules}
     if int(m.group(2)) in faces and all(f"{m.group(1)}_{k}" in names for k in faces):
         return m.group(1), int(m.group(2))
@@ -119,11 +119,14 @@ def actor_of(model, action, pre):
 class Observer:
     """obs(state, enabled actions) for one rival faction, as a hashable tuple.
 
-    >>> # Observer(model, faction_index).observe(state, [action, ...])
+    >>> from model.moritani.build import build_model
+    >>> m = build_model()
+    >>> len(Observer(m, 1).observe(m.init[0], []))  # board, tokens, revealed, own card, prompt, leaks
+    6
     """
 
     def __init__(self, model, faction: int):
-        c = model.info["ctx"]
+        c = model.vocabulary
         self.model, self.c, self.f = model, c, faction
         sch = model.schema
         self.public = public_slots(model)
@@ -131,8 +134,7 @@ class Observer:
         self.placed = c.Status.index("placed")
         self.supply = c.Status.index("supply")
         self.own = (sch.slot("karama", (faction,)),)
-        self.leaks = model.info["defects"]
-        self.entry_face = sch.slot("entry_face")
+        self.leaks = model.provenance.defects
         self.pending_face = sch.slot("pending_face")
         self.stage = sch.slot("stage")
         self.cards = traitor_slots(model)
@@ -169,7 +171,7 @@ class Observer:
 
 def traitor_slots(model):
     """(trz slots, hidden zone codes) of the module, or None when it is off."""
-    c = model.info["ctx"]
+    c = model.vocabulary
     if not c.module:
         return None
     return (tuple(model.schema.slot("trz", (t,)) for t in range(len(c.cards))),
@@ -207,7 +209,7 @@ def swap_traitors(model, s: tuple, a: int, b: int) -> tuple:
 
 def hidden_faces(model, s: tuple) -> list:
     """Faces whose identity is secret in s (in supply or placed)."""
-    c, sch = model.info["ctx"], model.schema
+    c, sch = model.vocabulary, model.schema
     hidden = (c.Status.index("supply"), c.Status.index("placed"))
     return [k for k in c.faces if s[sch.slot("tstatus", (k,))] in hidden]
 
@@ -228,30 +230,10 @@ def swap_faces(model, s: tuple, a: int, b: int) -> tuple:
 
 # -- the observation as model data ---------------------------------------------------------
 # NOTE(observation-as-data): the explicit check evaluates `Observer.observe` (fast: it reuses the
-# enabled actions the search already computed); the Z3 self-composition (checks/leaks_z3.py)
+# enabled actions the search already computed); the Z3 self-composition (checks/analyses/leaks_z3.py)
 # translates `observation_spec`. Both are this module's definition; tests/test_leaks_z3.py
 # requires that they induce the same equality on every reachable state of the small bounds
 # under every exchange of hidden faces, each seeded leak included.
-
-@dataclass(frozen=True)
-class Value:
-    """An observation component compared value by value: a tuple of expressions over one state."""
-
-    name: str
-    exprs: tuple
-
-
-@dataclass(frozen=True)
-class Bag:
-    """A multiset component: the keys of the items whose condition holds, order ignored.
-
-    `items` is ((condition, key), ...); every key starts with a constant group id, so only
-    items of one group can ever be equal (the Z3 encoding compares within groups only).
-    """
-
-    name: str
-    items: tuple
-
 
 def _slot_var(model, slot: int) -> Var:
     name, idx = next(k for k, v in model.schema._slots.items() if v == slot)
@@ -260,14 +242,14 @@ def _slot_var(model, slot: int) -> Var:
 
 def hidden_expr(model, k: int) -> Expr:
     """Face k is secret (in supply or placed)."""
-    c = model.info["ctx"]
+    c = model.vocabulary
     st = Var("tstatus", (Const(k),))
     return st.eq(c.Status.index("supply")) | st.eq(c.Status.index("placed"))
 
 
 def observation_spec(model, faction: int) -> tuple:
     """What rival `faction` observes, as expressions over one state (components of `Observer`)."""
-    c = model.info["ctx"]
+    c = model.vocabulary
     placed = c.Status.index("placed")
     sentinel = len(c.Status.labels)  # "still hidden" in the revealed-tokens component
     tok = lambda f, k: Var(f, (Const(k),))  # noqa: E731
@@ -297,7 +279,7 @@ def observation_spec(model, faction: int) -> tuple:
                                                             if k in face_params(a))
         prompt.append((cond, key))
     spec.append(Bag("prompt (legal choices)", tuple(prompt)))
-    leaks = model.info["defects"]
+    leaks = model.provenance.defects
     stage = Var("stage")
     if "face-printed" in leaks:
         spec.append(Value("engine leak", tuple(Ite(tok("tstatus", k).eq(placed), tok("pid", k), Const(0))
@@ -315,29 +297,16 @@ def observation_spec(model, faction: int) -> tuple:
     return tuple(spec)
 
 
-def observe_spec(model, spec: tuple, s: tuple) -> tuple:
-    """The reference evaluation of `observation_spec` on one state."""
-    sch = model.schema
-    out = []
-    for comp in spec:
-        if isinstance(comp, Value):
-            out.append(tuple(eval_expr(e, s, sch) for e in comp.exprs))
-        else:
-            out.append(tuple(sorted(tuple(eval_expr(x, s, sch) for x in key)
-                                    for cond, key in comp.items if eval_expr(cond, s, sch))))
-    return tuple(out)
-
-
 def face_slot_live(model) -> dict:
     """{face-valued slot: the stage condition under which its value means a face}.
 
     Outside it the slot holds the idle value 0 its last reset wrote (`pending_face` after a commit,
     `entry_face` after an arrival settles) and no rule reads it before writing it again, so an
-    exchange of faces need not map it. The Z3 relational proof (checks/leaks_z3.py `related`)
+    exchange of faces need not map it. The Z3 relational proof (checks/analyses/leaks_z3.py `related`)
     maps a face slot only where it is live; the proof checks that this is inductive, so a wrong
     condition here can only make the proof fail, never make it unsound.
     """
-    c, sch = model.info["ctx"], model.schema
+    c, sch = model.vocabulary, model.schema
     stage = Var("stage")
     # entry_face is read while Moritani decides (reveal, offer, the entrant's reply); once the token
     # is revealed or back in supply (re-dealt IDs) the slot only waits for the arrival to settle.
@@ -362,12 +331,12 @@ def face_permutation(model, t: tuple, t2: tuple) -> dict | None:
     """{face of t: face of t2} when t2 equals t up to a permutation of hidden faces, else None.
 
     The permutation is read off the public IDs, as the Z3 relational proof reads it
-    (NOTE(pid-matching) in checks/leaks_z3.py): the token of t2 under each public ID has the same
+    (NOTE(pid-matching) in checks/analyses/leaks_z3.py): the token of t2 under each public ID has the same
     custody as t's token under it, a token that changes face is hidden, every slot no exchange
     touches is equal, and a face-valued slot names tokens with one ID where it is live
     (`face_slot_live`; elsewhere it is idle, written before it is read again).
     """
-    c, sch = model.info["ctx"], model.schema
+    c, sch = model.vocabulary, model.schema
     by_pid = {t2[sch.slot("pid", (y,))]: y for y in c.faces}
     if len(by_pid) != len(c.faces):
         return None

@@ -7,7 +7,7 @@ stores (for example `placements` counts real placements this turn, while
 """
 from __future__ import annotations
 
-from model.domains import Bool, Enum, IntRange
+from model.domains import Bool, IntRange
 from model.moritani.context import Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema

@@ -2,7 +2,7 @@
 
 Only a candidate: it is an automorphism only when the bounds treat every stronghold alike
 (no Ecaz Ambassador, or storm positions, or anything else tied to one stronghold's name).
-`checks/symmetry.py` verifies it against the rules, the initial state, the invariants and the
+`checks/engines/symmetry.py` verifies it against the rules, the initial state, the invariants and the
 witnesses before `--symmetry` uses it, and refuses otherwise. Factions are not declared: the
 storm order seats them (`Ctx.order`), so they are never interchangeable (performance notes).
 """

@@ -1,0 +1,360 @@
+"""Noninterference (`hidden-identity`): no rival can tell apart two games that differ only in which
+secret value lies where (docs/noninterference.md). The game declares its secrets, observations and
+exchanges (`model.secrets`, model/declarations.py); this module knows no game.
+
+Explicit check, at every reachable state s and every exchange σ of two hidden values (σ(s) is the
+same public board with another secret):
+
+- every rival observes s and σ(s) alike, prompts included;
+- step consistency: for every step a from s and the step a' from σ(s) with the same public label,
+  every rival observes the two successors alike, and the successors are again equal up to a
+  permutation of hidden values (`Secrets.permutation`). The first condition alone misses a
+  secret that a step copies into a public field; the second is what makes the state-by-state
+  comparison cover every pair of public-equivalent games, as the Z3 relational proof does.
+
+A difference is never discarded. Game A is the shortest path to it; game B is searched for in
+lockstep: from a start with two values exchanged, B takes at each step an action with the same
+public label as A's, and must end where the rival sees something else. Both games are replayed
+through the reference semantics. If no game B exists, that is `PartnerGameError` (an internal
+error, exit 1) carrying game A and the state it was compared with, never `holds`.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+
+from checks.config import CheckConfig
+from checks.engines.explicit import Explorer
+from checks.results import CheckResult, InternalError, validated
+from model.evaluate import apply, successors
+from model.expr import Const, Var, walk
+from model.trace import Step, Trace
+
+RULES = ("H3", "H4", "H6", "A21")  # and R43 when the Assassinate Leaders module is on
+COMPONENTS = ("public board", "Terror tokens on the map", "revealed tokens", "own Karama card",
+              "prompt (legal choices)", "engine leak")
+
+
+@dataclass
+class Leak:
+    observer: str
+    faces: tuple
+    game_a: Trace
+    game_b: Trace
+    component: str
+    seen_a: object
+    seen_b: object
+    model_b: object
+    secret: str = "Face"  # the domain of the exchanged secrets: Terror faces, or Traitor cards
+
+
+class PartnerGameError(InternalError):
+    """A difference was found but no public-equivalent game B reproduces it: a bug in the check or
+    in its definition, never a verdict. Carries game A and the state it was compared with."""
+
+    def __init__(self, message: str, model, game_a: Trace, state_b: tuple):
+        self.game_a, self.state_b = game_a, state_b
+        super().__init__(f"{message}\ngame A ({game_a.depth} steps, replayed):\n{game_a.narrative(model)}\n"
+                         f"state compared with game A's last state: {model.schema.pretty(state_b)}")
+
+
+@dataclass
+class _Search:
+    """What the comparison found so far (per observer) and how much it compared."""
+
+    found: dict
+    unrelated: list
+    pairs: int = 0
+    steps: int = 0
+
+
+def check_leaks(model, config: CheckConfig, observers: list[str] | None = None,
+                exploration=None) -> tuple[list[CheckResult], dict]:
+    """One `hidden-identity` result per observer (rival faction).
+
+    >>> from model.moritani import GAME
+    >>> results, stats = check_leaks(GAME.build(GAME.small(GAME.profiles["default"])), CheckConfig())
+    >>> [r.verdict for r in results], stats["state_pairs"]
+    (['holds', 'holds', 'holds'], 29090)
+    """
+    sec = model.secrets
+    rivals = [f for f in sec.observers if observers is None or sec.label(f) in observers]
+    t0 = time.perf_counter()
+    explorer = Explorer(model, config)  # compiles the rules once, for the search and for the exchanges
+    ex = exploration or explorer.run()
+    watch = {f: sec.observer(f) for f in rivals}
+    search = _Search({}, [])
+    _compare_values(model, ex, explorer.cm, watch, search)
+    if sec.cards() is not None and len(search.found) < len(rivals):
+        search.pairs += _traitor_leaks(model, ex, explorer.cm, watch, search.found)
+    secs = time.perf_counter() - t0
+    results = [_verdict(model, ex, f, search, secs) for f in rivals]
+    return results, {"state_pairs": search.pairs, "step_pairs": search.steps, "states": len(ex.states),
+                     "seconds": secs}
+
+
+def _compare_values(model, ex, cm, watch: dict, search: _Search) -> None:
+    """Every reachable state against every exchange of two hidden values, then one step on.
+
+    NOTE(observation-shape): board, values by public ID, revealed values and the own card are the
+    same in s and in any exchange of hidden values by construction; only prompts (and seeded engine
+    leaks) can differ, and prompts exist only in stages where some rival may act. The stage is
+    public, so skipping the other stages is exact, not a sample. Successors can differ only after
+    a step that reads a secret or has a partner other than itself (`needs_step_check`).
+    """
+    sec, acts = model.secrets, model.actions
+    stage = model.schema.slot(model.dispatch)
+    prompting = {v for v, idxs in cm.buckets.items() if any(_may_prompt(sec, acts[i].actor) for i in idxs)}
+    stepped = needs_step_check(model)
+    stepping = {v for v, idxs in cm.buckets.items() if any(stepped[i] for i in idxs)}
+    every_state = bool(model.provenance.defects)  # seeded engine leaks may show in any stage
+    found = search.found
+    for idx, s in enumerate(ex.states):
+        if len(found) == len(watch):
+            return
+        if not every_state and s[stage] not in prompting and s[stage] not in stepping:
+            continue
+        hidden = sec.hidden(s)
+        if len(hidden) < 2:
+            continue
+        succ_s = cm.successors(s)
+        en_s = [acts[i] for i, _ in succ_s]
+        obs_s = {f: w.observe(s, en_s) for f, w in watch.items() if f not in found}
+        check_steps = any(stepped[i] for i, _ in succ_s)
+        for a, b in itertools.combinations(hidden, 2):
+            s2 = sec.swap(s, a, b)
+            succ_2 = cm.successors(s2)
+            search.pairs += 1
+            en_2 = [acts[i] for i, _ in succ_2]
+            for f, o1 in obs_s.items():
+                if f not in found and o1 != watch[f].observe(s2, en_2):
+                    found[f] = _leak(model, ex, idx, None, (a, b), f, s2)
+            if check_steps:
+                _compare_steps(model, ex, idx, (s, succ_s), (s2, succ_2), (a, b), stepped, watch, search)
+            if len(found) == len(watch):
+                return
+
+
+def _compare_steps(model, ex, idx, side_a, side_b, pair, stepped, watch, search: _Search) -> None:
+    """Step consistency at s (`side_a`) and σ(s) (`side_b`): equally labelled steps give successors
+    every rival sees alike, and the exchanged step lands on the exchanged successor."""
+    sec, acts = model.secrets, model.actions
+    (s, succ_s), (s2, succ_2) = side_a, side_b
+    partners: dict = {}
+    for j, t2 in succ_2:
+        partners.setdefault(sec.public_key(acts[j], s2), []).append((j, t2))
+    for i, t in succ_s:
+        if not stepped[i]:
+            continue
+        image = sec.exchange_label(acts[i], *pair)
+        for j, t2 in partners.get(sec.public_key(acts[i], s), ()):
+            search.steps += 1
+            for f, w in watch.items():
+                if f not in search.found and w.observe(t, []) != w.observe(t2, []):
+                    search.found[f] = _leak(model, ex, idx, i, pair, f, t2)
+            # Other steps with the same label differ in another secret (a Traitor card drawn),
+            # which `_traitor_leaks` exchanges; the exchanged step must land on the exchanged
+            # successor, up to public IDs re-dealt on a return to supply.
+            if acts[j].label == image and not search.unrelated and sec.permutation(t, t2) is None:
+                search.unrelated.append((idx, acts[i].label, acts[j].label))
+
+
+def _may_prompt(sec, actor) -> bool:
+    """Could a rival be the one to act (so that its prompt is part of what it observes)?"""
+    if actor is None:
+        return False
+    return not isinstance(actor, Const) or actor.value in sec.observers
+
+
+def _verdict(model, ex, f: int, search: _Search, secs: float) -> CheckResult:
+    sec = model.secrets
+    name = sec.label(f)
+    common = dict(id="hidden-identity", kind="noninterference", engine="product", rules=RULES,
+                  states=len(ex.states), seconds=secs)
+    if f in search.found:
+        lk = search.found[f]
+        labels = sec.value_labels if lk.secret == "Face" else sec.card_labels
+        return CheckResult(**common, verdict="violated", depth=lk.game_a.depth, trace=lk.game_a,
+                           detail=f"{name} can tell {labels[lk.faces[0]]} from {labels[lk.faces[1]]} after "
+                                  f"{lk.game_a.depth} steps: its {lk.component} differs",
+                           extra={"observer": name, "leak": lk})
+    if not ex.complete:
+        return CheckResult(**common, verdict="unknown", depth=None, extra={"observer": name},
+                           detail=f"search stopped ({ex.stop_reason}); nothing is claimed")
+    if search.unrelated:
+        idx, la, lb = search.unrelated[0]
+        return CheckResult(**common, verdict="unknown", depth=None, extra={"observer": name},
+                           detail=f"{name}: after '{la}' (game A) and '{lb}' (game B) from a state {ex.depth[idx]} "
+                                  f"steps deep the two games are no longer equal up to an exchange of hidden faces, "
+                                  f"although {name} sees them alike; the state-by-state comparison does not cover "
+                                  f"what follows, so nothing is claimed")
+    cards = sec.cards() is not None
+    return CheckResult(**common, verdict="holds", depth=ex.max_depth, extra={"observer": name},
+                       detail=f"{name} sees the same in every reachable state under every exchange of two hidden "
+                              f"faces, and after every pair of equally labelled steps "
+                              + ("(and of Moritani's private Traitor card with a deck card, step by step) "
+                                 if cards else "")
+                              + f"({search.pairs:,} state pairs, {search.steps:,} step pairs compared)")
+
+
+def needs_step_check(model) -> list[bool]:
+    """Per action: may its successors from s and from σ(s) differ beyond the exchange itself?
+
+    Only if one of its effects reads a field the public does not see (a secret, ghost or engine
+    field: the step may copy it into what the rival sees), or the public cannot tell it from
+    another action (its partner in σ(s) may be that other action, with other effects).
+    """
+    sec = model.secrets
+    hidden = sec.unobserved_fields()
+    groups: dict = {}
+    for a in model.actions:
+        g = sec.public_group(a)
+        groups[g] = groups.get(g, 0) + 1
+    out = []
+    for a in model.actions:
+        reads = {n.field for _, idx, e in a.effects for x in (e,) + tuple(idx) for n in walk(x) if isinstance(n, Var)}
+        out.append(bool(reads & hidden) or groups[sec.public_group(a)] > 1)
+    return out
+
+
+def _traitor_leaks(model, ex, cm, watch, found) -> int:
+    """Exchanges of Moritani's private Traitor card with a deck card (Assassinate Leaders module).
+
+    Two conditions, at every reachable state s where Moritani holds a private card, for every
+    exchange σ of it with a deck card: every rival observes s and σ(s) alike (as for faces), and
+    (step consistency) every action a enabled in both s and σ(s) that names neither card leads to
+    public boards that agree: board(σ(succ(s, a))) = board(succ(σ(s), a)). The second
+    catches a decision whose very existence depends on the card (the rivals see the stage), which
+    a comparison of s with σ(s) alone cannot. Only stages where some rule reads Traitor custody
+    are visited: elsewhere every step is the same in s and σ(s) (exact, the stage is public).
+    An action naming one of the two cards is Moritani revealing it (a normal call or an Assassinate
+    Leaders reveal): a deliberate declassification, skipped.
+    Returns the number of state pairs compared; adds a Leak per observer to `found`.
+    """
+    sec, acts = model.secrets, model.actions
+    stage = model.schema.slot(model.dispatch)
+    card_field = model.schema.slot_names[sec.cards()[0][0]].split("[")[0]
+
+    def reads(a) -> bool:
+        exprs = [a.guard] + [e for _, idx, e in a.effects] + [i for _, idx, _ in a.effects for i in idx]
+        return any(getattr(n, "field", None) == card_field for x in exprs for n in walk(x))
+
+    stages = {v for v, idxs in cm.buckets.items() if any(reads(acts[i]) for i in idxs)}
+    public = sec.public_slots()
+    board = lambda t: (tuple(t[i] for i in public), sec.public_cards(t))  # noqa: E731
+    pairs = 0
+    for idx, s in enumerate(ex.states):
+        if len(found) == len(watch):
+            break
+        if s[stage] not in stages:
+            continue
+        succ_s = cm.successors(s)
+        en_s = [acts[i] for i, _ in succ_s]
+        for a, b in sec.card_pairs(s):
+            pairs += 1
+            s2 = sec.swap_cards(s, a, b)
+            succ_2 = cm.successors(s2)
+            en_2 = [acts[i] for i, _ in succ_2]
+            twin = {acts[i].label: t for i, t in succ_2}
+            for f, w in watch.items():
+                if f not in found and w.observe(s, en_s) != w.observe(s2, en_2):
+                    found[f] = _leak(model, ex, idx, None, (a, b), f, s2, "Traitor")
+            for i, t in succ_s:
+                lab = acts[i].label
+                if _names_card(acts[i], (a, b)) or lab not in twin:
+                    continue
+                if board(sec.swap_cards(t, a, b)) != board(twin[lab]):
+                    for f in watch:
+                        if f not in found:
+                            found[f] = _leak(model, ex, idx, i, (a, b), f, twin[lab], "Traitor")
+                    break
+            if len(found) == len(watch):
+                break
+    return pairs
+
+
+def _names_card(action, cards) -> bool:
+    doms = {p.name: p.domain for p in action.rule.params}
+    return any(doms[k].name == "Traitor" and v in cards for k, v in action.args)
+
+
+def _leak(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: tuple,
+          secret: str = "Face") -> Leak:
+    """The pair of games behind a difference found at state `idx` (then action `step`), replayed.
+
+    Raises PartnerGameError when no game B shows the difference: a found difference is never
+    dropped (docs/noninterference.md, "Counterexamples").
+    """
+    sec = model.secrets
+    game_a = ex.trace_to(idx)
+    if step is not None:
+        s = model.actions[step]
+        game_a = Trace(game_a.init, game_a.steps + (Step(s.label, apply(s, game_a.states[-1], model.schema)),))
+    validated(model, game_a, "the leak witness (game A)")
+    # For the Traitor card, game B starts where game A does: a secret draw's public label hides the
+    # card, so B may simply draw another one (NOTE(traitor-secret) in checks/analyses/leaks_z3.py).
+    candidates = sec.partner_models(model, pair) if secret == "Face" else (model,)
+    for model_b in candidates:
+        game_b = partner_game(model, game_a, model_b, f)
+        if game_b is None:
+            continue
+        validated(model_b, game_b, "the leak witness (game B)")
+        o1, o2 = _observe_end(model, game_a, f), _observe_end(model_b, game_b, f)
+        comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
+        seen_a, seen_b = o1[comp], o2[comp]
+        if comp == 0:  # name the public slots that differ rather than print the whole board
+            end_a, end_b, sch = game_a.states[-1], game_b.states[-1], model.schema
+            slots = [i for i in sec.public_slots() if end_a[i] != end_b[i]]
+            seen_a = {sch.slot_names[i]: sch.show(i, end_a[i]) for i in slots} or seen_a
+            seen_b = {sch.slot_names[i]: sch.show(i, end_b[i]) for i in slots} or seen_b
+        return Leak(sec.label(f), pair, game_a, game_b, COMPONENTS[comp], seen_a, seen_b, model_b, secret)
+    raise PartnerGameError(
+        f"hidden-identity: {sec.label(f)} sees a difference after game A, but no game with the same public "
+        f"steps from a start with two {'faces' if secret == 'Face' else 'cards'} exchanged shows it",
+        model, game_a, state_b)
+
+
+def _observe_end(model, game: Trace, f: int) -> tuple:
+    end = game.states[-1]
+    return model.secrets.observer(f).observe(end, [a for a, _ in successors(model, end)])
+
+
+def partner_game(model, game_a: Trace, model_b, f: int) -> Trace | None:
+    """A game of `model_b` whose steps have game A's public labels, at whose end rival f sees
+    something else than at game A's end; None if there is none.
+
+    Depth-first in action order over the steps that match A's public label at each step (usually
+    one: the token is named by its public ID), each state of B visited once per step number.
+    """
+    sec = model.secrets
+    keys = [sec.public_key(model.action(lab), pre) for lab, pre in zip(game_a.labels, game_a.states)]
+    end_a = _observe_end(model, game_a, f)
+    watch = model_b.secrets.observer(f)
+    seen: set = set()
+
+    def search(i: int, s: tuple, steps: list):
+        if i == len(keys):
+            return steps if watch.observe(s, [a for a, _ in successors(model_b, s)]) != end_a else None
+        for act, t in successors(model_b, s):
+            if model_b.secrets.public_key(act, s) == keys[i] and (i + 1, t) not in seen:
+                seen.add((i + 1, t))
+                got = search(i + 1, t, steps + [Step(act.label, t)])
+                if got is not None:
+                    return got
+        return None
+
+    s0 = model_b.init[0]
+    found = search(0, s0, [])
+    return Trace(s0, tuple(found)) if found is not None else None
+
+
+def side_by_side(leak: Leak, model) -> str:
+    """The two games in game words, step by step, then what the observer saw differently."""
+    a = leak.game_a.narrative(model).splitlines()
+    b = leak.game_b.narrative(leak.model_b).splitlines()
+    w = max(len(x) for x in a) if a else 10
+    lines = [f"{'game A':<{w}}  |  game B"]
+    lines += [f"{x:<{w}}  |  {y}" for x, y in zip(a, b)]
+    lines.append(f"{leak.observer} sees a different {leak.component}: A={leak.seen_a!r}  B={leak.seen_b!r}")
+    return "\n".join(lines)

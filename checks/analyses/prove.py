@@ -1,0 +1,136 @@
+"""Run the Z3 engines over the invariants and turn their outcomes into honest verdicts.
+
+Proofs run on the model built with `unbounded=True`, so `proved` covers games of any length.
+`auto` tries Spacer first; where Spacer gives up within its resource limit, BMC establishes
+`bounded` to the requested depth and the verdict says so (never `proved`, never `holds`).
+"""
+from __future__ import annotations
+
+import time
+
+from checks.engines.bmc import get_bmc
+from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
+from checks.results import CheckResult
+from model.game import GameModel
+
+ENGINES = ("auto", "spacer", "k-induction", "bmc")
+
+
+class _Clock:
+    """What is left of `timeout` seconds (None: no limit), in seconds or in Z3's milliseconds."""
+
+    def __init__(self, timeout: float | None):
+        self.timeout, self.t0 = timeout, time.perf_counter()
+
+    def left(self) -> float | None:
+        return None if self.timeout is None else self.timeout - (time.perf_counter() - self.t0)
+
+    def ms(self) -> int | None:
+        rest = self.left()
+        return None if rest is None else max(1, int(rest * 1000))
+
+    def out(self) -> bool:
+        return self.timeout is not None and self.left() <= 0
+
+
+def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
+          rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
+          timeout: float | None = None) -> list[CheckResult]:
+    """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
+    short is `unknown` with that reason, never `proved` or `bounded` beyond what finished."""
+    props = {p.name: p for p in model.invariants}
+    out: list[CheckResult] = []
+    need_bmc: list[str] = []
+    notes: dict = {}
+    clock = _Clock(timeout)
+    system = HornSystem(model) if engine in ("auto", "spacer") else None
+    for name in names:
+        p = props[name]
+        common = dict(id=name, kind="invariant", rules=p.rules, states=None)
+        if clock.out():
+            out.append(CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=0.0,
+                                   detail=f"--timeout {timeout}s reached before this invariant was attempted"))
+        elif engine in ("auto", "spacer"):
+            r = _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common)
+            if isinstance(r, CheckResult):
+                out.append(r)
+            else:
+                notes[name] = r
+                need_bmc.append(name)
+        elif engine == "k-induction":
+            r = _k_induction(model, name, depth, seed, rlimit, clock, explored, common)
+            if r is None:
+                need_bmc.append(name)
+            else:
+                out.append(r)
+        else:
+            need_bmc.append(name)
+    if need_bmc:
+        out += _bmc(model, need_bmc, props, engine, depth, seed, rlimit, clock, notes)
+    order = {n: i for i, n in enumerate(names)}
+    return sorted(out, key=lambda r: order[r.id])
+
+
+def _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common):
+    """Spacer, then (auto) 1-induction with the model's lemmas: a proved or unknown CheckResult, or
+    (reason, seconds) when BMC should establish a bound instead."""
+    r = spacer(model, name, seed=seed, rlimit=rlimit, system=system, timeout_ms=clock.ms())
+    if r.verdict == "proved":
+        return CheckResult(**common, verdict="proved", engine="spacer", depth=None, seconds=r.seconds,
+                           detail="proved for games of any length: " + r.reason)
+    facts = model.lemmas or ()
+    if engine == "auto" and facts:
+        # The model's stage-consistency lemmas rule out the unreachable states that stop a plain
+        # induction; the conjunction is proved, nothing is assumed.
+        verdict, why, secs = strengthened_induction(system, name, facts, seed=seed, rlimit=rlimit,
+                                                    timeout_ms=clock.ms())
+        if verdict == "proved":
+            return CheckResult(**common, verdict="proved", engine="k-induction", depth=1, seconds=r.seconds + secs,
+                               detail="proved for games of any length: " + why)
+    if engine == "spacer" and not fallback:
+        return CheckResult(**common, verdict="unknown", engine="spacer", depth=None, seconds=r.seconds,
+                           detail=r.reason)
+    return r.reason, r.seconds
+
+
+def _k_induction(model, name, depth, seed, rlimit, clock, explored, common):
+    """A proved or unknown CheckResult (an induction failure is classified, never a counterexample),
+    or None when the base case fails and BMC should give the trace."""
+    r = k_induction(model, name, max_k=depth, seed=seed, rlimit=rlimit, timeout=clock.left())
+    if r.verdict == "proved":
+        return CheckResult(**common, verdict="proved", engine="k-induction", depth=r.k, seconds=r.seconds,
+                           detail=f"proved for games of any length ({r.reason})")
+    if r.verdict == "violated":
+        return None
+    detail, extra = r.reason, {}
+    if r.cti is not None:
+        detail += "; " + classify_cti(r.cti, explored)
+        extra = {"induction_failure": {"pre": model.schema.pretty(r.cti.pre), "action": r.cti.action,
+                                       "post": model.schema.pretty(r.cti.post)}}
+    return CheckResult(**common, verdict="unknown", engine="k-induction", depth=r.k, seconds=r.seconds,
+                       detail=detail, extra=extra)
+
+
+def _bmc(model, names, props, engine, depth, seed, rlimit, clock, notes) -> list[CheckResult]:
+    """BMC to `depth` for the invariants no unbounded engine proved: violated (replayed trace),
+    bounded, or unknown."""
+    # The rlimit is a per-query budget for the proof engines; under auto, BMC is bounded by depth.
+    rest = clock.left()
+    bmc = get_bmc(model, names, depth, seed=seed, rlimit=(rlimit or None) if engine == "bmc" else None,
+                  timeout=None if rest is None else max(rest, 0.001))
+    out = []
+    for name in names:
+        b, p = bmc[name], props[name]
+        why, spent = notes.get(name, ("", 0.0))
+        common = dict(id=name, kind="invariant", engine="bmc", rules=p.rules, states=None, depth=b.depth,
+                      seconds=b.seconds + spent)
+        if b.verdict == "violated":
+            out.append(CheckResult(**common, verdict="violated", trace=b.trace,
+                                   detail=f"violated after {b.depth} steps (Z3 trace, replayed)"))
+        elif b.verdict == "bounded":
+            lead = f"no unbounded proof ({why}); " if why else ""
+            out.append(CheckResult(**common, verdict="bounded",
+                                   detail=f"{lead}no violation in any game's first {b.depth} steps"))
+        else:
+            out.append(CheckResult(**common, verdict="unknown", detail=b.reason))
+    return out

@@ -1,0 +1,84 @@
+"""The Z3 parts of `rulecheck check`: the agreement check and the proofs that fit its budget."""
+from __future__ import annotations
+
+import time
+
+from checks.engines.agreement import successor_agreement
+from checks.config import CheckConfig
+from checks.engines.explicit import Explorer
+from checks.engines.induction import HornSystem, spacer
+from checks.results import CheckResult
+AGREEMENT_SAMPLE = 75  # a guard in every check run; tests: every 7th state, all 2,358 with -m slow (test_z3.py)
+
+
+def agreement_result(model, seed: int) -> CheckResult:
+    """Successor sets of the explicit and Z3 semantics agree on a sample of `model`, the proposal on
+    its game's small bounds (`Game.small`)."""
+    t0 = time.perf_counter()
+    ex = Explorer(model, CheckConfig(max_states=20_000, seed=seed)).run()
+    step = max(1, len(ex.states) // AGREEMENT_SAMPLE)
+    sample = ex.states[::step]
+    problems = successor_agreement(model, sample)
+    detail = (f"explicit and Z3 successors agree on {len(sample)} of {len(ex.states):,} states of a "
+              f"1-stronghold, 1-turn configuration" if not problems else problems[0])
+    return CheckResult(id="agreement", kind="agreement", verdict="holds" if not problems else "violated",
+                       engine="explicit+z3", states=len(ex.states), seconds=time.perf_counter() - t0, detail=detail)
+
+
+def small_leak_results(model, seed: int) -> list[CheckResult]:
+    """`hidden-identity` for every rival on `model`, the proposal on its game's small bounds
+    (`rulecheck leaks` runs the full bounds; on the default bounds it compares 3.1 M state pairs)."""
+    from checks.analyses.leaks import check_leaks
+    results, _ = check_leaks(model, CheckConfig(max_states=200_000, seed=seed))
+    for r in results:
+        r.extra.pop("leak", None)
+        r.detail = f"[{r.extra['observer']}; 1-stronghold 1-turn bounds] " + r.detail
+    return results
+
+
+def quick_proofs(model, seed: int, rlimit: int, cache_dir="default",
+                 stats: dict | None = None) -> tuple[list[CheckResult], int]:
+    """Spacer on the unbounded-turn model, each invariant under a small rlimit; only proofs are kept.
+
+    Attempts are cached (checks/engines/proofcache.py): a stored proof is a certificate re-checked before
+    it is reported, a stored `unknown` under the same rlimit on the same encoding is not repeated.
+    `stats` (if given) receives how many proofs came from re-checked certificates and how many
+    attempts were skipped as known-unknown.
+    """
+    from checks.engines.induction import fingerprint, recheck
+    from checks.engines.proofcache import ProofCache, default_dir, key
+    cache = ProofCache(default_dir() if cache_dir == "default" else cache_dir)
+    out = []
+    system = HornSystem(model)
+    rechecked, skipped, shipped = [], [], 0
+    for p in model.invariants:
+        k = key(fingerprint(system, p.name), rlimit, seed) if cache.path is not None else None
+        shipped += bool(k and cache.in_seed(k))
+        hit = cache.get(k) if k else None
+        t0 = time.perf_counter()
+        if hit and hit.get("verdict") == "proved" and recheck(system, p.name, hit.get("certificate", "")):
+            rechecked.append(p.name)
+            out.append(CheckResult(id=p.name, kind="invariant", verdict="proved", engine="spacer", rules=p.rules,
+                                   seconds=time.perf_counter() - t0,
+                                   detail="proved for games of any length (Spacer; stored inductive invariant "
+                                          "re-checked)"))
+            continue
+        if hit and hit.get("verdict") == "unknown":
+            skipped.append(p.name)
+            continue
+        r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system)
+        if k:
+            if r.verdict == "proved" and r.certificate:
+                cache.put(k, {"invariant": p.name, "verdict": "proved", "certificate": r.certificate})
+            elif r.verdict == "unknown" and "resource limit" in (r.reason or ""):  # deterministic, unlike time
+                cache.put(k, {"invariant": p.name, "verdict": "unknown"})
+            else:
+                cache.drop(k)
+        if r.verdict == "proved":
+            out.append(CheckResult(id=p.name, kind="invariant", verdict="proved", engine="spacer", rules=p.rules,
+                                   seconds=r.seconds, detail="proved for games of any length (Spacer)"))
+    cache.save()
+    if stats is not None:
+        stats.update({"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
+                      "cache": str(cache.path) if cache.path else None})
+    return out, len(model.invariants)

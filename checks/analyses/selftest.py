@@ -1,0 +1,125 @@
+"""Run the checker against the game's catalogue of seeded defects.
+
+Each defect is applied alone to the model built from the selected proposal (with the defect's own
+bounds overrides); the targeted check must fire with a shortest trace that replays. A defect the
+check misses after a complete search is `missed` and fails the run; one not caught because a
+budget ran out is `unknown` (inconclusive), never `missed`.
+
+>>> from model.moritani import GAME
+>>> r = run_selftest(GAME, GAME.profiles["default"], CheckConfig(), only=("reload-reopens-placement",))
+>>> [(x.verdict, x.depth) for x in r]
+[('caught', 5)]
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from checks.results import validated
+from checks.config import CheckConfig
+from checks.engines.explicit import Explorer
+from checks.results import CheckResult
+
+
+def defect_proposal(game, d, proposal):
+    """The proposal with defect `d` built in, on its own bounds overrides."""
+    return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **dict(d.bounds)),
+                               defects=(d.id,))
+
+
+def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:
+    p = defect_proposal(game, d, proposal)
+    if d.target == "hidden-identity":
+        return _run_leak(game, d, p, config)
+    if "~" in d.target:
+        return _run_order(game, d, p, config)
+    model = game.build(p)
+    t0 = time.perf_counter()
+
+    def found(ex):
+        return bool(ex.deadlocks) if d.target == "no-deadlock" else d.target in ex.violations
+
+    ex = Explorer(model, dataclasses.replace(config, fold=False)).run(stop_when=found)
+    secs = time.perf_counter() - t0
+    common = dict(id=d.id, kind="defect", engine="explicit", rules=d.ids, states=len(ex.states), seconds=secs)
+    if found(ex):
+        idx = ex.deadlocks[0] if d.target == "no-deadlock" else ex.violations[d.target]
+        t = validated(model, ex.trace_to(idx), f"defect {d.id}")
+        return CheckResult(**common, verdict="caught", depth=t.depth, detail=d.doc, trace=t,
+                           extra={"target": d.target, "caught_by": d.target})
+    other = sorted(ex.violations)
+    why = f"explored {len(ex.states):,} states ({'complete' if ex.complete else ex.stop_reason})"
+    if other:
+        why += f"; other checks fired instead: {', '.join(other)}"
+    # Missed only when the search covered everything; a budget that ran out is inconclusive.
+    return CheckResult(**common, verdict="missed" if ex.complete else "unknown", depth=None,
+                       detail=f"{d.doc} -- not caught: {why}",
+                       extra={"target": d.target, "caught_by": other[0] if other else None})
+
+
+def _run_leak(game, d, proposal, config: CheckConfig) -> CheckResult:
+    from checks.analyses.leaks import check_leaks
+    t0 = time.perf_counter()
+    results, stats = check_leaks(game.build(proposal), dataclasses.replace(config, fold=False))
+    hit = [r for r in results if r.verdict == "violated"]
+    common = dict(id=d.id, kind="defect", engine="product", rules=d.ids, states=stats["states"])
+    if hit:
+        r = min(hit, key=lambda r: r.depth)
+        return CheckResult(**common, verdict="caught", depth=r.depth, seconds=time.perf_counter() - t0,
+                           detail=f"{d.doc} ({r.detail})", trace=r.trace,
+                           extra={"target": d.target, "caught_by": "hidden-identity",
+                                  "observer": r.extra["observer"]})
+    verdict = "unknown" if any(r.verdict == "unknown" for r in results) else "missed"
+    return CheckResult(**common, verdict=verdict, depth=None, seconds=time.perf_counter() - t0,
+                       detail=f"{d.doc} -- not caught" + (" (a budget ran out: inconclusive)"
+                                                          if verdict == "unknown" else ""),
+                       extra={"target": d.target, "caught_by": None})
+
+
+def _run_order(game, d, proposal, config: CheckConfig) -> CheckResult:
+    """An order-sensitivity defect: the targeted reaction pair must no longer commute."""
+    from checks.analyses.ambiguity import analyse
+    t0 = time.perf_counter()
+    model = game.open_orders(proposal)
+    found = analyse(model, proposal.interpretation, dataclasses.replace(config, fold=False), prove=False)
+    r = {x.id: x for x in found}.get(d.target)
+    common = dict(id=d.id, kind="defect", engine="explicit", rules=d.ids)
+    if r is not None and r.extra["class"] != "commutes" and r.trace is not None:
+        return CheckResult(**common, verdict="caught", states=r.states, depth=r.depth,
+                           seconds=time.perf_counter() - t0, detail=f"{d.doc} ({r.extra['class']}: {r.detail})",
+                           trace=r.trace, extra={"target": d.target, "caught_by": d.target, "class": r.extra["class"],
+                                                 "orders": r.extra["orders"], "model": model})
+    why = "the pair was never pending together" if r is None else f"the pair still {r.extra['class']}"
+    incomplete = any(x.verdict == "unknown" for x in found)
+    return CheckResult(**common, verdict="unknown" if incomplete else "missed", states=r.states if r else None,
+                       depth=None, seconds=time.perf_counter() - t0, detail=f"{d.doc} -- not caught: {why}",
+                       extra={"target": d.target, "caught_by": None})
+
+
+def run_defect_bmc(game, d, proposal, depth: int = 40) -> CheckResult:
+    """The same defect caught by Z3 BMC (invariant targets only), with a replayed trace."""
+    from checks.engines.bmc import get_bmc
+    model = game.build(defect_proposal(game, d, proposal))
+    t0 = time.perf_counter()
+    common = dict(id=d.id, kind="defect", engine="bmc", rules=d.ids, states=None)
+    if d.target not in {p.name for p in model.invariants}:
+        return CheckResult(**common, verdict="missed", depth=None, seconds=0.0,
+                           detail=f"{d.doc} -- {d.target} is not a state invariant; BMC does not check it",
+                           extra={"target": d.target, "caught_by": None})
+    r = get_bmc(model, [d.target], depth)[d.target]
+    secs = time.perf_counter() - t0
+    if r.verdict == "violated":
+        return CheckResult(**common, verdict="caught", depth=r.depth, seconds=secs, detail=d.doc, trace=r.trace,
+                           extra={"target": d.target, "caught_by": d.target})
+    return CheckResult(**common, verdict="missed" if r.verdict == "bounded" else "unknown", depth=None, seconds=secs,
+                       detail=f"{d.doc} -- BMC: {r.verdict} to depth {r.depth} {r.reason}",
+                       extra={"target": d.target, "caught_by": None})
+
+
+def run_selftest(game, proposal, config: CheckConfig, only: tuple = (), engine: str = "explicit") -> list[CheckResult]:
+    """One `defect` result per seeded defect of the game (or only those named)."""
+    chosen = [d for d in game.defects if not only or d.id in only]
+    if engine == "bmc":
+        return [run_defect_bmc(game, d, proposal) for d in chosen
+                if d.target not in ("no-deadlock", "hidden-identity") and "~" not in d.target]
+    return [run_defect(game, d, proposal, config) for d in chosen]

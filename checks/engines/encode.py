@@ -1,0 +1,215 @@
+"""Z3 encoding of a GameModel, read from the same rule data as the concrete evaluator.
+
+Per-step symbols are named `slot@k` and the chosen action is `act@k` (an index into
+`model.actions`). `translate` mirrors `model.evaluate.eval_expr` case by case, so the
+two can be diffed. The transition is encoded per slot: the next value is the effect of
+whichever writer fired, else the current value (NOTE(frame) in model/rule.py).
+"""
+from __future__ import annotations
+
+import itertools
+
+import z3
+
+from checks.interrupt import INTERRUPTS
+from model.domains import Bool
+from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Param, Sub, Var
+from model.game import GameModel
+
+
+def decide(solver, *assumptions):
+    """`solver.check(*assumptions)`, except that a signal is never turned into an `unknown` verdict:
+    a query cancelled by SIGINT/SIGTERM raises Interrupted (NOTE(signals) in checks/interrupt.py)."""
+    r = solver.check(*assumptions)
+    if r == z3.unknown:
+        INTERRUPTS.raise_if_interrupted()
+    return r
+
+
+class Encoder:
+    """Symbols and formulas for one model in one Z3 context.
+
+    >>> from model.moritani import GAME
+    >>> enc = Encoder(GAME.build(GAME.small(GAME.profiles["default"])))
+    >>> s = z3.Solver(ctx=enc.ctx); s.add(enc.init(0), enc.trans(0))
+    >>> decide(s) == z3.sat
+    True
+    """
+
+    def __init__(self, model: GameModel, ctx: z3.Context | None = None, unbounded_slots: frozenset = frozenset(),
+                 functional: bool = False, bits: int | None = None, prefix: str = ""):
+        self.model = model
+        self.prefix = prefix  # "A." / "B.": two copies of one model can share a Z3 context
+        self.schema = model.schema
+        if ctx is None:
+            ctx = z3.Context()
+            INTERRUPTS.register(ctx)  # NOTE(signals): a signal cancels a running query
+        self.ctx = ctx
+        self.is_bool = [isinstance(f.domain, Bool) for f in self.schema.slot_fields]
+        self.unbounded = unbounded_slots  # slots whose upper bound is dropped (unbounded proofs)
+        self._vars: dict = {}
+        self._writers = self._collect_writers()
+        # functional=True: x@(k+1) is the term built from x@k (no fresh symbol, no equality);
+        # BMC uses it, induction needs free pre-states and keeps symbols.
+        self.functional = functional
+        # bits=N: integers become N-bit unsigned bit-vectors (finite domains bit-blast to SAT,
+        # which Z3's QF_FD solver handles far faster than linear arithmetic for BMC). Values
+        # outside a slot's domain are caught by `domain`, so wrap-around is never silent.
+        self.bits = bits
+
+    # -- symbols -------------------------------------------------------------------------
+    def var(self, slot: int, k) -> z3.ExprRef:
+        key = (slot, k)
+        if key not in self._vars:
+            name = f"{self.prefix}{self.schema.slot_names[slot]}@{k}"
+            if self.is_bool[slot]:
+                self._vars[key] = z3.Bool(name, self.ctx)
+            else:
+                self._vars[key] = z3.BitVec(name, self.bits, self.ctx) if self.bits else z3.Int(name, self.ctx)
+        return self._vars[key]
+
+    def act(self, k):
+        name = f"{self.prefix}act@{k}"
+        return z3.BitVec(name, self.bits, self.ctx) if self.bits else z3.Int(name, self.ctx)
+
+    def state(self, k) -> list:
+        return [self.var(i, k) for i in range(len(self.schema))]
+
+    def value(self, v, slot: int | None = None):
+        if isinstance(v, bool) or (slot is not None and self.is_bool[slot]):
+            return z3.BoolVal(bool(v), self.ctx)
+        return self.num(v)
+
+    def num(self, v: int):
+        return z3.BitVecVal(v, self.bits, self.ctx) if self.bits else z3.IntVal(v, self.ctx)
+
+    def lt(self, a, b):
+        return z3.ULT(a, b) if self.bits else a < b
+
+    def le(self, a, b):
+        return z3.ULE(a, b) if self.bits else a <= b
+
+    # -- expressions -----------------------------------------------------------------------
+    def translate(self, e: Expr, k, env: dict | None = None):
+        """The Z3 term of `e` over the step-k symbols (mirrors model.evaluate.eval_expr)."""
+        t = lambda x: self.translate(x, k, env)  # noqa: E731
+        match e:
+            case Const(value=v):
+                return self.value(v)
+            case Param(name=n):
+                return self.value(env[n])
+            case Var(field=f, index=idx):
+                if all(isinstance(i, Const) for i in idx):
+                    return self.var(self.schema.slot(f, tuple(i.value for i in idx)), k)
+                return self._indexed(f, idx, k, env)
+            case Not(arg=a):
+                return z3.Not(self.as_bool(t(a)))
+            case And(args=xs):
+                return z3.And([self.as_bool(t(x)) for x in xs])
+            case Or(args=xs):
+                return z3.Or([self.as_bool(t(x)) for x in xs])
+            case Eq(a=a, b=b):
+                x, y = t(a), t(b)
+                if z3.is_bool(x) != z3.is_bool(y):
+                    x, y = self.as_int(x), self.as_int(y)
+                return x == y
+            case Lt(a=a, b=b):
+                return self.lt(self.as_int(t(a)), self.as_int(t(b)))
+            case Le(a=a, b=b):
+                return self.le(self.as_int(t(a)), self.as_int(t(b)))
+            case Add(args=xs):
+                return z3.Sum([self.as_int(t(x)) for x in xs])
+            case Sub(a=a, b=b):
+                return self.as_int(t(a)) - self.as_int(t(b))
+            case Div(a=a, k=d):
+                x = self.as_int(t(a))
+                return z3.UDiv(x, self.num(d)) if self.bits else x / self.num(d)
+            case Ite(cond=c, then=x, other=y):
+                a, b = t(x), t(y)
+                if z3.is_bool(a) != z3.is_bool(b):
+                    a, b = self.as_int(a), self.as_int(b)
+                return z3.If(self.as_bool(t(c)), a, b)
+        raise TypeError(f"unknown expression node {e!r}")
+
+    def _indexed(self, f: str, idx, k, env):
+        dims = self.schema.field(f).dims
+        keys = [self.as_int(self.translate(i, k, env)) for i in idx]
+        combos = list(itertools.product(*(d.values for d in dims)))
+        out = self.var(self.schema.slot(f, combos[-1]), k)
+        for combo in reversed(combos[:-1]):
+            cond = z3.And([key == self.num(v) for key, v in zip(keys, combo)])
+            out = z3.If(cond, self.var(self.schema.slot(f, combo), k), out)
+        return out
+
+    def as_bool(self, x):
+        return x if z3.is_bool(x) else x != 0
+
+    def as_int(self, x):
+        return z3.If(x, self.num(1), self.num(0)) if z3.is_bool(x) else x
+
+    def coerce(self, x, slot: int):
+        return self.as_bool(x) if self.is_bool[slot] else self.as_int(x)
+
+    # -- system ----------------------------------------------------------------------------
+    def domain(self, k) -> z3.BoolRef:
+        """Every slot lies in its declared domain at step k."""
+        cs = []
+        for i, f in enumerate(self.schema.slot_fields):
+            if self.is_bool[i]:
+                continue
+            vals = f.domain.values
+            cs.append(self.le(self.num(vals[0]), self.var(i, k)))
+            if i not in self.unbounded:
+                cs.append(self.le(self.var(i, k), self.num(vals[-1])))
+        return z3.And(cs)
+
+    def init(self, k=0) -> z3.BoolRef:
+        """k-th step symbols equal one of the model's initial states."""
+        return z3.Or([z3.And([self.var(i, k) == self.value(v, i) for i, v in enumerate(s)])
+                      for s in self.model.init])
+
+    def equals(self, state: tuple, k) -> z3.BoolRef:
+        return z3.And([self.var(i, k) == self.value(v, i) for i, v in enumerate(state)])
+
+    def _collect_writers(self) -> dict:
+        writers: dict = {}
+        for n, a in enumerate(self.model.actions):
+            for name, idx, value in a.effects:
+                slot = self.schema.slot(name, tuple(i.value for i in idx))
+                writers.setdefault(slot, []).append((n, value))
+        return writers
+
+    def trans(self, k) -> z3.BoolRef:
+        """T(k, k+1): act@k names an enabled action, and each slot takes that action's effect or stays."""
+        act = self.act(k)
+        n = len(self.model.actions)
+        cs = [self.le(self.num(0), act), self.lt(act, self.num(n))]
+        for i, a in enumerate(self.model.actions):
+            cs.append(z3.Implies(act == self.num(i), self.as_bool(self.translate(a.guard, k))))
+        nexts = []
+        for slot in range(len(self.schema)):
+            nxt = self.var(slot, k)
+            for i, value in reversed(self._writers.get(slot, [])):
+                nxt = z3.If(act == self.num(i), self.coerce(self.translate(value, k), slot), nxt)
+            nexts.append(nxt)
+        for slot, nxt in enumerate(nexts):
+            if self.functional and (slot, k + 1) not in self._vars:
+                self._vars[(slot, k + 1)] = z3.simplify(nxt)
+            else:
+                cs.append(self.var(slot, k + 1) == nxt)
+        return z3.And(cs)
+
+    def invariant(self, name: str, k) -> z3.BoolRef:
+        p = next(p for p in self.model.invariants if p.name == name)
+        return self.as_bool(self.translate(p.predicate, k))
+
+    def read_state(self, m: z3.ModelRef, k) -> tuple:
+        out = []
+        for i in range(len(self.schema)):
+            v = m.eval(self.var(i, k), model_completion=True)
+            out.append(z3.is_true(v) if self.is_bool[i] else v.as_long())
+        return tuple(out)
+
+    def read_actions(self, m: z3.ModelRef, steps: int) -> list[str]:
+        return [self.model.actions[m.eval(self.act(j), model_completion=True).as_long()].label
+                for j in range(steps)]

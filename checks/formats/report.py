@@ -1,0 +1,91 @@
+"""Render verdicts as a text table (humans) or the contract's JSON object (CI)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from checks.results import CheckResult, summary_verdict
+from checks.formats.scenario import trace_to_scenario, write_scenario
+
+VERSION = "0.1.0"
+
+
+def to_json(results: list[CheckResult], proposal, seed: int, states: int | None, seconds: float,
+            extra: dict | None = None) -> str:
+    doc = {
+        "schema_version": 1, "tool": "rulecheck", "version": VERSION, "seed": seed,
+        "proposal": proposal.to_json(),
+        "checks": [r.to_json() for r in results],
+        "summary": {"verdict": summary_verdict(results), "states": states, "seconds": round(seconds, 3)},
+    }
+    if extra:
+        doc.update(extra)
+    return json.dumps(doc, indent=2, sort_keys=False)
+
+
+def to_text(results: list[CheckResult], proposal, seed: int, states: int | None, seconds: float,
+            model=None, notes: list[str] = ()) -> str:
+    lines = [f"rulecheck {VERSION} | proposal: {proposal.name} ({proposal.source}) | seed {seed}"]
+    lines += [f"note: {n}" for n in notes]
+    w = max((len(r.id) for r in results), default=10)
+    lines.append(f"{'check':<{w}}  {'kind':<9}  {'verdict':<8}  {'engine':<8}  {'depth':>5}  detail")
+    for r in results:
+        depth = "" if r.depth is None else str(r.depth)
+        lines.append(f"{r.id:<{w}}  {r.kind:<9}  {r.verdict:<8}  {r.engine:<8}  {depth:>5}  {r.detail}")
+    bad = [r for r in results if r.verdict in ("violated", "missed") and r.trace is not None]
+    for r in bad:
+        lines.append("")
+        lines.append(f"counterexample for {r.id} ({r.trace.depth} steps, replayed):")
+        own = r.extra.get("model")  # a trace on other bounds (selftest, --minimise) narrates with its own model
+        lines.append(r.trace.narrative(own if own is not None else model))
+        if r.extra.get("minimised"):
+            lines.append(f"  minimised: {r.extra['minimised']['note']}")
+        if r.trace_path:
+            lines.append(f"  saved as {r.trace_path}")
+    summary = summary_verdict(results)
+    st = f"{states:,} states, " if states is not None else ""
+    lines.append("")
+    lines.append(f"summary: {summary} ({st}{seconds:.1f}s)")
+    return "\n".join(lines)
+
+
+def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
+    """Write every trace as a scenario file under out/ (violations and witnesses).
+
+    Next to each X.scenario.yaml go X.itf.json (ITF, for Apalache/Quint tools) and X.md (game
+    words, changed slots, a sequence diagram); a violation also gets X.dot. Nothing is overwritten.
+    """
+    from checks.formats.export import write_companions  # imported here: the exporters are only needed with --out
+
+    for r in results:
+        if r.trace is None:
+            continue
+        if r.kind == "witness":
+            folder, expect = "witnesses", {"reachable": True}
+        elif r.kind == "defect":
+            target = r.extra.get("caught_by") or r.extra.get("target")
+            # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
+            # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
+            # An order-sensitivity defect's trace reaches the state where the pair is pending.
+            expect = {"reachable": True} if target == "hidden-identity" or "~" in str(target) \
+                else {"violates": target}
+            folder = "defects"
+        elif r.kind == "ambiguity":
+            # The shortest game to a state where both reactions are pending (under printed-rules orders).
+            folder, expect = "ambiguities", {"reachable": True}
+        else:
+            folder, expect = "violations", {"violates": r.id}
+        m = r.extra.get("model") or model
+        title = f"{r.id} ({r.kind})"
+        # The scenario records the bounds the trace was found on: a seeded defect's or a minimised
+        # counterexample's bounds differ from the proposal's, and replay must rebuild the same model.
+        # Likewise its interpretation: the ambiguity detector explores with the orders left open.
+        found_on = proposal
+        if m.provenance is not None:
+            found_on = dataclasses.replace(found_on, bounds=m.provenance.bounds,
+                                           interpretation=m.provenance.interpretation)
+        doc = trace_to_scenario(m, r.trace, found_on, title, expect, r.rules)
+        path = write_scenario(out / folder / f"{r.id}.scenario.yaml", doc)
+        r.trace_path = str(path)
+        write_companions(m, r.trace, path, title, found_on, expect.get("violates"))

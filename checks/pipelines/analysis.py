@@ -1,0 +1,87 @@
+"""`rulecheck ambiguities`, `rulecheck selftest` and `rulecheck compare`.
+
+>>> ambiguities(Options(max_states=10)).code  # a search cut by its budget is inconclusive, never holds
+4
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+from checks.formats.report import save_traces, to_json
+from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, write_ci
+
+
+def ambiguities(opts: Options) -> Run:
+    """Order-sensitivity of the reactions the printed rules leave unordered (A1, A2, A5, A6)."""
+    from checks.analyses.ambiguity import analyse
+    prop = opts.resolve()
+    t0 = time.perf_counter()
+    model = GAME.open_orders(prop)
+    results = analyse(model, prop.interpretation, opts.config())
+    return report(opts, results, prop, results[0].states if results else None, time.perf_counter() - t0, model)
+
+
+def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise: bool = False) -> Run:
+    """Run the checker against the game's catalogue of seeded defects; each must be caught."""
+    from checks.analyses.selftest import defect_proposal, run_selftest
+    valid = [d.id for d in GAME.defects]
+    for d in only:
+        if d not in valid:
+            raise UsageProblem(f"unknown seeded defect '{d}'; valid: {', '.join(sorted(valid))}")
+    prop = opts.resolve()
+    t0 = time.perf_counter()
+    results = run_selftest(GAME, prop, opts.config(), tuple(only), engine)
+    caught = sum(r.verdict == "caught" for r in results)
+    notes = []
+    if minimise:
+        from checks.analyses.minimise import minimise_results
+        notes = minimise_results(GAME, results, dataclasses.replace(prop, defects=()),
+                                 opts.config(max_depth=None, progress=False))
+    for r in results:
+        if r.trace is not None and "model" not in r.extra:  # a minimised trace brings its own model
+            r.extra["model"] = GAME.build(defect_proposal(GAME, GAME.defect(r.id), prop))
+    secs = time.perf_counter() - t0
+    if opts.out:
+        for r in results:
+            if r.trace is not None:
+                save_traces([r], r.extra.get("model"), prop, Path(opts.out))
+    write_ci(opts, results, prop, None, secs, None)
+    for r in results:
+        r.extra.pop("model", None)
+    # A defect not caught because a budget ran out says nothing about the checker: inconclusive.
+    missed = sum(r.verdict == "missed" for r in results)
+    code = 0 if caught == len(results) else 12 if missed else 4
+    if opts.fmt == "json":
+        doc = json.loads(to_json(results, prop, opts.seed, None, secs))
+        doc["summary"].update({"caught": caught, "total": len(results)})
+        return Run(json.dumps(doc, indent=2), code)
+    lines = []
+    for r in results:
+        states = f"{r.states:>8,} states" if r.states is not None else ""
+        lines.append(f"{r.verdict:<7} {r.id:<34} -> {r.extra.get('caught_by') or '-':<20} "
+                     f"depth {r.depth if r.depth is not None else '-':>3}  {states}")
+        if r.extra.get("minimised"):
+            lines.append(f"        minimised: {r.extra['minimised']['note']}")
+    lines += [f"note: {n}" for n in notes]
+    lines.append(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
+    return Run("\n".join(lines), code)
+
+
+def compare(opts: Options, a_name: str, b_name: str) -> Run:
+    """Two proposals side by side, and the shortest game on which they disagree.
+
+    Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
+    4: a search stopped early, nothing is claimed."""
+    from checks.analyses.compare import compare_proposals
+    from checks.formats.compare_report import save, to_json as compare_json, to_text as compare_text
+    a, b = Options(proposal=a_name).resolve(), Options(proposal=b_name).resolve()
+    c = compare_proposals(a, b, GAME.build, opts.config(max_depth=None, progress=False))
+    paths = save(c, opts.out) if opts.out else {}
+    if opts.fmt == "json":
+        text = json.dumps(compare_json(c, opts.seed, paths), indent=2)
+    else:
+        text = "\n".join([compare_text(c, opts.seed)] + [f"wrote {p}" for p in paths.values()])
+    return Run(text, {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])

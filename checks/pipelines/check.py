@@ -1,0 +1,86 @@
+"""`rulecheck check` and `rulecheck explore`: the explicit search, with check's Z3 guards and proofs.
+
+>>> run = explore(Options(proposal="default", max_states=50))
+>>> run.code  # the state budget ran out before the search was complete: inconclusive
+4
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from checks.analyses.verdicts import coverage, run_explicit
+from checks.engines.explicit import Explorer
+from checks.pipelines.common import GAME, Options, Run, report, stats
+
+# Regenerates the shipped proof seed for one embedded profile (docs/checking.md, "Proof cache").
+SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profile}"
+
+
+def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, symmetry: bool = False,
+          proof_cache: str | None = None) -> Run:
+    """Every check on the selected proposal: explicit invariants and witnesses, hidden-identity on the
+    small bounds, and (with a Z3 budget) the agreement guard and the Spacer proofs that fit it."""
+    from checks.analyses.quick_z3 import small_leak_results
+    prop = opts.resolve()
+    model = GAME.build(prop)
+    t0 = time.perf_counter()
+    results, ex = run_explicit(model, opts.config(symmetry=symmetry))
+    extra = {"coverage": coverage(model, ex), "exploration": stats(ex)}
+    notes = []
+    if ex.reduction is not None:
+        notes.append(f"{ex.reduction.description}; the state count is orbits, counterexamples are mapped back "
+                     f"to concrete games and replayed")
+    if minimise:
+        from checks.analyses.minimise import minimise_results
+        notes += minimise_results(GAME, results, prop, opts.config(max_depth=None, progress=False))
+    small = GAME.build(GAME.small(prop))
+    results += small_leak_results(small, opts.seed)
+    if z3_budget:
+        results += _z3_guards(opts, prop, small, z3_budget, proof_cache, extra, notes)
+    return report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
+
+
+def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: list) -> list:
+    """The agreement guard on the small bounds and the Spacer proofs that fit `z3_budget`."""
+    from checks.analyses.quick_z3 import agreement_result, quick_proofs
+    out = [agreement_result(small, opts.seed)]
+    cache_dir = "default" if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
+    cache_stats: dict = {}
+    proofs, attempted = quick_proofs(GAME.build(prop, unbounded=True), opts.seed, z3_budget, cache_dir, cache_stats)
+    out += proofs
+    extra["proofs"] = {"rlimit": z3_budget, "attempted": attempted,
+                       "proved": [r.id for r in proofs],
+                       "note": "invariants not listed as proved were not proved within check's budget; "
+                               "run rulecheck prove for the full attempt"} | cache_stats
+    if prop.source == "embedded" and cache_dir is not None and not cache_stats.get("shipped"):
+        notes.append(f"the shipped Spacer certificates (checks/engines/spacer-proofs.json) do not match this "
+                     f"encoding of the embedded profile '{prop.name}', so Spacer ran from scratch; regenerate "
+                     f"them with: {SEED_COMMAND.format(profile=prop.name)}")
+    if cache_stats.get("known_unknown_skipped"):
+        notes.append(f"Spacer not re-run on {len(cache_stats['known_unknown_skipped'])} invariant(s) it could "
+                     f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof cache; "
+                     f"--proof-cache off retries them); their verdicts above are the explicit ones")
+    return out
+
+
+def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetry: bool = False) -> Run:
+    """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml)."""
+    prop = opts.resolve()
+    model = GAME.build(prop)
+    ex = Explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry)).run()
+    st = stats(ex) | {"states_per_second": round(len(ex.states) / max(ex.seconds, 1e-9))}
+    if graph:
+        from checks.formats.graph import write_graph
+        write_graph(ex.to_graph(), graph)
+        st["graph"] = graph
+    if opts.fmt == "json":
+        text = json.dumps({"schema_version": 1, "tool": "rulecheck", "seed": opts.seed,
+                           "proposal": prop.to_json(), "exploration": st}, indent=2)
+    else:
+        text = "\n".join(f"{k}: {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}: {v}"
+                         for k, v in st.items())
+    depth_cut = ex.stop_reason is not None and ex.stop_reason.startswith("depth bound")
+    # A budget is never success: only a complete search, or the depth the user asked for, exits 0.
+    return Run(text, 0 if ex.complete or (depth_cut and opts.max_depth is not None) else 4)

@@ -1,0 +1,83 @@
+"""`rulecheck prove` (Z3 proofs of the invariants) and `rulecheck leaks` (noninterference).
+
+>>> prove(Options(timeout=0.001), only=("placement-once",)).code  # cut by the clock: inconclusive
+4
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+from checks.pipelines.common import GAME, Options, Run, UsageProblem, report
+
+
+def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000) -> Run:
+    """Spacer, k-induction and BMC on the unbounded-turn model (games of any length)."""
+    from checks.analyses.prove import prove as run_prove
+    prop = opts.resolve()
+    model = GAME.build(prop, unbounded=True)
+    names = [p.name for p in model.invariants]
+    for n in only:
+        if n not in names:
+            raise UsageProblem(f"unknown invariant '{n}'; valid: {', '.join(sorted(names))}")
+    explored = None
+    if engine == "k-induction":
+        from checks.engines.explicit import Explorer
+        ex = Explorer(GAME.build(prop), opts.config(max_depth=None)).run()
+        explored = dict.fromkeys(ex.states)
+    if opts.max_depth is not None:
+        depth = min(depth, opts.max_depth)
+    t0 = time.perf_counter()
+    results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored, timeout=opts.timeout)
+    return report(opts, results, prop, None, time.perf_counter() - t0, model,
+                  {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "seed": opts.seed,
+                          "model": "unbounded turns"}})
+
+
+def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: int = 6,
+          z3_proof: bool = True) -> Run:
+    """hidden-identity: explicit state and step pairs, Z3 self-composition, or both."""
+    from checks.analyses.leaks import check_leaks, side_by_side
+    from checks.analyses.leaks_z3 import check_leaks_z3
+    prop = opts.resolve()
+    model = GAME.build(prop)
+    valid = [model.secrets.label(f) for f in model.secrets.observers]
+    for o in observers:
+        if o not in valid:
+            raise UsageProblem(f"unknown observer '{o}'; valid: {', '.join(valid)}")
+    t0 = time.perf_counter()
+    results, stats = [], {"states": None}
+    if engine in ("explicit", "both"):
+        results, stats = check_leaks(model, opts.config(), list(observers) or None)
+    extra = {"product": stats}
+    if engine in ("z3", "both"):
+        z3_results, extra["z3"] = check_leaks_z3(model, z3_depth, opts.seed, list(observers) or None,
+                                                 prove=z3_proof, timeout=opts.timeout)
+        results += z3_results
+    notes = []
+    for r in results:
+        leak = r.extra.pop("leak", None)
+        if leak is not None:
+            notes.append(side_by_side(leak, model))
+            if opts.out:
+                tag = "-z3" if r.engine == "z3" else ""
+                save_leak_pair(leak, model, prop, Path(opts.out), tag)
+                who = leak.observer.replace(" ", "-") + tag
+                r.trace_path = str(Path(opts.out) / "leaks" / f"hidden-identity-{who}-A.scenario.yaml")
+    run = report(dataclasses.replace(opts, out=None), results, prop, stats["states"],
+                 time.perf_counter() - t0, model, extra)
+    if opts.fmt == "text" and notes:
+        run.stdout = "".join(n + "\n\n" for n in notes) + run.stdout
+    return run
+
+
+def save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> None:
+    """Both games of a leak as scenario files that `rulecheck replay` accepts (game B's model records
+    its own build options, e.g. the exchanged initial public IDs)."""
+    from checks.formats.scenario import trace_to_scenario, write_scenario
+    for side, trace, m in (("A", leak.game_a, model), ("B", leak.game_b, leak.model_b)):
+        doc = trace_to_scenario(m, trace, prop, f"hidden-identity leak to {leak.observer}: game {side}",
+                                {"reachable": True}, ("H3", "H6"))
+        who = leak.observer.replace(" ", "-") + tag
+        write_scenario(out / "leaks" / f"hidden-identity-{who}-{side}.scenario.yaml", doc)

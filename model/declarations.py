@@ -1,0 +1,127 @@
+"""Typed declarations a game attaches to its GameModel, for checkers that know no game.
+
+A checker in `checks/` reads these and nothing else of the game: where the model came from
+(`Provenance`, to rebuild a sibling or record a scenario), what an end-of-turn outcome is
+(`Outcome`, for `compare`), the secrets a rival must not learn and what it observes (`Secrets`,
+for `leaks`), and which pending reactions wait for the scheduler at which stage (`Reactions`, for
+`ambiguities`). Symmetry, lemmas and unbounded slots are plain fields of the GameModel.
+
+The game implements the `Secrets` and `Reactions` protocols next to its rules
+(`model/moritani/observe.py`, `model/moritani/reactions.py`).
+
+>>> Provenance("counter", bounds=None, interpretation=None).defects
+frozenset()
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a model was built from: the game's own bounds and interpretation values (each with an
+    `as_dict()`), the seeded defects, whether the turn bound was dropped, and further build options
+    (e.g. the initial public IDs of a leak pair's game B) as sorted (key, value) pairs.
+
+    `sibling(**changes)` builds the model with some of these replaced, through the game's `rebuild`.
+    """
+
+    game: str
+    bounds: Any
+    interpretation: Any
+    defects: frozenset = frozenset()
+    unbounded: bool = False
+    options: tuple = ()
+    rebuild: Callable | None = field(default=None, compare=False, repr=False)
+
+    def sibling(self, **changes):
+        """The model built from this provenance with `changes` (bounds=..., defects=..., options=...)."""
+        if self.rebuild is None:
+            raise ValueError(f"game '{self.game}' declares no way to rebuild its models")
+        return self.rebuild(self, **changes)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a game's outcome is made of (`rulecheck compare`): the material slots, recorded in the
+    states whose `stage_slot` holds one of `stage_codes` (the end of each turn and of the game)."""
+
+    slots: tuple
+    stage_slot: int
+    stage_codes: frozenset
+
+
+class Secrets(Protocol):
+    """The noninterference interface (`checks/analyses/leaks.py`, `leaks_z3.py`): what each rival
+    observes, which values are secret, and how exchanging two secret values acts on states,
+    actions and observations. Implemented by the game; every method is pure."""
+
+    observers: tuple            # faction indices of the rivals
+    domain: str                 # the domain name of the secret values (e.g. "Face")
+
+    def label(self, observer: int) -> str: ...
+    def observer(self, observer: int): ...                   # .observe(state, enabled) and .public slots
+    def spec(self, observer: int) -> tuple: ...              # the observation as model data (Z3)
+    def hidden(self, state: tuple) -> list: ...              # secret values in state
+    def swap(self, state: tuple, a: int, b: int) -> tuple: ...
+    def exchange_label(self, action, a: int, b: int) -> str: ...
+    def public_key(self, action, pre: tuple) -> tuple: ...
+    def public_group(self, action) -> str: ...
+    def permutation(self, t: tuple, t2: tuple) -> dict | None: ...
+    def unobserved_fields(self) -> set: ...
+    def partner_models(self, model, pair: tuple) -> Iterable: ...
+
+
+class Reactions(Protocol):
+    """Pending reactions the printed rules leave unordered (`checks/analyses/ambiguity.py`)."""
+
+    hubs: dict                  # hub stage code -> reaction names waiting there
+    scheduler: dict             # scheduler rule name -> the reaction it resolves
+    order: tuple                # reaction names, in the order a pair id spells them
+
+    def pending(self, state: tuple, reaction: str) -> int: ...
+    def pair_id(self, a: str, b: str) -> str: ...
+    def settles(self, a: str, b: str) -> tuple: ...        # (switch key, catalogue IDs)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game package as the tool sees it: how models are built from proposals, and the data that
+    proposal files, scenario files, reports and docs are checked against. Only the command line's
+    pipelines hold one (`checks/pipelines/`); analyses receive the models it builds.
+
+    `build(proposal, unbounded=False, **options)` gives the model; `open_orders(proposal)` the model
+    with every reaction order left open (the ambiguity detector's reading). `switches` are the
+    interpretation switches (key, ids, choices, default, question, source); `bound_shapes` says what
+    each bounds entry holds (the one source for loading proposal files and for their JSON Schema);
+    `shrink` lists the smaller setups `--minimise` may try.
+    """
+
+    name: str
+    build: Callable
+    open_orders: Callable
+    proposal: type
+    bounds: type
+    interpretation: type
+    switches: tuple
+    bound_shapes: dict
+    profiles: dict
+    defects: tuple
+    catalogue_ids: tuple
+    not_modelled: dict
+    shrink: Any  # .kinds, .removable(bounds, kind), .without(bounds, kind, name)
+    small: Callable  # proposal -> the same proposal on small bounds (check's agreement and leak guards)
+    description: str = ""
+
+    def defect(self, name: str):
+        for d in self.defects:
+            if d.id == name:
+                return d
+        return None
+
+    def switch(self, key_or_id: str):
+        for sw in self.switches:
+            if sw.key == key_or_id or key_or_id in sw.ids:
+                return sw
+        return None
