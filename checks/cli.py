@@ -155,20 +155,25 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
 @click.option("--symmetry", is_flag=True,
               help="explore one state per orbit of the model's stronghold symmetry (verified first; refused "
                    "with exit 3 when the bounds tell strongholds apart)")
+@click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar", show_default=True,
+              help="explicit search engine: scalar (compiled Python per state) or vector (NumPy over packed frontiers)")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="vector engine: worker processes (default: every core); results are the same for every value")
 @click.option("--proof-cache", default=None, metavar="DIR|off",
               help="where Spacer attempts are cached (proofs as re-checked certificates); default "
                    "$RULECHECK_CACHE or ~/.cache/rulecheck")
 @_ci_reports
 @_guard
 def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget, minimise, symmetry=False,
-          proof_cache=None):
+          proof_cache=None, search_engine="scalar", jobs=None):
     """Every check on the selected proposal (default: the embedded engine profile)."""
     from checks.run import coverage, run_explicit
     from model.moritani.build import build_model
     prop = resolve(proposal)
     model = build_model(prop.bounds, prop.interpretation, prop.defects)
     t0 = time.perf_counter()
-    results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress, symmetry=symmetry))
+    results, ex = run_explicit(model, _config(max_states, max_depth, timeout, seed, progress, symmetry=symmetry,
+                                              engine=search_engine, jobs=jobs))
     extra = {"coverage": coverage(model, ex), "exploration": _stats(ex)}
     notes = []
     if ex.reduction is not None:
@@ -214,20 +219,25 @@ def _stats(ex) -> dict:
               help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
+@click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar", show_default=True,
+              help="explicit search engine: scalar (compiled Python per state) or vector (NumPy over packed frontiers)")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="vector engine: worker processes (default: every core); results are the same for every value")
 @_guard
-def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, stats, graph, fold, symmetry=False):
+def explore(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, stats, graph, fold, symmetry=False,
+            search_engine="scalar", jobs=None):
     """Explicit state-graph exploration only."""
     import json
 
-    from checks.explore import Explorer
+    from checks.run import make_explorer
     from model.moritani.build import build_model
     prop = resolve(proposal)
     model = build_model(prop.bounds, prop.interpretation, prop.defects)
     if graph and not graph.endswith((".dot", ".graphml")):
         raise click.UsageError("--graph needs a .dot or .graphml file name")
     cfg = _config(max_states, max_depth, timeout, seed, progress, keep_edges=bool(graph), fold=fold,
-                  symmetry=symmetry)
-    ex = Explorer(model, cfg).run()
+                  symmetry=symmetry, engine=search_engine, jobs=jobs)
+    ex = make_explorer(model, cfg).run()
     st = _stats(ex) | {"states_per_second": round(len(ex.states) / max(ex.seconds, 1e-9))}
     if graph:
         import networkx as nx

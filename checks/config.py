@@ -20,3 +20,5 @@ class CheckConfig:
     fold: bool = False  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/explore.py)
     packed: bool = True  # visited states as bytes when every slot fits one (NOTE(packed) in checks/explore.py)
     symmetry: bool = False  # store one state per orbit of the model's verified symmetry (checks/symmetry.py)
+    engine: str = "scalar"  # "scalar" (checks/explore.py) or "vector" (checks/engines/vector.py)
+    jobs: int | None = None  # vector engine: worker processes (None: every core)
