@@ -32,6 +32,7 @@ import numpy as np
 from checks.config import CheckConfig
 from checks.engines.packing import Layout
 from checks.engines.vector_compile import compile_buckets, compile_predicates, slots_read
+from checks.engines.visited import warm_up
 from checks.engines.worker import Worker
 from checks.explore import Exploration
 from model.errors import ModelError
@@ -165,12 +166,13 @@ class VectorExplorer:
             raise ModelError("--engine vector keeps no edge list (--graph); use --engine scalar")
         self.jobs = max(1, cfg.jobs or os.cpu_count() or 1)
         self.c = compiled or VectorModel.build(model)
+        warm_up(self.c.lay.words)  # numba's functions load (or compile, the first time) here, not in the search
 
     def run(self, stop_when=None) -> Exploration:
         t0 = time.perf_counter()
         model, cfg, c = self.model, self.config, self.c
         W = c.lay.words
-        cap, by_memory = _capacity(cfg.max_states, W, ROUND * c.fanout + len(model.init))
+        cap, by_memory = _capacity(cfg.max_states, W, 4 * ROUND + len(model.init))
         try:
             pool = self._pool(cap)
         except MemoryError:
@@ -184,7 +186,7 @@ class VectorExplorer:
         if self.jobs == 1:
             return LocalPool(self.c, cap)
         from checks.engines.parallel import ProcessPool
-        return ProcessPool(self.c, cap, self.jobs)
+        return ProcessPool(self.c, cap, self.jobs, ROUND)
 
     def _search(self, pool, cap: int, by_memory: bool, t0: float, stop_when) -> Exploration:
         model, cfg, c = self.model, self.config, self.c

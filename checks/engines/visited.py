@@ -1,8 +1,10 @@
 """The visited set of packed states: an open-addressing hash table compiled with numba.
 
 Inserting a batch of candidate states is one loop with data-dependent branches (probe until an
-empty slot or an equal key), which NumPy cannot vectorise; numba compiles these few generic
-functions once (cached on disk), so nothing here depends on the model.
+empty slot or an equal key), which NumPy cannot vectorise well; numba compiles these few generic
+functions once (cached on disk), so nothing here depends on the model. Measured on the four-turn
+default bounds (9.5 M states): a lock-step NumPy version of the same probing took 24 s instead
+of 8.6 s for the whole search; numba's runtime costs about 130 MB of memory, once.
 
 The table holds int32 entries: 0 is empty, `g + 1` is state `g` of the shared key store `K`
 (rows of uint64 words), `-(p + 1)` is row `p` of the pending store `P`: a state found new in
@@ -148,3 +150,24 @@ class VisitedTable:
         _commit(self.table, K, self.P, self.slots, gidx.astype(np.int64))
         self.size += len(gidx)
         self.pending = 0
+
+
+def warm_up(words: int) -> None:
+    """Load (or compile and cache) the numba functions for rows of `words` words."""
+    keys = np.zeros((1, words), dtype=np.uint64)
+    t = VisitedTable(words, 4)
+    K = np.zeros((1, words), dtype=np.uint64)
+    t.insert(K, keys, hash_rows(keys), np.arange(1))
+    t.commit(K, np.zeros(1, dtype=np.int64))
+    new = np.zeros(len(t.table) * 2, dtype=np.int32)
+    _rehash(t.table, new, K)
+
+
+def warm_up(words: int) -> None:
+    """Load (or compile and cache, the first time) the numba functions before the search starts."""
+    keys = np.zeros((1, words), dtype=np.uint64)
+    t = VisitedTable(words, 4)
+    K = np.zeros((1, words), dtype=np.uint64)
+    t.insert(K, keys, hash_rows(keys), np.arange(1))
+    t.commit(K, np.zeros(1, dtype=np.int64))
+    _rehash(t.table, np.zeros(len(t.table) * 2, dtype=np.int32), K)
