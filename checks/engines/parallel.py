@@ -67,6 +67,8 @@ def _serve(conn, compiled, K, boxes, me: int, jobs: int) -> None:
                 reply = w.dedup([boxes[i].part(lo, hi) for i, lo, hi in args[0]])
             elif cmd == "commit":
                 reply = w.commit(*args)
+            elif cmd == "table_bytes":
+                reply = w.table.nbytes()
             else:
                 raise ValueError(f"unknown command {cmd!r}")
             conn.send(("ok", reply))
@@ -122,6 +124,9 @@ class ProcessPool:
 
     def commit(self, gidx: list) -> list:
         return self._all([("commit", (g,)) for g in gidx])
+
+    def table_bytes(self) -> int:
+        return sum(self._all([("table_bytes", ())] * self.jobs))
 
     def close(self):
         for conn in self.conns:

@@ -130,6 +130,7 @@ class VectorExploration(Exploration):
     """`checks.explore.Exploration` over the vector engine's arrays (same interface)."""
 
     reached: int = 0
+    store_bytes: int = 0  # the search's own arrays at the end: keys, parents, actions, visited tables
 
     @property
     def max_depth(self) -> int:
@@ -310,6 +311,7 @@ class VectorExplorer:
         ex.depth.arr = np.array(starts)
         ex.reached = ex.depth[n - 1] if n else 0
         ex.fired = {model.actions[a].rule.name for a in np.flatnonzero(fired_a)}
+        ex.store_bytes = n * (pool.K.shape[1] * 8 + parent.itemsize + via.itemsize) + pool.table_bytes()
         ex.seconds = time.perf_counter() - t0
         return ex
 
@@ -347,6 +349,9 @@ class LocalPool:
 
     def commit(self, gidx):
         return [self.w.commit(gidx[0])]
+
+    def table_bytes(self) -> int:
+        return self.w.table.nbytes()
 
     def close(self):
         pass
