@@ -257,7 +257,8 @@ class VectorExplorer:
                                 ex.witnesses[name] = (pre, (), a)
                     found[:] = [nm in ex.witnesses for nm in wnames]
                     ex.deadlocks.extend(int(x) for x in np.sort(np.concatenate([e.dead for e in exps])))
-                    disc = pool.dedup(exps)
+                    # One job numbers its new states as it finds them: they go straight to K.
+                    disc = pool.dedup(exps, n) if self.jobs == 1 else pool.dedup(exps)
                     total = sum(len(p) for p, _ in disc)
                     oods = np.unique(np.concatenate([e.ood for e in exps]), axis=0)
                     if n + total + len(oods) > cap:
@@ -344,8 +345,10 @@ class LocalPool:
     def expand(self, gidx, found):
         return [self.w.expand(gidx, found)]
 
-    def dedup(self, exps):
-        return [self.w.dedup(self.w.route(exps[0]))]
+    def dedup(self, exps, base: int = -1):
+        if base + len(exps[0].keys) > len(self.K):
+            base = -1  # might not fit: go through the pending rows; the capacity check then stops the search
+        return [self.w.dedup(self.w.route(exps[0]), base)]
 
     def commit(self, gidx):
         return [self.w.commit(gidx[0])]

@@ -54,7 +54,7 @@ def hash_rows(keys):
 
 
 @njit(cache=True)
-def _insert(table, K, P, slots, keys, hashes, order, newpos):
+def _insert(table, K, P, slots, keys, hashes, order, newpos, base):
     mask = np.uint64(table.shape[0] - 1)
     W = keys.shape[1]
     npend = 0
@@ -64,10 +64,15 @@ def _insert(table, K, P, slots, keys, hashes, order, newpos):
         while True:
             e = table[s]
             if e == 0:
-                table[s] = -(npend + 1)
-                for w in range(W):
-                    P[npend, w] = keys[i, w]
-                slots[npend] = s
+                if base >= 0:  # the numbers are known: store at once (no pending row, no second write)
+                    table[s] = base + npend + 1
+                    for w in range(W):
+                        K[base + npend, w] = keys[i, w]
+                else:
+                    table[s] = -(npend + 1)
+                    for w in range(W):
+                        P[npend, w] = keys[i, w]
+                    slots[npend] = s
                 newpos[j] = npend
                 npend += 1
                 break
@@ -125,8 +130,14 @@ class VisitedTable:
     def nbytes(self) -> int:
         return self.table.nbytes
 
-    def insert(self, K: np.ndarray, keys: np.ndarray, hashes: np.ndarray, order: np.ndarray) -> np.ndarray:
-        """Pending position of each candidate taken in `order` (-1: seen before or earlier in order)."""
+    def insert(self, K: np.ndarray, keys: np.ndarray, hashes: np.ndarray, order: np.ndarray,
+               base: int = -1) -> np.ndarray:
+        """Pending position of each candidate taken in `order` (-1: seen before or earlier in order).
+
+        With `base` >= 0 (one job: the p-th new state is state base + p) new states go straight to
+        K and the table, and `commit` has nothing left to move.
+        """
+        self.base = base
         need = self.size + len(order)
         if need > self.LOAD * len(self.table):
             n = len(self.table)
@@ -135,19 +146,21 @@ class VisitedTable:
             new = np.zeros(n, dtype=np.int32)
             _rehash(self.table, new, K)
             self.table = new
-        if len(self.P) < len(order):
+        if base < 0 and len(self.P) < len(order):
             self.P = np.empty((len(order), self.words), dtype=np.uint64)
             self.slots = np.empty(len(order), dtype=np.uint64)
         newpos = np.empty(len(order), dtype=np.int64)
-        self.pending = _insert(self.table, K, self.P, self.slots, keys, hashes, order.astype(np.int64), newpos)
+        self.pending = _insert(self.table, K, self.P, self.slots, keys, hashes, order.astype(np.int64), newpos,
+                               base)
         return newpos
 
-    def pending_keys(self) -> np.ndarray:
-        return self.P[:self.pending]
+    def pending_keys(self, K: np.ndarray) -> np.ndarray:
+        return K[self.base:self.base + self.pending] if self.base >= 0 else self.P[:self.pending]
 
     def commit(self, K: np.ndarray, gidx: np.ndarray) -> None:
         """Pending row p becomes state gidx[p] of K."""
-        _commit(self.table, K, self.P, self.slots, gidx.astype(np.int64))
+        if self.base < 0:  # else insert stored them already, as states base, base + 1, ...
+            _commit(self.table, K, self.P, self.slots, gidx.astype(np.int64))
         self.size += len(gidx)
         self.pending = 0
 
@@ -170,4 +183,5 @@ def warm_up(words: int) -> None:
     K = np.zeros((1, words), dtype=np.uint64)
     t.insert(K, keys, hash_rows(keys), np.arange(1))
     t.commit(K, np.zeros(1, dtype=np.int64))
+    t.insert(K, keys + np.uint64(1), hash_rows(keys), np.arange(1), 0)
     _rehash(t.table, np.zeros(len(t.table) * 2, dtype=np.int32), K)

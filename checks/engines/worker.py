@@ -104,7 +104,7 @@ class Worker:
             out.append((ex.keys[p], ex.parent[p], ex.action[p], h[p]))
         return out
 
-    def dedup(self, parts: list) -> tuple[np.ndarray, np.ndarray]:
+    def dedup(self, parts: list, base: int = -1) -> tuple[np.ndarray, np.ndarray]:
         """Insert this job's candidates in discovery order (parent, then action); (parent, action) of the new ones.
 
         NOTE(numbering): the first discovery of a state is the least (parent, action) pair that
@@ -118,7 +118,7 @@ class Worker:
         self.via_pending = None
         sk = parent.astype(np.uint64) * np.uint64(self.c.n_actions) + action.astype(np.uint64)
         order = np.argsort(sk, kind="stable")
-        pos = self.table.insert(self.K, keys, h, order)
+        pos = self.table.insert(self.K, keys, h, order, base)
         sel = order[pos >= 0]
         self.via_pending = action[sel]
         return parent[sel], action[sel]
@@ -131,7 +131,7 @@ class Worker:
         {invariant: least violating gidx}, {state witness: least satisfying gidx}).
         """
         c = self.c
-        keys = self.table.pending_keys()
+        keys = self.table.pending_keys(self.K)
         cols = [np.ascontiguousarray(keys[:, w]) for w in range(c.lay.words)]
         self.table.commit(self.K, gidx)
         bad = np.zeros(len(gidx), dtype=bool)
