@@ -1,6 +1,13 @@
-"""Our explicit explorer against SPIN on the same model (issue 8), measured in one run.
+"""Our explicit explorers against SPIN on the same model (issues 8 and 17), measured in one run.
 
-Run: python benchmarks/spin.py [--quick]
+Run: python benchmarks/spin.py [--quick] [--only NAME,NAME]
+
+The vector engine (`--engine vector`, checks/engines/vector.py) runs on 1 and on 2 jobs next to
+the scalar engine; its time to verdict includes building the model, generating the rule code and
+loading numba's table functions. Its memory is given twice: peak RSS growth over the state count
+(everything: Python, NumPy, numba's runtime, the generated code, transient round arrays) and the
+search's own arrays (keys, parents, actions, visited tables), which is what pan's "memory for
+states" counts on its side.
 
 Our explorer runs twice per configuration: plain (the same states as SPIN) and with `--symmetry`
 (one state per orbit of the verified stronghold symmetry; its time to verdict includes the Z3
@@ -44,6 +51,8 @@ CONFIGS = {
                                                      "Habbanya Ridge Sietch"]},
     "sym-5sh": {"ambassador": None, "strongholds": ["Arrakeen", "Carthag", "Sietch Tabr",
                                                      "Habbanya Ridge Sietch", "Tuek's Sietch"]},
+    # Issue 17's target: the default bounds played for four turns (9.5 M states).
+    "default-4-turns": {"turns": 4},
 }
 QUICK = ("small", "two-sh-1-turn", "small-2-turns")
 
@@ -56,13 +65,18 @@ from model.moritani.build import build_model
 from model.moritani.config import Bounds
 from model.errors import ModelError
 kw = json.loads(sys.argv[1])
-symmetry = sys.argv[2] == "symmetry"
+mode = sys.argv[2]
+symmetry = mode == "symmetry"
 kw = {k: tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v for k, v in kw.items()}
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
 model = build_model(Bounds(**kw))
 try:
-    explorer = Explorer(model, CheckConfig(max_states=10_000_000, symmetry=symmetry))
+    if mode.startswith("vector"):
+        from checks.engines.vector import VectorExplorer
+        explorer = VectorExplorer(model, CheckConfig(max_states=10_000_000, engine="vector", jobs=int(mode[6:])))
+    else:
+        explorer = Explorer(model, CheckConfig(max_states=10_000_000, symmetry=symmetry))
 except ModelError as e:
     print(json.dumps({"refused": str(e)}))
     raise SystemExit(0)
@@ -70,7 +84,8 @@ ex = explorer.run()
 total = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"states": len(ex.states), "search": ex.seconds, "total": total, "complete": ex.complete,
-                  "violations": sorted(ex.violations), "peak_mb": peak / 1024, "base_mb": base / 1024}))
+                  "violations": sorted(ex.violations), "peak_mb": peak / 1024, "base_mb": base / 1024,
+                  "store_bytes": getattr(ex, "store_bytes", 0), "transitions": ex.transitions}))
 """
 
 
@@ -79,8 +94,8 @@ def bounds_of(kw: dict) -> Bounds:
                      for k, v in kw.items()})
 
 
-def ours(kw: dict, symmetry: bool = False) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(kw), "symmetry" if symmetry else "plain"],
+def ours(kw: dict, symmetry: bool = False, mode: str | None = None) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(kw), mode or ("symmetry" if symmetry else "plain")],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -101,12 +116,18 @@ def main() -> None:
         print("spin and gcc are needed: apt-get install -y spin gcc", file=sys.stderr)
         raise SystemExit(2)
     names = QUICK if "--quick" in sys.argv else tuple(CONFIGS)
-    rows = []
+    if "--only" in sys.argv:
+        names = tuple(sys.argv[sys.argv.index("--only") + 1].split(","))
+    ours(CONFIGS["small"], mode="vector1")  # numba compiles its table functions once (then cached on disk)
+    rows, vec = [], []
     for name in names:
         o = ours(CONFIGS[name])
         y = ours(CONFIGS[name], symmetry=True)
+        v1 = ours(CONFIGS[name], mode="vector1")
+        v2 = ours(CONFIGS[name], mode="vector2")
         s = spin(CONFIGS[name], o["states"])
         rows.append((name, o, y, s))
+        vec.append((name, o, v1, v2, s))
         print(f"  measured {name}", file=sys.stderr, flush=True)
     print(f"{'config':<14} {'states':>9} {'spin':>9} | {'ours s':>7} {'st/s':>8} {'MB':>5} {'B/st':>5} | "
           f"{'orbits':>8} {'sym s':>6} {'orb/s':>7} {'MB':>5} | {'pan s':>6} {'+comp':>6} {'pan st/s':>9} "
@@ -133,6 +154,31 @@ def main() -> None:
     for name, o, y, s in rows:
         if "refused" in y:
             print(f"{name}: symmetry refused: {y['refused'][:160]}")
+    print()
+    print(f"{'config':<15} {'states':>9} {'=':>1} | {'vec1 s':>6} {'vec1 st/s':>10} {'RSS B':>5} {'store B':>7} | "
+          f"{'vec2 s':>6} {'vec2 st/s':>10} {'1->2':>5} | {'scalar s':>8} | {'pan st/s':>9} {'pan s':>6} "
+          f"{'pan B':>5} | {'thruput':>7} {'RSS':>5} {'store':>5} {'verdict':>7} {'v2 verd':>7}")
+    for name, o, v1, v2, s in vec:
+        n = v1["states"]
+        same = "=" if n == o["states"] == v2["states"] == (s.states or 0) and v1["transitions"] == o["transitions"] \
+            == v2["transitions"] else "!"
+        pan_search = max(s.search_seconds or 0.0, 0.01)
+        pan_rate = (s.states or 0) / pan_search
+        pan_bps = (s.states_mb or 0.0) * 2 ** 20 / max(s.states or 1, 1)
+        rss = (v1["peak_mb"] - v1["base_mb"]) * 2 ** 20 / max(n, 1)
+        store = v1["store_bytes"] / max(n, 1)
+        r1, r2 = n / max(v1["search"], 1e-9), n / max(v2["search"], 1e-9)
+        cut = "" if v1["complete"] and v2["complete"] and s.complete else "  (cut)"
+        print(f"{name:<15} {n:>9,} {same:>1} | {v1['total']:>6.2f} {r1:>10,.0f} {rss:>5.0f} {store:>7.1f} | "
+              f"{v2['total']:>6.2f} {r2:>10,.0f} {r2 / r1:>4.2f}x | {o['total']:>8.2f} | {pan_rate:>9,.0f} "
+              f"{s.wall_seconds:>6.2f} {pan_bps:>5.0f} | {r1 / max(pan_rate, 1e-9):>6.2f}x {rss / max(pan_bps, 1e-9):>4.2f}x "
+              f"{store / max(pan_bps, 1e-9):>4.2f}x {v1['total'] / s.wall_seconds:>6.2f}x "
+              f"{v2['total'] / s.wall_seconds:>6.2f}x{cut}")
+    print("vector engine (vec1: --jobs 1, vec2: --jobs 2): s = time to verdict (build + rule code + search); st/s = "
+          "states/s of the search; RSS B = peak RSS growth per state; store B = the search's arrays per state; 1->2 = "
+          "search speedup from 1 to 2 jobs; '=' = equal states (and transitions) for scalar, vec1, vec2 and SPIN. "
+          "Ratios vec1/SPIN: thruput (states/s), RSS and store (bytes per state against pan's memory for states), "
+          "verdict (time to verdict, SPIN's including spin -a and gcc); v2 verd: the same with 2 jobs")
     print("ratios are ours/SPIN: verdict = time to verdict without symmetry (ours: build+compile+search; SPIN: "
           "spin+gcc+pan); sym = the same with symmetry (ours adds the Z3 verification); thruput = states/s of "
           "the search alone, without symmetry; mem/st = bytes per stored state (ours: peak RSS growth; SPIN: "

@@ -73,14 +73,17 @@ def main():
 @click.option("--symmetry", is_flag=True,
               help="explore one state per orbit of the model's stronghold symmetry (verified first; refused "
                    "with exit 3 when the bounds tell strongholds apart)")
+@click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
+              show_default=True, help="explicit search: scalar (compiled Python per state) or vector (NumPy)")
+@click.option("--jobs", type=COUNT, default=None, help="vector engine: worker processes (default: every core)")
 @click.option("--proof-cache", default=None, metavar="DIR|off",
               help="where Spacer attempts are cached (proofs as re-checked certificates); default "
                    "$RULECHECK_CACHE or ~/.cache/rulecheck")
 @ci_reports
 @guarded
-def check(opts, z3_budget, minimise, symmetry, proof_cache):
+def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache):
     """Every check on the selected proposal (default: the embedded engine profile)."""
-    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache)
+    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache, search_engine, jobs)
 
 
 @main.command()
@@ -90,12 +93,15 @@ def check(opts, z3_budget, minimise, symmetry, proof_cache):
               help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
+@click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
+              show_default=True, help="explicit search: scalar (compiled Python per state) or vector (NumPy)")
+@click.option("--jobs", type=COUNT, default=None, help="vector engine: worker processes (default: every core)")
 @guarded
-def explore(opts, stats, graph, fold, symmetry):
+def explore(opts, stats, graph, fold, symmetry, search_engine, jobs):
     """Explicit state-graph exploration only."""
     if graph and not graph.endswith((".dot", ".graphml")):
         raise click.UsageError("--graph needs a .dot or .graphml file name")
-    return checking.explore(opts, graph, fold, symmetry)
+    return checking.explore(opts, graph, fold, symmetry, search_engine, jobs)
 
 
 @main.command()

@@ -20,3 +20,5 @@ class CheckConfig:
     fold: bool = False  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/engines/explicit.py)
     packed: bool = True  # visited states as bytes when every slot fits one (NOTE(packed) in checks/engines/explicit.py)
     symmetry: bool = False  # store one state per orbit of the model's verified symmetry (checks/engines/symmetry.py)
+    engine: str = "scalar"  # "scalar" (checks/engines/explicit.py) or "vector" (checks/engines/vector.py)
+    jobs: int | None = None  # vector engine: worker processes (None: every core)

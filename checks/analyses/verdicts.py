@@ -73,6 +73,14 @@ def coverage(model: GameModel, ex: Exploration) -> dict:
     return {"rules": len(names), "fired": len(names) - len(never), "never_fired": never}
 
 
+def make_explorer(model: GameModel, config: CheckConfig):
+    """The explorer `config.engine` names (both return an Exploration from `run()`)."""
+    if config.engine == "vector":
+        from checks.engines.vector import VectorExplorer
+        return VectorExplorer(model, config)
+    return Explorer(model, config)
+
+
 def run_explicit(model: GameModel, config: CheckConfig) -> tuple[list[CheckResult], Exploration]:
-    ex = Explorer(model, config).run()
+    ex = make_explorer(model, config).run()
     return explicit_results(model, ex, config.max_depth), ex

@@ -10,8 +10,7 @@ import json
 import time
 from pathlib import Path
 
-from checks.analyses.verdicts import coverage, run_explicit
-from checks.engines.explicit import Explorer
+from checks.analyses.verdicts import coverage, make_explorer, run_explicit
 from checks.pipelines.common import GAME, Options, Run, report, stats
 
 # Regenerates the shipped proof seed for one embedded profile (docs/checking.md, "Proof cache").
@@ -19,14 +18,14 @@ SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profi
 
 
 def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, symmetry: bool = False,
-          proof_cache: str | None = None) -> Run:
+          proof_cache: str | None = None, engine: str = "scalar", jobs: int | None = None) -> Run:
     """Every check on the selected proposal: explicit invariants and witnesses, hidden-identity on the
     small bounds, and (with a Z3 budget) the agreement guard and the Spacer proofs that fit it."""
     from checks.analyses.quick_z3 import small_leak_results
     prop = opts.resolve()
     model = GAME.build(prop)
     t0 = time.perf_counter()
-    results, ex = run_explicit(model, opts.config(symmetry=symmetry))
+    results, ex = run_explicit(model, opts.config(symmetry=symmetry, engine=engine, jobs=jobs))
     extra = {"coverage": coverage(model, ex), "exploration": stats(ex)}
     notes = []
     if ex.reduction is not None:
@@ -65,11 +64,13 @@ def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: li
     return out
 
 
-def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetry: bool = False) -> Run:
+def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetry: bool = False,
+            engine: str = "scalar", jobs: int | None = None) -> Run:
     """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml)."""
     prop = opts.resolve()
     model = GAME.build(prop)
-    ex = Explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry)).run()
+    ex = make_explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry, engine=engine,
+                                          jobs=jobs)).run()
     st = stats(ex) | {"states_per_second": round(len(ex.states) / max(ex.seconds, 1e-9))}
     if graph:
         from checks.formats.graph import write_graph

@@ -1,0 +1,66 @@
+"""Bit-packed states: each slot in the fewest bits its domain needs, in a few uint64 words.
+
+A slot with domain lo..hi (a Bool is 0..1, an Enum 0..n-1) stores `value - lo` in
+`(hi - lo).bit_length()` bits; a slot never straddles two words (slots are placed widest
+first, first fit), so reading one is a shift and a mask. Unused bits are always zero, so two
+states are equal exactly when their words are equal.
+
+>>> from model.domains import Bool, IntRange
+>>> from model.schema import Field, Schema
+>>> lay = Layout(Schema((Field("x", IntRange(2, 9)), Field("b", Bool()))))
+>>> lay.words, lay.bits
+(1, (3, 1))
+>>> lay.decode(lay.pack((5, True)))
+(5, True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from model.schema import Schema
+
+
+class Layout:
+    """Where each slot lives: word, shift, bit width and offset (the domain's lowest value)."""
+
+    def __init__(self, schema: Schema):
+        self.schema = schema
+        lo, hi, is_bool = [], [], []
+        for f in schema.slot_fields:
+            vals = f.domain.values
+            is_bool.append(vals[0] is False)
+            lo.append(int(vals[0]))
+            hi.append(int(vals[-1]))
+        self.lo, self.hi, self.is_bool = tuple(lo), tuple(hi), tuple(is_bool)
+        self.bits = tuple((h - l).bit_length() for l, h in zip(lo, hi))
+        word, shift, free = [0] * len(lo), [0] * len(lo), []
+        # Widest first, first fit: few words, and no slot crosses a word boundary.
+        for i in sorted(range(len(lo)), key=lambda i: (-self.bits[i], i)):
+            for w, used in enumerate(free):
+                if used + self.bits[i] <= 64:
+                    break
+            else:
+                free.append(0)
+                w = len(free) - 1
+            word[i], shift[i] = w, free[w]
+            free[w] += self.bits[i]
+        self.word, self.shift = tuple(word), tuple(shift)
+        self.words = max(1, len(free))
+        self.mask = tuple((1 << b) - 1 for b in self.bits)
+
+    def pack(self, state: tuple) -> np.ndarray:
+        """The words of an in-domain state (ValueError if a value lies outside its slot's domain)."""
+        out = [0] * self.words
+        for i, v in enumerate(state):
+            raw = int(v) - self.lo[i]
+            if not 0 <= raw <= self.hi[i] - self.lo[i]:
+                raise ValueError(f"{self.schema.slot_names[i]}={v!r} is outside its domain")
+            out[self.word[i]] |= raw << self.shift[i]
+        return np.array(out, dtype=np.uint64)
+
+    def decode(self, words) -> tuple:
+        """The model's tuple (bools as bools) from one row of words."""
+        ws = [int(x) for x in words]
+        return tuple(
+            bool((ws[w] >> s) & m) if b else ((ws[w] >> s) & m) + lo
+            for w, s, m, b, lo in zip(self.word, self.shift, self.mask, self.is_bool, self.lo))
