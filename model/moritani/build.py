@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from model.expr import Const
 from model.game import GameModel
-from model.moritani import arrivals, assassinate, effects, faults, mentat, properties, terror
+from model.moritani import arrivals, assassinate, board, effects, faults, mentat, properties, terror
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
@@ -45,6 +45,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
               "unbounded_slots": frozenset(i for i, n in enumerate(sch.slot_names)
                                            if unbounded and n.split("[")[0] in ("pid", "next_pid"))},
     )
+    # How a report draws a state and a step (model/moritani/board.py; checks/formats/html.py reads them).
+    model.info["board"], model.info["board_step"] = board.board, board.step
     # The stage-consistency lemmas the Z3 inductions may conjoin (each is proved with them).
     model.info["strengthening"] = tuple(strengthening(model))
     return model
