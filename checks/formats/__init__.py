@@ -1,0 +1,1 @@
+"""Report formats: renderings of check results (the HTML report; more to move here)."""
