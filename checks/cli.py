@@ -7,6 +7,7 @@ contract: 0 holds, 12 violation, 2 usage, 3 bad input file, 4 inconclusive,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
 import time
@@ -118,6 +119,38 @@ def _ci_reports(f):
                         help="write JUnit XML to FILE: one test case per check")(wrapper)
 
 
+def _html_report(f):
+    """--html FILE (checks/formats/html.py): checked before the run starts, written atomically after it."""
+    def check(ctx, param, value):
+        if value is not None:
+            from checks.formats.html import check_path
+            try:
+                check_path(value)
+            except ValueError as err:
+                raise click.BadParameter(str(err), ctx, param) from None
+        return value
+
+    @functools.wraps(f)  # keeps the options already declared below this decorator
+    def wrapper(*a, html=None, **kw):
+        click.get_current_context().meta["rulecheck.html"] = html
+        return f(*a, **kw)
+    return click.option("--html", type=click.Path(dir_okay=False), default=None, callback=check,
+                        help="write a self-contained HTML report (boards step by step) to FILE")(wrapper)
+
+
+def _write_html(render) -> None:
+    """Write the --html report, if asked for, from `render(checks.formats.html)`; the verdict is out already."""
+    path = click.get_current_context().meta.get("rulecheck.html")
+    if not path:
+        return
+    from checks.formats import html
+    try:
+        html.write(path, render(html))
+    except OSError as err:
+        click.echo(f"rulecheck: cannot write the HTML report '{path}': {err.strerror or err}", err=True)
+        sys.exit(2)
+
+
 def _write_ci(results, proposal, seed, states, seconds, model) -> None:
     junit, summary = click.get_current_context().meta.get("rulecheck.ci", (None, None))
     if junit or summary:
@@ -132,7 +165,7 @@ def main():
     """Model checker for the Moritani Terror rules (Dune: Ecaz & Moritani)."""
 
 
-def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None, notes=()):
+def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None, notes=(), leaks=()):
     if out:
         save_traces(results, model, proposal, Path(out))
     if fmt == "json":
@@ -142,6 +175,8 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
         if extra and extra.get("coverage", {}).get("never_fired"):
             click.echo("rules that never fired: " + ", ".join(extra["coverage"]["never_fired"]))
     _write_ci(results, proposal, seed, states, seconds, model)
+    _write_html(lambda h: h.report(results, click.get_current_context().info_name, proposal, seed, states, seconds,
+                                   model, notes, leaks))
     verdict = summary_verdict(results)
     sys.exit(EXIT[verdict])
 
@@ -158,6 +193,7 @@ def _emit(results, proposal, seed, states, seconds, fmt, out, model, extra=None,
 @click.option("--proof-cache", default=None, metavar="DIR|off",
               help="where Spacer attempts are cached (proofs as re-checked certificates); default "
                    "$RULECHECK_CACHE or ~/.cache/rulecheck")
+@_html_report
 @_ci_reports
 @_guard
 def check(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, z3_budget, minimise, symmetry=False,
@@ -291,6 +327,7 @@ def interpretations(fmt, schema):
               help="bmc: Z3 bounded model checking of the invariant defects (slower)")
 @click.option("--minimise", is_flag=True,
               help="shrink each caught defect's trace to the fewest factions, strongholds and faces")
+@_html_report
 @_ci_reports
 @_guard
 def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, only, engine, minimise):
@@ -320,6 +357,7 @@ def selftest(proposal, fmt, out, seed, max_states, max_depth, timeout, progress,
             if r.trace is not None:
                 save_traces([r], r.extra.get("model"), prop, Path(out))
     _write_ci(results, prop, seed, None, secs, None)
+    _write_html(lambda h: h.report(results, "selftest", prop, seed, None, secs, None, notes))
     for r in results:
         r.extra.pop("model", None)
     if fmt == "json":
@@ -411,6 +449,7 @@ def prove(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, on
 @click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
 @click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
               help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)")
+@_html_report
 @_ci_reports
 @_guard
 def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, observers, leak_engine="both",
@@ -435,10 +474,11 @@ def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, ob
         z3_results, extra["z3"] = check_leaks_z3(prop, z3_depth, seed, list(observers) or None, prove=z3_proof,
                                                  timeout=timeout)
         results += z3_results
-    notes = []
+    notes, pairs = [], []
     for r in results:
         leak = r.extra.pop("leak", None)
         if leak is not None:
+            pairs.append(leak)
             notes.append(side_by_side(leak, model))
             if out:
                 _save_leak_pair(leak, model, prop, Path(out), "-z3" if r.engine == "z3" else "")
@@ -447,7 +487,7 @@ def leaks(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, ob
     if fmt == "text":
         for n in notes:
             click.echo(n + "\n")
-    _emit(results, prop, seed, stats["states"], time.perf_counter() - t0, fmt, None, model, extra)
+    _emit(results, prop, seed, stats["states"], time.perf_counter() - t0, fmt, None, model, extra, leaks=pairs)
 
 
 def _save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> None:
@@ -464,6 +504,7 @@ def _save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> None:
 
 @main.command()
 @_common
+@_html_report
 @_ci_reports
 @_guard
 def ambiguities(proposal, fmt, out, seed, max_states, max_depth, timeout, progress):
@@ -536,6 +577,7 @@ def export(promela, proposal, with_spin, max_states):
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="recorded in every report")
 @click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
 @click.option("--timeout", type=SECONDS, default=None, help="seconds")
+@_html_report
 @_guard
 def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout):
     """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
@@ -557,6 +599,7 @@ def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout):
         click.echo(compare_text(c, seed))
         for p in paths.values():
             click.echo(f"wrote {p}")
+    _write_html(lambda h: h.comparison(c, seed))
     sys.exit({"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
 
 
