@@ -17,7 +17,7 @@ board declaration is drawn as its raw state slots, with nothing treated as secre
 >>> m = build_model()
 >>> t = Trace.from_actions(m, m.init[0], ["place_token(k=Robbery, to=Carthag)"])
 >>> page = viewer("one placement", [Lane("", m, t)], "t1")
->>> page.count('data-step='), 'a hidden token (<span class="ph">#4</span><span class="omni sec">' in page
+>>> page.count('data-step='), 'a hidden token (<span class="ph">#4</span><span class="omni sec"> ' in page
 (2, True)
 """
 from __future__ import annotations
@@ -89,8 +89,16 @@ def _item_cell(it) -> tuple:
     return it["value"], it.get("secret")
 
 
+def _token_text(t) -> str:
+    """A token in words as the public sees it: '#1 placed in Arrakeen', '5 tokens in supply'."""
+    n = t.get("count") or 1
+    parts = [t.get("id") or (f"{n} tokens" if n > 1 else "token"), t.get("face"), t.get("status"),
+             f"in {t['where']}" if t.get("where") else None, t.get("alert")]
+    return " ".join(p for p in parts if p)
+
+
 def _token_cell(t) -> tuple:
-    return (t.get("id"), t.get("face"), t.get("status"), t.get("where"), t.get("alert")), t.get("secret")
+    return _token_text(t), t.get("secret")
 
 
 def _groups(b: dict):
@@ -152,16 +160,12 @@ def _label(key: tuple) -> str:
     if key[0] == "faction":
         return f"{key[1]} {key[2]}"
     if key[0] == "token":
-        return "a token in supply" if key[1] == "?" else f"token {key[1]}"
+        return "tokens without a public ID" if key[1] == "?" else f"token {key[1]}"
     return str(key[1])
 
 
 def _show(v) -> str:
-    if v is None:
-        return "\u2014"
-    if isinstance(v, tuple):
-        return ", ".join(str(x) for x in v if x not in (None, "")) or "none"
-    return str(v)
+    return "\u2014" if v is None else str(v)
 
 
 def changes(prev: dict, cur: dict) -> tuple[list, list]:
@@ -181,7 +185,8 @@ def changes(prev: dict, cur: dict) -> tuple[list, list]:
 # -- drawing ------------------------------------------------------------------------------------
 
 def _secret(text, cls: str = "") -> str:
-    return f'<span class="omni sec{cls}"><span class="hid">hidden</span> {e(text)}</span>'
+    """A secret value: drawn only in the omniscient view, marked hidden (its leading space is its own)."""
+    return f'<span class="omni sec{cls}"> <span class="hid">hidden</span> {e(text)}</span>'
 
 
 def _item(it, key, m: Marks, tag: str = "div") -> str:
@@ -195,10 +200,11 @@ def _item(it, key, m: Marks, tag: str = "div") -> str:
 
 def _token(t, key, m: Marks) -> str:
     alert = " alert" if t.get("alert") else ""
-    face = e(t["face"]) if t.get("face") else ""
+    count = f" \u00d7{t['count']}" if (t.get("count") or 1) > 1 else ""
+    face = f" {e(t['face'])}" if t.get("face") else ""
     sec = _secret(t["secret"], m.sec(key)) if t.get("secret") is not None else ""
     note = f' <em>{e(t["alert"])}</em>' if t.get("alert") else ""
-    return f'<span class="tok{alert}{m.pub(key)}"><b>{e(t.get("id") or "token")}</b> {face}{sec}{note}</span>'
+    return f'<span class="tok{alert}{m.pub(key)}"><b>{e(t.get("id") or "token")}</b>{count}{face}{sec}{note}</span>'
 
 
 def _region(r, m: Marks, colour: dict) -> str:

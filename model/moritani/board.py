@@ -8,11 +8,12 @@ checks/formats/html.py, draws it without knowing the game):
 - `factions`: per faction its `items` (spice, reserves, Tanks, hand, Karama card, ally, leaders);
 - `counters`: turn, bank, Aftermath, Extortion and the engine's flags;
 - `tokens`: every Terror token as the public sees it (placed ones by public ID and place,
-  revealed ones with their face, the rest as hidden supply);
+  revealed ones with their face, the supply as one entry with a `count`);
 - `pending`: the decision the game waits for (stage, who acts, the entry being resolved, the
   reactions still pending).
 
-An item is `{"name", "value"}`; a token is `{"id", "face", "status", "where"}`. Either may carry
+An item is `{"name", "value"}`; a token is `{"id", "face", "status", "where"}` (optional `count`,
+and `alert` where the engine's custody is inconsistent). Either may carry
 `secret` (text for the designer's omniscient view only: the face of a hidden token) or
 `"omniscient": True` (the whole item is hidden from every rival, e.g. a Karama card). What is
 public follows model/moritani/observe.py: a rival sees placed tokens by public ID, revealed
@@ -92,10 +93,7 @@ def _token(c, g, k: int) -> dict:
     pid = f"#{g('pid', k)}"
     where = None if g("tloc", k) == c.none_dest else c.Dest.labels[g("tloc", k)]
     out = {"id": pid, "face": None, "status": STATUS_WORDS[status], "where": where, "secret": face}
-    if status == "supply" and where is None:
-        # Its next public ID is the engine's, shown on the map only once it is placed (H5).
-        out |= {"id": None, "secret": f"{face} (ID {pid} once placed)"}
-    elif status not in ("supply", "placed"):  # revealed: the face is public
+    if status not in ("supply", "placed"):  # revealed: the face is public
         out["face"] = face
         del out["secret"]
     if (status == "placed") != (where is not None):
@@ -105,15 +103,22 @@ def _token(c, g, k: int) -> dict:
 
 
 def _tokens(c, g) -> list:
-    """Placed tokens by public ID, revealed ones by face, then the supply.
+    """Placed tokens by public ID, revealed ones by face, then the supply as one entry with a count.
 
-    Sorted on public fields only (stable over the faces' order, which only the secrets show).
+    The public sees how many tokens are in supply, not which; their next public IDs are the
+    engine's (H5), shown once a token is placed. Sorted on public fields only.
     """
     rank = {w: i for i, w in enumerate(("placed", STATUS_WORDS["removed"], STATUS_WORDS["extortion"],
                                         STATUS_WORDS["supply"]))}
     toks = [_token(c, g, k) for k in c.faces]
-    return sorted(toks, key=lambda t: (rank[t["status"]], int(t["id"][1:]) if t["id"] else 0, t["face"] or "",
-                                       t["where"] or ""))
+    supply = [t for t in toks if t["status"] == STATUS_WORDS["supply"] and "alert" not in t]
+    out = sorted((t for t in toks if t not in supply),
+                 key=lambda t: (rank[t["status"]], int(t["id"][1:]), t["face"] or "", t["where"] or ""))
+    if supply:
+        out.append({"id": None, "face": None, "status": STATUS_WORDS["supply"], "where": None,
+                    "count": len(supply),
+                    "secret": "next IDs " + ", ".join(f"{t['secret']} {t['id']}" for t in supply)})
+    return out
 
 
 def _regions(model, c, g) -> list:
