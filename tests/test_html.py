@@ -281,7 +281,7 @@ def browser():
     pw = sync_playwright().start()
     try:
         ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, headless=True, args=ARGS,
-                                                    viewport={"width": 1200, "height": 900})
+                                                    viewport={"width": 1100, "height": 900})
     except Exception as err:  # noqa: BLE001 - any launch failure means: no browser here
         pw.stop()
         pytest.skip(f"Chromium at {exe} cannot be launched: {str(err).splitlines()[0]}")
@@ -299,8 +299,12 @@ def _open(browser, path: Path):
     return page, errors
 
 
-def _shot(locator, tmp_path: Path, name: str) -> None:
-    locator.screenshot(path=str(tmp_path / name))
+def _shot(page, locator, tmp_path: Path, name: str, height: int = 820) -> None:
+    """A screenshot of `locator` (at most `height` pixels of it) in the test's directory."""
+    box = locator.bounding_box()
+    page.screenshot(path=str(tmp_path / name), full_page=True,
+                    clip={"x": box["x"], "y": box["y"] + page.evaluate("window.scrollY"), "width": box["width"],
+                          "height": min(box["height"], height)})
     if os.environ.get("RULECHECK_DOC_SCREENSHOTS"):
         (ROOT / "docs" / "img").mkdir(exist_ok=True)
         shutil.copy(tmp_path / name, ROOT / "docs" / "img" / name)
@@ -322,7 +326,7 @@ def test_stepping_through_the_counterexample(browser, buggy, tmp_path):
     assert step.locator(".ids").inner_text() == "R7 R8 R10 H1"
     assert arrakeen.locator(".tok").inner_text().strip() == "#1"  # placed, face hidden
     assert "chg" in arrakeen.get_attribute("class")  # marked: it changed at this step
-    _shot(v, tmp_path, "report-counterexample.png")
+    _shot(page, v, tmp_path, "report-counterexample.png")
     v.focus()
     page.keyboard.press("ArrowRight")
     assert step.get_attribute("data-step") == "3"
@@ -357,7 +361,7 @@ def test_hidden_faces_appear_only_in_the_omniscient_view(browser, buggy, tmp_pat
     assert all(t.strip().lower().startswith("hidden") for t in secrets)
     assert all(f in " ".join(secrets) for f in ("Assassination", "Atomics", "Extortion", "Robbery", "Sabotage",
                                                  "Sneak Attack"))
-    _shot(v, tmp_path, "report-omniscient.png")
+    _shot(page, v, tmp_path, "report-omniscient.png")
     page.locator("#omni").uncheck()
     assert "Assassination" not in v.inner_text()
     assert errors == []
@@ -376,6 +380,8 @@ def test_a_leak_pair_side_by_side(browser, leaky, tmp_path):
     logs = [lanes.nth(i).locator(".dif", has_text="engine log") for i in range(2)]
     assert [x.count() for x in logs] == [1, 1]
     assert "Assassination" in logs[0].inner_text() and "Atomics" in logs[1].inner_text()
-    page.locator("#omni").check()
-    _shot(page.locator("#leaks"), tmp_path, "report-leak-pair.png")
+    _shot(page, page.locator("#leaks"), tmp_path, "report-leak-pair.png", 1100)
+    page.locator("#omni").check()  # now the faces behind #1 differ, marked in both games
+    assert [lanes.nth(i).locator('[data-region="Arrakeen"] .sec.dif').inner_text().split()[-1]
+            for i in range(2)] == ["Assassination", "Atomics"]
     assert errors == []

@@ -51,6 +51,8 @@ html:not(.js) .step{border-top:1px dashed var(--line);padding-top:.5em;margin-to
 html.js .step{display:none} html.js .step.on{display:block}
 html:not(.js) .ctl{display:none}
 .lanes{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:1em}
+.lane{min-width:0;overflow-x:auto}
+.lanes:has(.lane+.lane) .board{font-size:.88em}
 .lt{font-weight:700;font-size:1.05em;border-bottom:1px solid var(--line);margin-bottom:.3em}
 .head{margin-bottom:.4em}
 .head .no{display:inline-block;min-width:1.8em;text-align:center;font-weight:700;background:#2b2722;color:#fff;
@@ -80,6 +82,7 @@ background:#fff}
 .tok.alert{border-color:var(--bad);background:#fff0ee}
 .tok.alert em{color:var(--bad);font-style:normal;font-weight:600}
 table.factions{margin-bottom:.5em}
+table.factions th{white-space:nowrap}
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(210px,1fr));gap:.5em}
 .panel{border:1px solid var(--line);border-radius:4px;padding:.2em .5em;background:#fdfcf9}
 .panel h4{margin:.1em 0 .2em;font-size:.95em}
