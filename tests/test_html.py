@@ -241,6 +241,26 @@ def test_compare_draws_the_distinguishing_game(tmp_path):
     assert ("d0", 1) in public_steps(page)
 
 
+def test_selftest_draws_each_defect_with_its_own_model(tmp_path):
+    r = run("selftest", "--defect", "eome-duplicates-token", "--defect", "advisor-overwrites-ambassador-payer",
+            "--format", "json", "--html", tmp_path / "self.html")
+    assert r.exit_code == 0 and r.output.lstrip().startswith("{"), r.output  # stdout stays pure JSON
+    steps = public_steps((tmp_path / "self.html").read_text(encoding="utf-8"))
+    assert "<span badge>token-conservation fires" in steps[("t0", 9)]  # one-turn bounds of that defect
+    orders = steps[("t1-orders", 1)]  # the order defect: both orders of the pair its bug makes diverge
+    assert "<div lt>bg-advisor first" in orders and "<div lt>ecaz-ambassador first" in orders
+
+
+def test_the_renderer_knows_no_game():
+    """checks/formats draws whatever board the model declares: it never imports the Moritani package."""
+    import ast
+    for path in (ROOT / "checks" / "formats").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert not any(n.startswith("model.moritani") for n in names), path
+
+
 @pytest.mark.parametrize("where", ["file", "dir"])
 def test_an_unwritable_path_is_a_usage_error_before_the_run(tmp_path, where):
     (tmp_path / "plain").write_text("x")
