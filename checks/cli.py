@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from checks.cli_options import COUNT, DEPTH, FORMAT, NATURAL, SECONDS, ci_reports, common, writable
+from checks.cli_options import COUNT, DEPTH, FORMAT, NATURAL, SECONDS, ci_reports, common, html_report, writable
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, proofs
 from checks.pipelines.common import Options, Run, UsageProblem
@@ -79,6 +79,7 @@ def main():
 @click.option("--proof-cache", default=None, metavar="DIR|off",
               help="where Spacer attempts are cached (proofs as re-checked certificates); default "
                    "$RULECHECK_CACHE or ~/.cache/rulecheck")
+@html_report
 @ci_reports
 @guarded
 def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache):
@@ -120,6 +121,7 @@ def interpretations(fmt, schema):
               help="bmc: Z3 bounded model checking of the invariant defects (slower)")
 @click.option("--minimise", is_flag=True,
               help="shrink each caught defect's trace to the fewest factions, strongholds and faces")
+@html_report
 @ci_reports
 @guarded
 def selftest(opts, only, engine, minimise):
@@ -159,6 +161,7 @@ def prove(opts, only, engine, depth, rlimit):
 @click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
 @click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
               help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)")
+@html_report
 @ci_reports
 @guarded
 def leaks(opts, observers, engine, z3_depth, z3_proof):
@@ -168,6 +171,7 @@ def leaks(opts, observers, engine, z3_depth, z3_proof):
 
 @main.command()
 @common
+@html_report
 @ci_reports
 @guarded
 def ambiguities(opts):
@@ -199,14 +203,15 @@ def export(promela, proposal, with_spin, max_states):
 @click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report")
 @click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
 @click.option("--timeout", type=SECONDS, default=None, help="seconds")
+@html_report
 @guarded
-def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout):
+def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, html):
     """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
 
     Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
     4: a search stopped early, nothing is claimed.
     """
-    opts = Options(fmt=fmt, out=out, seed=seed, max_states=max_states, timeout=timeout, command="compare")
+    opts = Options(fmt=fmt, out=out, seed=seed, max_states=max_states, timeout=timeout, command="compare", html=html)
     return analysis.compare(opts, proposal_a, proposal_b)
 
 

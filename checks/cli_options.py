@@ -50,9 +50,10 @@ def common(f):
     ]
 
     @functools.wraps(f)
-    def wrapper(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, junit=None, summary=None, **kw):
+    def wrapper(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, junit=None, summary=None,
+                html=None, **kw):
         o = Options(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, junit, summary,
-                    click.get_current_context().info_name)
+                    click.get_current_context().info_name, html)
         return f(o, **kw)
     for o in reversed(opts):
         wrapper = o(wrapper)
@@ -74,3 +75,17 @@ def writable(path: str, option: str) -> None:
     parent = p.parent if str(p.parent) else Path(".")
     if p.is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise click.BadParameter(f"cannot write '{path}'", param_hint=option)
+
+
+def html_report(f):
+    """--html FILE (checks/formats/html.py): the path is checked before the run starts (exit 2)."""
+    def check(ctx, param, value):
+        if value is not None:
+            from checks.formats.html import check_path
+            try:
+                check_path(value)
+            except ValueError as err:
+                raise click.BadParameter(str(err), ctx, param) from None
+        return value
+    return click.option("--html", type=click.Path(dir_okay=False), default=None, callback=check,
+                        help="write a self-contained HTML report (boards step by step) to FILE")(f)

@@ -73,6 +73,15 @@ class Secrets(Protocol):
     def partner_models(self, model, pair: tuple) -> Iterable: ...
 
 
+class Board(Protocol):
+    """How a report draws the game (`checks/formats/html.py`): a state as plain data (regions,
+    pieces, counters, tokens, the pending decision; hidden values marked `secret`/`omniscient`),
+    and a step's words with every hidden value as a public placeholder."""
+
+    def draw(self, state: tuple) -> dict: ...
+    def step(self, action, pre: tuple, post: tuple) -> dict: ...
+
+
 class Reactions(Protocol):
     """Pending reactions the printed rules leave unordered (`checks/analyses/ambiguity.py`)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from model.declarations import Outcome, Provenance, Reactions, Secrets
+from model.declarations import Board, Outcome, Provenance, Reactions, Secrets
 from model.errors import ModelError, choices
 from model.expr import Const, Expr, Param, Var, walk
 from model.properties import Property
@@ -18,7 +18,7 @@ from model.schema import Field, Schema, State
 from model.symmetry import ValueSymmetry
 
 
-DECLARED = ("provenance", "symmetry", "lemmas", "unbounded_slots", "outcome", "secrets", "reactions")
+DECLARED = ("provenance", "symmetry", "lemmas", "unbounded_slots", "outcome", "secrets", "reactions", "board")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class GameModel:
     outcome: Outcome | None = field(default=None, compare=False)
     secrets: Secrets | None = field(default=None, compare=False)
     reactions: Reactions | None = field(default=None, compare=False)
+    board: Board | None = field(default=None, compare=False)  # how reports draw a state and a step
     # The game's own vocabulary, read only by the game's modules (narration, observation); never by checks/.
     vocabulary: object = field(default=None, compare=False, repr=False)
     actions: tuple = field(init=False, compare=False, repr=False)

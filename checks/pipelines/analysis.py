@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from checks.formats.report import save_traces, to_json
-from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, write_ci
+from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, write_ci, write_html
 
 
 def ambiguities(opts: Options) -> Run:
@@ -49,15 +49,21 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
             if r.trace is not None:
                 save_traces([r], r.extra.get("model"), prop, Path(opts.out))
     write_ci(opts, results, prop, None, secs, None)
-    for r in results:
-        r.extra.pop("model", None)
     # A defect not caught because a budget ran out says nothing about the checker: inconclusive.
     missed = sum(r.verdict == "missed" for r in results)
     code = 0 if caught == len(results) else 12 if missed else 4
     if opts.fmt == "json":
         doc = json.loads(to_json(results, prop, opts.seed, None, secs))
         doc["summary"].update({"caught": caught, "total": len(results)})
-        return Run(json.dumps(doc, indent=2), code)
+        run = Run(json.dumps(doc, indent=2), code)
+    else:
+        run = Run(_selftest_text(results, notes, caught, secs), code)
+    # Each caught defect's trace is drawn with its own model (r.extra["model"], never in the JSON report).
+    write_html(opts, run, lambda h: h.report(results, "selftest", prop, opts.seed, None, secs, None, notes))
+    return run
+
+
+def _selftest_text(results, notes, caught: int, secs: float) -> str:
     lines = []
     for r in results:
         states = f"{r.states:>8,} states" if r.states is not None else ""
@@ -67,7 +73,7 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
             lines.append(f"        minimised: {r.extra['minimised']['note']}")
     lines += [f"note: {n}" for n in notes]
     lines.append(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
-    return Run("\n".join(lines), code)
+    return "\n".join(lines)
 
 
 def compare(opts: Options, a_name: str, b_name: str) -> Run:
@@ -84,4 +90,6 @@ def compare(opts: Options, a_name: str, b_name: str) -> Run:
         text = json.dumps(compare_json(c, opts.seed, paths), indent=2)
     else:
         text = "\n".join([compare_text(c, opts.seed)] + [f"wrote {p}" for p in paths.values()])
-    return Run(text, {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
+    run = Run(text, {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
+    write_html(opts, run, lambda h: h.comparison(c, opts.seed))
+    return run

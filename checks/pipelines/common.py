@@ -34,6 +34,7 @@ class Options:
     junit: str | None = None
     summary: str | None = None
     command: str = ""
+    html: str | None = None
 
     def config(self, **kw) -> CheckConfig:
         base = dict(max_states=self.max_states, max_depth=self.max_depth, timeout=self.timeout, seed=self.seed,
@@ -57,8 +58,10 @@ class Run:
     stderr: list = field(default_factory=list)
 
 
-def report(opts: Options, results: list, proposal, states, seconds: float, model, extra=None, notes=()) -> Run:
-    """Save traces (--out), render text or JSON, write the CI reports, and map the verdict to an exit code."""
+def report(opts: Options, results: list, proposal, states, seconds: float, model, extra=None, notes=(),
+           leaks=()) -> Run:
+    """Save traces (--out), render text or JSON, write the CI and HTML reports, and map the verdict to an
+    exit code."""
     if opts.out:
         save_traces(results, model, proposal, Path(opts.out))
     if opts.fmt == "json":
@@ -68,7 +71,23 @@ def report(opts: Options, results: list, proposal, states, seconds: float, model
         if extra and extra.get("coverage", {}).get("never_fired"):
             text += "\nrules that never fired: " + ", ".join(extra["coverage"]["never_fired"])
     write_ci(opts, results, proposal, states, seconds, model)
-    return Run(text, EXIT[summary_verdict(results)])
+    run = Run(text, EXIT[summary_verdict(results)])
+    write_html(opts, run, lambda h: h.report(results, opts.command, proposal, opts.seed, states, seconds, model,
+                                             notes, leaks))
+    return run
+
+
+def write_html(opts: Options, run: Run, render) -> None:
+    """Write the --html report from `render(checks.formats.html)`, atomically. The path was checked
+    before the run; if the write still fails, the verdict still reaches stdout and the exit code is 2."""
+    if not opts.html:
+        return
+    from checks.formats import html
+    try:
+        html.write(opts.html, render(html))
+    except OSError as err:
+        run.stderr.append(f"rulecheck: cannot write the HTML report '{opts.html}': {err.strerror or err}")
+        run.code = 2
 
 
 def write_ci(opts: Options, results, proposal, states, seconds, model) -> None:

@@ -55,10 +55,11 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
         z3_results, extra["z3"] = check_leaks_z3(model, z3_depth, opts.seed, list(observers) or None,
                                                  prove=z3_proof, timeout=opts.timeout)
         results += z3_results
-    notes = []
+    notes, pairs = [], []
     for r in results:
         leak = r.extra.pop("leak", None)
         if leak is not None:
+            pairs.append(leak)
             notes.append(side_by_side(leak, model))
             if opts.out:
                 tag = "-z3" if r.engine == "z3" else ""
@@ -66,7 +67,7 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
                 who = leak.observer.replace(" ", "-") + tag
                 r.trace_path = str(Path(opts.out) / "leaks" / f"hidden-identity-{who}-A.scenario.yaml")
     run = report(dataclasses.replace(opts, out=None), results, prop, stats["states"],
-                 time.perf_counter() - t0, model, extra)
+                 time.perf_counter() - t0, model, extra, leaks=pairs)
     if opts.fmt == "text" and notes:
         run.stdout = "".join(n + "\n\n" for n in notes) + run.stdout
     return run

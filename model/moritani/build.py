@@ -16,6 +16,7 @@ from model.moritani.lemmas import strengthening
 from model.moritani.state import OUTCOME_FIELDS, OUTCOME_STAGES, initial, schema
 from model.moritani.symmetry import declared
 from model.moritani.secrets import FaceSecrets
+from model.moritani.board import MoritaniBoard
 from model.moritani.reactions import MoritaniReactions
 from model.declarations import Outcome, Provenance
 
@@ -55,7 +56,7 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     # The stage-consistency lemmas the Z3 inductions may conjoin (each is proved with them), the
     # secrets the leak checks exchange, and the reaction hubs of the ambiguity detector.
     return model.declare(lemmas=tuple(strengthening(model)), secrets=FaceSecrets(model),
-                         reactions=MoritaniReactions(model))
+                         reactions=MoritaniReactions(model), board=MoritaniBoard(model))
 
 
 def sibling(p: Provenance, **changes) -> GameModel:

@@ -1,6 +1,8 @@
 """Game words for traces: one line per step, saying who did what where."""
 from __future__ import annotations
 
+from model.moritani.observe import SECRET_DRAWS  # rules whose Traitor card is taken in secret
+
 PHASES = {
     "storm": "Storm", "bidding": "Bidding", "mentat_place": "Mentat Pause",
     "placement_karama": "Mentat Pause", "extortion_collect": "Mentat Pause", "extortion_pay": "Mentat Pause",
@@ -75,8 +77,13 @@ TEMPLATES = {
 }
 
 
-def narrate(model, action, pre, post) -> str:
-    """One line, e.g. 'turn 2, Shipment & Movement: Atreides ships 1 force into Arrakeen, paying 1 spice'."""
+def narrate(model, action, pre, post, secret=None) -> str:
+    """One line, e.g. 'turn 2, Shipment & Movement: Atreides ships 1 force into Arrakeen, paying 1 spice'.
+
+    `secret(domain name, value)`, if given, spells every value a rival might not see: a Terror face
+    and a Traitor card drawn in secret. model/moritani/board.py passes one that keeps a hidden face
+    out of the public words; by default every value is named (the designer's words).
+    """
     c = model.vocabulary
     g = lambda name, *idx: model.get(pre, name, *idx)  # noqa: E731
     stage = c.Stage.labels[g("stage")]
@@ -84,8 +91,11 @@ def narrate(model, action, pre, post) -> str:
     doms = {p.name: p.domain for p in action.rule.params}
     a = {k: doms[k].show(v) for k, v in action.args}
     raw = dict(action.args)
+    if secret is not None:
+        private = {"Face"} | ({"Traitor"} if action.rule.name in SECRET_DRAWS else set())
+        a |= {k: secret(doms[k].name, v) for k, v in action.args if doms[k].name in private}
     entrant, where = c.F.labels[g("entrant")], c.L.labels[g("entry_loc")]
-    face = c.K.labels[g("entry_face")]
+    face = c.K.labels[g("entry_face")] if secret is None else secret("Face", g("entry_face"))
     name = action.rule.name
     if name.startswith("offer_alliance"):
         text = "Moritani offers {entrant} an alliance instead of revealing"

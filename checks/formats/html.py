@@ -1,0 +1,290 @@
+"""The HTML report (`--html FILE`): one self-contained page of a run, for a designer to look at.
+
+The page holds the verdict table, the proposal (interpretation, bounds, seed), every
+counterexample and witness as a step-by-step board (checks/formats/html_board.py), leak pairs
+side by side with the differing observation highlighted, ambiguity pairs in both orders, and for
+`compare` the distinguishing games. Hidden faces appear only in the designer's omniscient view,
+a toggle that is off when the page opens. CSS and the small script are inline
+(checks/formats/html_assets.py): the page loads nothing from anywhere.
+
+A page is a list of sections, each a function returning HTML; `page()` joins them. Another kind
+of result (for example the sweep's switches x checks matrix coloured by verdict) is one more
+section function added to the list.
+
+`check_path` runs before a command starts (the CLI turns its ValueError into a usage error), and
+`write` replaces the file atomically (a temporary file in the same directory, then os.replace).
+The same results always give the same bytes: no timestamps, times rounded to the second.
+
+>>> from checks.results import CheckResult
+>>> from model.moritani.profiles import PROFILES
+>>> text = report([CheckResult("x", "invariant", "holds", "explicit", ("R2",))], "check",
+...               PROFILES["default"], 0, 10, 1.4)
+>>> text.startswith("<!DOCTYPE html>"), "://" in text, "about 1 s" in text
+(True, False, True)
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from checks.formats.html_assets import CSS, JS
+from checks.formats.html_board import Lane, e, viewer
+from checks.results import summary_verdict
+from model.errors import ModelError
+from model.trace import Trace
+
+BAD = ("violated", "missed", "caught")  # verdicts whose trace is a counterexample
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+def check_path(path) -> Path:
+    """Raise ValueError (with the reason) unless a report can be written at `path`.
+
+    Missing directories are created, as `--out` does; a file is written there and removed, which
+    is the only reliable test (permission bits say nothing to root or on a read-only mount).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"'{path}' is a directory")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as err:
+        raise ValueError(f"cannot write '{path}': {err.strerror or err}") from None
+    return p
+
+
+def write(path, text: str) -> None:
+    """Write the page to `path` atomically: a reader sees the old file or the whole new one."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would keep a report meant to be shared from its readers
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# -- the page -------------------------------------------------------------------------------------
+
+def page(title: str, verdict: str, sections: list) -> str:
+    """The whole document: a sticky header with the omniscient-view toggle, then the sections."""
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{e(title)}: {e(verdict)}</title><style>{CSS}</style></head>\n<body>"
+            f'<header class="top"><h1>{e(title)}: <span class="v v-{e(verdict)}">{e(verdict)}</span></h1>'
+            f'<label class="omnitoggle" title="show what no player sees: hidden faces, private cards, engine state">'
+            f'<input type="checkbox" id="omni"> designer\'s omniscient view</label>'
+            f'<span class="omnibanner">omniscient: hidden information is shown</span></header>\n'
+            f"<main>{''.join(sections)}</main>\n<script>{JS}</script></body></html>\n")
+
+
+def _seconds(x: float | None) -> str:
+    return f"about {round(x or 0.0)} s"
+
+
+def _source(proposal) -> str:
+    src = getattr(proposal, "source", "") or ""
+    return Path(src).name if src not in ("", "embedded") else src or "embedded"  # no machine paths in a report
+
+
+def proposal_section(proposal, seed: int, states, seconds, extra_facts: tuple = ()) -> str:
+    """Name, description, source, seed, size of the search; the interpretation and the bounds."""
+    doc = proposal.to_json()
+    facts = [("proposal", doc["name"]), ("description", getattr(proposal, "description", "")),
+             ("source", _source(proposal)), ("seed", seed)]
+    if doc.get("defects"):
+        facts.append(("seeded defects", ", ".join(doc["defects"])))
+    if states is not None:
+        facts.append(("states explored", f"{states:,}"))
+    facts.append(("time", _seconds(seconds)))
+    facts += list(extra_facts)
+    dl = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts if v not in ("", None))
+    interp = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in doc["interpretation"].items())
+    bounds = "".join(f"<tr><td>{e(k)}</td><td>{e(_value(v))}</td></tr>" for k, v in doc["bounds"].items())
+    return (f'<section id="proposal"><h2>Proposal</h2><dl class="facts">{dl}</dl>'
+            f'<details><summary>interpretation and bounds</summary><div class="panels">'
+            f"<table><tr><th>switch</th><th>choice</th></tr>{interp}</table>"
+            f"<table><tr><th>bound</th><th>value</th></tr>{bounds}</table></div></details></section>")
+
+
+def _value(v) -> str:
+    if isinstance(v, list):
+        return ", ".join(_value(x) for x in v) if v else "none"
+    return "none" if v is None else str(v)
+
+
+def verdict_table(results: list, anchors: dict) -> str:
+    """id, kind, verdict, engine, depth, detail and catalogue IDs; an id links to its trace."""
+    rows = []
+    for i, r in enumerate(results):
+        name = e(r.id) + (f" [{e(r.extra['observer'])}]" if r.extra.get("observer") else "")
+        link = f'<a href="#{anchors[i]}">{name}</a>' if i in anchors else name
+        rows.append(f'<tr><td>{link}</td><td>{e(r.kind)}</td><td><span class="v v-{e(r.verdict)}">{e(r.verdict)}'
+                    f'</span></td><td>{e(r.engine)}</td><td>{"" if r.depth is None else r.depth}</td>'
+                    f'<td class="detail">{e(r.detail)}</td><td>{e(" ".join(r.rules))}</td></tr>')
+    return (f'<section id="verdicts"><h2>Verdicts</h2><table class="verdicts"><tr><th>check</th><th>kind</th>'
+            f"<th>verdict</th><th>engine</th><th>depth</th><th>detail</th><th>catalogue IDs</th></tr>"
+            f"{''.join(rows)}</table></section>")
+
+
+def notes_section(notes) -> str:
+    return ("<section><h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul></section>"
+            if notes else "")
+
+
+def _badge(r) -> str:
+    if r.kind == "witness":
+        return f"reaches {r.id}"
+    if r.kind == "defect":
+        return f"{r.extra.get('caught_by') or r.extra.get('target')} fires"
+    if r.kind == "noninterference":
+        return "game A of a leak"
+    return f"violates {r.id}"
+
+
+def _title(r) -> str:
+    who = f" [{r.extra['observer']}]" if r.extra.get("observer") else ""
+    return f"{r.id}{who}: {r.verdict} after {r.trace.depth} steps ({r.kind}, replayed)"
+
+
+def ambiguity_viewers(r, model, anchor: str) -> str:
+    """The shortest game to where both reactions are pending, then both orders from there."""
+    out = [viewer(f"{r.id}: {r.extra.get('class') or r.verdict}; the shortest game to where both are pending",
+                  [Lane("", model, r.trace)], anchor, r.detail, "both reactions pending")]
+    lanes, start = [], r.trace.states[-1]
+    for order, labels in (r.extra.get("orders") or {}).items():
+        events = [x.strip("[]") for x in labels if x.startswith("[")]
+        steps = [x for x in labels if not x.startswith("[")]
+        try:
+            t = Trace.from_actions(model, start, steps)
+        except ModelError as err:  # the orders are replayed from the witness state; say so if one is not
+            out.append(f"<p>{e(order)}: cannot be drawn ({e(err)}): {e(' ; '.join(labels))}</p>")
+            continue
+        lanes.append(Lane(order + (f": {', '.join(events)}" if events else ""), model, t,
+                          f"{order}: settled after {t.depth} steps"))
+    if lanes:
+        out.append(viewer(f"{r.id}: both orders from that state", lanes, anchor + "-orders",
+                          "the same pending reactions resolved in each order; differences across the two "
+                          "games are marked"))
+    return "".join(out)
+
+
+def _leak_key(lk) -> tuple:
+    return (tuple(lk.game_a.labels), tuple(lk.game_b.labels), lk.component, repr(lk.seen_a), repr(lk.seen_b))
+
+
+def _seen(v) -> str:
+    if isinstance(v, dict):
+        return "\n".join(f"{k} = {x}" for k, x in v.items())
+    return repr(v)
+
+
+def leak_viewers(leaks, model, anchor: str) -> str:
+    """Leak pairs side by side; the pairs several observers share are drawn once."""
+    groups: dict = {}
+    for lk in leaks:
+        groups.setdefault(_leak_key(lk), []).append(lk)
+    out = []
+    for n, same in enumerate(groups.values()):
+        lk = same[0]
+        who = ", ".join(x.observer for x in same)
+        seen = (f'<div class="seen"><b>{e(who)}</b> {"sees" if len(same) == 1 else "see"} a different <b>{e(lk.component)}</b> at the end:'
+                f'<div class="panels"><div>game A<pre>{e(_seen(lk.seen_a))}</pre></div>'
+                f'<div>game B<pre>{e(_seen(lk.seen_b))}</pre></div></div></div>')
+        out.append(f'<div class="leak">{seen}')
+        out.append(viewer(f"hidden-identity: {who} can tell two games apart ({lk.game_a.depth} steps)",
+                          [Lane("game A", model, lk.game_a), Lane("game B", lk.model_b, lk.game_b)],
+                          f"{anchor}-{n}", "the two games differ only in which hidden "
+                          f"{'face' if lk.secret == 'Face' else 'card'} lies where (omniscient view); every "
+                          "public step is the same", "the observer's view differs"))
+        out.append("</div>")
+    return "".join(out)
+
+
+def report(results: list, command: str, proposal, seed: int, states, seconds: float, model=None,
+           notes=(), leaks=()) -> str:
+    """The page for check, leaks, ambiguities and selftest.
+
+    A result's trace is drawn with `r.extra["model"]` when it has one (selftest, --minimise),
+    else with `model`. `leaks` are the Leak pairs of `rulecheck leaks` (checks/analyses/leaks.py).
+    """
+    verdict = summary_verdict(results)
+    anchors, bad, ambig, seen, wit = {}, [], [], [], []
+    leak_observers = {lk.observer for lk in leaks}
+    for i, r in enumerate(results):
+        m = r.extra.get("model") or model
+        if r.trace is None or m is None:
+            continue
+        anchors[i] = f"t{i}"
+        if r.kind == "ambiguity" or (r.kind == "defect" and r.extra.get("orders")):
+            ambig.append(ambiguity_viewers(r, m, anchors[i]))
+        elif r.kind == "noninterference" and r.extra.get("observer") in leak_observers:
+            anchors[i] = "leaks"
+        elif r.verdict in BAD:
+            bad.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)))
+        elif r.kind == "witness":
+            wit.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)))
+        else:
+            seen.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail))
+    sections = [proposal_section(proposal, seed, states, seconds, (("command", f"rulecheck {command}"),)),
+                verdict_table(results, anchors), notes_section(notes)]
+    if bad:
+        sections.append('<section><h2>Counterexamples</h2><p class="sub">Step through with the controls or the '
+                        'arrow keys; "last" jumps to the step that fails.</p>' + "".join(bad) + "</section>")
+    if leaks:
+        sections.append('<section id="leaks"><h2>Leak pairs</h2>' + leak_viewers(leaks, model, "leak")
+                        + "</section>")
+    if ambig:
+        sections.append("<section><h2>Ambiguous orders</h2>" + "".join(ambig) + "</section>")
+    if seen:
+        sections.append("<section><h2>Other traces</h2>" + "".join(seen) + "</section>")
+    if wit:
+        sections.append(f"<section><h2>Witnesses</h2><details><summary>{len(wit)} reachable examples "
+                        f"(the rule is not vacuous)</summary>" + "".join(wit) + "</details></section>")
+    return page(f"rulecheck {command}", verdict, sections)
+
+
+def comparison(c, seed: int) -> str:
+    """The page for compare: both proposals, the verdicts side by side, the distinguishing games."""
+    na, nb = c.a.proposal.name, c.b.proposal.name
+    ia, ib = c.a.proposal.to_json()["interpretation"], c.b.proposal.to_json()["interpretation"]
+    rows = "".join(f'<tr class="{"differs" if ia[k] != ib.get(k) else ""}"><td>{e(k)}</td><td>{e(ia[k])}</td>'
+                   f"<td>{e(ib.get(k))}</td></tr>" for k in ia)
+    table = "".join(f'<tr class="{"" if va == vb else "differs"}"><td>{e(i)}</td><td><span class="v v-{e(va)}">'
+                    f'{e(va)}</span></td><td><span class="v v-{e(vb)}">{e(vb)}</span></td></tr>'
+                    for i, va, vb in c.table())
+    ea, eb = c.a.exploration, c.b.exploration
+    facts = (f'<dl class="facts"><dt>A</dt><dd>{e(na)} ({e(_source(c.a.proposal))})</dd><dt>B</dt>'
+             f'<dd>{e(nb)} ({e(_source(c.b.proposal))})</dd><dt>seed</dt><dd>{seed}</dd><dt>explored</dt>'
+             f"<dd>A: {len(ea.states):,} states, {len(c.a.outcomes):,} end-of-turn outcomes; B: {len(eb.states):,} "
+             f"states, {len(c.b.outcomes):,} end-of-turn outcomes</dd><dt>time</dt><dd>{_seconds(c.seconds)}</dd></dl>")
+    sections = [f'<section id="proposal"><h2>Proposals</h2>{facts}<table><tr><th>switch</th><th>A: {e(na)}</th>'
+                f"<th>B: {e(nb)}</th></tr>{rows}</table></section>",
+                f'<section id="verdicts"><h2>Verdicts</h2><table><tr><th>check</th><th>A</th><th>B</th></tr>'
+                f"{table}</table></section>"]
+    games = []
+    for n, d in enumerate(c.differences):
+        if d.trace is None:
+            continue
+        side, other = (c.a, c.b) if d.direction == "only-a" else (c.b, c.a)
+        head = (f"an outcome reachable under {side.proposal.name}, never under {other.proposal.name}"
+                if d.kind == "outcome" else f"under {side.proposal.name} only: {d.what}")
+        games.append(viewer(f"{head} ({d.depth} steps)", [Lane(side.proposal.name, side.model, d.trace)],
+                            f"d{n}", f"differs in: {d.what}" if d.kind == "outcome" else "",
+                            "distinguishing end" if d.kind == "outcome" else d.what))
+    if games:
+        sections.append("<section><h2>Distinguishing games</h2>" + "".join(games) + "</section>")
+    elif c.verdict == "same":
+        sections.append("<section><h2>Distinguishing games</h2><p>No game within the bounds tells A and B apart: "
+                        "same end-of-turn outcomes and same verdicts.</p></section>")
+    return page(f"rulecheck compare {na} vs {nb}", c.verdict, sections)
