@@ -24,7 +24,8 @@ class Provenance:
     `as_dict()`), the seeded defects, whether the turn bound was dropped, and further build options
     (e.g. the initial public IDs of a leak pair's game B) as sorted (key, value) pairs.
 
-    `sibling(**changes)` builds the model with some of these replaced, through the game's `rebuild`.
+    `sibling(**changes)` builds the model with some of these replaced, through the game's `rebuild`;
+    `sibling(edit_rules=fn)` builds it with its rules changed by `fn` (the declarations follow).
     """
 
     game: str

@@ -17,7 +17,7 @@ The same results always give the same bytes: no timestamps, times rounded to the
 
 >>> from checks.results import CheckResult
 >>> from model.moritani.profiles import PROFILES
->>> text = report([CheckResult("x", "invariant", "holds", "explicit", ("R2",))], "check",
+>>> text = report([CheckResult(id="x", kind="invariant", verdict="holds", engine="explicit", rules=("R2",))], "check",
 ...               PROFILES["default"], 0, 10, 1.4)
 >>> text.startswith("<!DOCTYPE html>"), "://" in text, "about 1 s" in text
 (True, False, True)

@@ -22,11 +22,13 @@ from model.declarations import Outcome, Provenance
 
 
 def build_model(bounds: Bounds | None = None, interpretation: Interpretation | None = None,
-                defects=(), pids: tuple | None = None, unbounded: bool = False) -> GameModel:
+                defects=(), pids: tuple | None = None, unbounded: bool = False, edit_rules=None) -> GameModel:
     """The bounded Moritani Terror model; `pids` permutes the initial public IDs (hidden faces).
 
     `unbounded=True` drops the turn bound (turns cycle through the storm seats and the public
     ID counter grows without limit): the model the Z3 proofs use to cover games of any length.
+    `edit_rules(rules) -> rules` changes the rules before the model is assembled, so that every
+    declaration is made over the changed rules (`rulecheck mutate` builds its mutants this way).
     """
     c = Ctx(bounds or Bounds(), interpretation or Interpretation(), check_defects(defects), unbounded)
     sch = schema(c)
@@ -39,6 +41,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     }
     rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
              + assassinate.rules(c))
+    if edit_rules is not None:
+        rules = list(edit_rules(list(rules)))
     props = properties.invariants(c, totals) + properties.witnesses(c)
     unbounded_slots = frozenset(i for i, n in enumerate(sch.slot_names)
                                 if unbounded and n.split("[")[0] in ("pid", "next_pid"))
@@ -64,4 +68,4 @@ def sibling(p: Provenance, **changes) -> GameModel:
     opts = dict(changes.pop("options", p.options))
     return build_model(changes.get("bounds", p.bounds), changes.get("interpretation", p.interpretation),
                        tuple(changes.get("defects", p.defects)), pids=opts.get("pids"),
-                       unbounded=changes.get("unbounded", p.unbounded))
+                       unbounded=changes.get("unbounded", p.unbounded), edit_rules=changes.get("edit_rules"))
