@@ -79,12 +79,14 @@ def main():
 @click.option("--proof-cache", default=None, metavar="DIR|off",
               help="where Spacer attempts are cached (proofs as re-checked certificates); default "
                    "$RULECHECK_CACHE or ~/.cache/rulecheck")
+@click.option("--scenarios", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
+              help="also replay every *.scenario.yaml under DIR recorded with this proposal's setup")
 @html_report
 @ci_reports
 @guarded
-def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache):
+def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache, scenarios):
     """Every check on the selected proposal (default: the embedded engine profile)."""
-    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache, search_engine, jobs)
+    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache, search_engine, jobs, scenarios)
 
 
 @main.command()

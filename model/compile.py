@@ -53,7 +53,11 @@ def to_source(e: Expr, schema: Schema, tables: dict) -> str:
 
 
 def _conjuncts(guard: Expr) -> list:
-    return list(guard.args) if isinstance(guard, And) else [guard]
+    """The guard's conjuncts, nested conjunctions flattened in order (guards are built up with &, which
+    nests): the dispatch slot's test and the tests actions share are then visible wherever they sit."""
+    if not isinstance(guard, And):
+        return [guard]
+    return [c for x in guard.args for c in _conjuncts(x)]
 
 
 def _dispatch_source(name: str, items: list, effect_src: dict, schema: Schema, tables: dict) -> str:
@@ -97,8 +101,7 @@ def _dispatch_source(name: str, items: list, effect_src: dict, schema: Schema, t
 
 def _pinned(guard: Expr, slot: int, schema: Schema):
     """The constant a guard requires of the dispatch slot, or None."""
-    conj = guard.args if isinstance(guard, And) else (guard,)
-    for c in conj:
+    for c in _conjuncts(guard):
         if isinstance(c, Eq) and isinstance(c.b, Const) and isinstance(c.a, Var) and not c.a.index:
             if schema.slot(c.a.field) == slot:
                 return c.b.value

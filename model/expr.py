@@ -59,6 +59,30 @@ class Param(Expr):
 
 
 @dataclass(frozen=True)
+class Post(Expr):
+    """A state field after the step (monitors and step properties only; model/monitors.py binds it
+    to the step's effect, so no interpreter ever sees it)."""
+
+    var: Var
+
+
+@dataclass(frozen=True)
+class Fired(Expr):
+    """True when the step fires one of the named rules (monitors and step properties only)."""
+
+    names: tuple
+
+
+@dataclass(frozen=True)
+class Arg(Expr):
+    """The fired action's argument `name`, or `default` when its rule has no such parameter (monitors and
+    step properties only): `Arg("f", -1).eq(2)` is "the step was taken with f = 2"."""
+
+    name: str
+    default: int = -1
+
+
+@dataclass(frozen=True)
 class Not(Expr):
     arg: Expr
 
@@ -121,6 +145,11 @@ TRUE = Const(True)
 FALSE = Const(False)
 
 
+def post(name, *idx) -> Post:
+    """The field `name` (at `idx`) after the step: `post("spice", 0) - Var("spice", (Const(0),))`."""
+    return Post(Var(name, tuple(lift(i) for i in idx)))
+
+
 def lift(v) -> Expr:
     """Turn a Python int/bool into a Const; leave expressions alone."""
     if isinstance(v, Expr):
@@ -170,10 +199,12 @@ def half_up(a) -> Expr:
 
 def children(e: Expr) -> tuple:
     match e:
-        case Const() | Param():
+        case Const() | Param() | Fired() | Arg():
             return ()
         case Var(index=idx):
             return tuple(idx)
+        case Post(var=v):
+            return (v,)
         case Not(arg=a):
             return (a,)
         case And(args=xs) | Or(args=xs) | Add(args=xs):
@@ -201,8 +232,10 @@ def substitute(e: Expr, env: dict) -> Expr:
     'x = 1'
     """
     match e:
-        case Const():
+        case Const() | Fired() | Arg():
             return e
+        case Post(var=v):
+            return Post(substitute(v, env))
         case Param(name=n):
             return Const(env[n]) if n in env else e
         case Var(field=f, index=idx):
@@ -231,7 +264,7 @@ def substitute(e: Expr, env: dict) -> Expr:
         case Eq(a=a, b=b) | Lt(a=a, b=b) | Le(a=a, b=b) | Sub(a=a, b=b):
             a, b = substitute(a, env), substitute(b, env)
             if isinstance(a, Const) and isinstance(b, Const):
-                return Const(_binop(type(e), a.value, b.value))
+                return Const(binop(type(e), a.value, b.value))
             return type(e)(a, b)
         case Add(args=xs):
             xs = [substitute(x, env) for x in xs]
@@ -251,7 +284,8 @@ def substitute(e: Expr, env: dict) -> Expr:
     raise TypeError(f"unknown expression node {e!r}")
 
 
-def _binop(kind, a, b):
+def binop(kind, a, b):
+    """The value of a comparison or subtraction node of type `kind` on two Python values."""
     if kind is Eq:
         return a == b
     if kind is Lt:
@@ -273,6 +307,12 @@ def show(e: Expr) -> str:
             return f"${n}"
         case Var(field=f, index=idx):
             return f + "".join(f"[{show(i)}]" for i in idx)
+        case Post(var=v):
+            return show(v) + "'"
+        case Fired(names=ns):
+            return "fired(" + "|".join(ns) + ")"
+        case Arg(name=n):
+            return f"arg({n})"
         case Not(arg=Eq(a=a, b=b)):
             return f"{show(a)} != {show(b)}"
         case Not(arg=a):

@@ -11,7 +11,8 @@ from typing import Callable
 
 from model.declarations import Board, Outcome, Provenance, Reactions, Secrets
 from model.errors import ModelError, choices
-from model.expr import Const, Expr, Param, Var, walk
+from model.expr import Const, Expr, Fired, Param, Var, walk
+from model.monitors import MEMO, MonitorBinder, check_history, monitor_initial, step_monitors
 from model.properties import Property
 from model.rule import KINDS, GroundAction, Rule
 from model.schema import Field, Schema, State
@@ -38,6 +39,7 @@ class GameModel:
     properties: tuple  # tuple[Property, ...]
     terminal: Expr
     dispatch: str | None = None
+    monitors: tuple = ()  # tuple[Monitor, ...]: history kept by the kernel (NOTE(monitors) in model/monitors.py)
     narrate: Callable | None = field(default=None, compare=False)
     # Typed declarations for checkers that know no game (model/declarations.py).
     provenance: Provenance | None = field(default=None, compare=False)
@@ -53,6 +55,7 @@ class GameModel:
     actions: tuple = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
+        self._add_monitors()
         if not self.init:
             raise ModelError(f"model '{self.name}' has no initial state")
         for s in self.init:
@@ -76,13 +79,37 @@ class GameModel:
                 if n not in by_name:
                     raise ModelError(f"property '{p.name}' names unknown rule '{n}'; rules: {choices(names)}")
                 params |= {q.name for q in by_name[n].params}
-            for e in (p.predicate, p.when):
+            for e in (p.predicate, p.when, p.step):
                 if e is not None:
                     self._check_expr(e, f"property '{p.name}'", params=params)
+        check_history(self.rules, self.properties, self.monitors, self.schema)
         grounded = []
+        binder = MonitorBinder(self.monitors, self.schema, MEMO)
         for r in self.rules:
-            grounded.extend(r.ground())
+            for a in r.ground():
+                extra = binder.effects(a)
+                grounded.append(replace(a, effects=a.effects + extra) if extra else a)
         object.__setattr__(self, "actions", tuple(grounded))
+
+    def _add_monitors(self) -> None:
+        """Step properties get their flag monitors; every monitor gets a ghost slot at the end of the
+        schema and its initial value in every initial state (once: a copy made by with_changes has them)."""
+        props, flags = step_monitors(self.properties)
+        monitors = tuple(self.monitors) + flags
+        have = {f.name for f in self.schema.fields}
+        new = [replace(m.field, ghost=True) for m in monitors if m.field.name not in have]
+        if new:
+            schema = Schema(self.schema.fields + tuple(new))
+            init = []
+            for s in self.init:
+                values = list(s)
+                for m, f in ((m, f) for m in monitors for f in new if f.name == m.field.name):
+                    values += [v for _, v in sorted(monitor_initial(m, f).items())]
+                init.append(tuple(values))
+            object.__setattr__(self, "schema", schema)
+            object.__setattr__(self, "init", tuple(init))
+        object.__setattr__(self, "properties", props)
+        object.__setattr__(self, "monitors", monitors)
 
     def _check_rule(self, r: Rule) -> None:
         where = f"rule '{r.name}'"
@@ -113,12 +140,18 @@ class GameModel:
                     raise ModelError(f"{where} reads '{n.field}' with {len(n.index)} index(es); it has {len(f.dims)}")
             elif isinstance(n, Param) and n.name not in params:
                 raise ModelError(f"{where} uses unknown parameter '{n.name}'; parameters: {choices(params) or 'none'}")
+            elif isinstance(n, Fired):
+                unknown = [x for x in n.names if x not in {r.name for r in self.rules}]
+                if unknown:
+                    raise ModelError(f"{where} names unknown rule '{unknown[0]}'; rules: "
+                                     f"{choices(r.name for r in self.rules)}")
 
     # Lookups used by checkers and reports -----------------------------------------
 
     @property
     def invariants(self) -> tuple:
-        return tuple(p for p in self.properties if p.kind == "invariant")
+        """Every state predicate the engines check: invariants, and step properties as their flags."""
+        return tuple(p for p in self.properties if p.kind in ("invariant", "step"))
 
     @property
     def witnesses(self) -> tuple:

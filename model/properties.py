@@ -1,13 +1,19 @@
-"""Properties: `always` invariants and `sometimes` witnesses.
+"""Properties: `always` invariants, `always_step` step properties and `sometimes` witnesses; monitors.
 
-An invariant is a state predicate that must hold in every reachable state. A
-witness guards against vacuity: it holds when some reachable transition fires
-one of `rules` (with `when` true in the pre-state) or, for a state witness,
-some reachable state satisfies `state`.
+An invariant is a state predicate that must hold in every reachable state. A step property is a
+predicate over a transition (the pre-state, the post-state through `Post`, and which rule fired
+through `Fired`) that must hold on every reachable transition. A witness guards against vacuity:
+it holds when some reachable transition fires one of `rules` (with `when` true in the pre-state)
+or, for a state witness, some reachable state satisfies `state`.
 
->>> from model.expr import Var
+A monitor is history that properties need and the game does not keep: a slot the kernel updates
+after every step from the step itself, never a rule (model/monitors.py; NOTE(monitors)).
+
+>>> from model.expr import Var, post
 >>> always("small", Var("x") < 3, rules=("R1",)).kind
 'invariant'
+>>> always_step("up-by-one", post("x") <= Var("x") + 1).kind
+'step'
 """
 from __future__ import annotations
 
@@ -19,16 +25,44 @@ from model.expr import Expr
 @dataclass(frozen=True)
 class Property:
     name: str
-    kind: str  # "invariant" | "witness"
-    predicate: Expr | None = None
+    kind: str  # "invariant" | "step" | "witness"
+    predicate: Expr | None = None  # a state predicate (for a step property: its monitor flag, set by the kernel)
     fires: tuple = ()
     when: Expr | None = None
     rules: tuple = ()  # catalogue IDs (R#, A#, H#)
+    doc: str = ""
+    step: Expr | None = None  # a step property's predicate over the transition
+
+
+@dataclass(frozen=True)
+class Monitor:
+    """A history slot kept by the kernel: after every step (or only after the rules named in `on`),
+    the slot takes `update`, an expression over the pre-state, the post-state (`Post`) and the rule
+    fired (`Fired`). Rules may not write it; it is ghost (never part of what a rival observes).
+
+    `field` is the slot's field (its `ghost` flag is set by the kernel), `init` its initial value
+    (a dict {index: value} for an array field, whose `update` is then {index: Expr}).
+    """
+
+    field: object
+    init: object
+    update: object
+    rules: tuple = ()  # catalogue IDs the history serves
+    on: tuple | None = None
     doc: str = ""
 
 
 def always(name: str, predicate: Expr, rules: tuple = (), doc: str = "") -> Property:
     return Property(name, "invariant", predicate=predicate, rules=rules, doc=doc)
+
+
+def always_step(name: str, predicate: Expr, rules: tuple = (), doc: str = "") -> Property:
+    """A step property: `predicate` over (pre-state, post-state, rule) holds on every reachable step.
+
+    The kernel keeps a monitor flag per step property (set by the first violating step), so every
+    engine checks it as an invariant over that flag and a counterexample ends with the offending step.
+    """
+    return Property(name, "step", rules=rules, doc=doc, step=predicate)
 
 
 def sometimes(name: str, fires: tuple = (), when: Expr | None = None, state: Expr | None = None,

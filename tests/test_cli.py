@@ -88,3 +88,23 @@ def test_selftest_single_defect():
     (d,) = doc["checks"]
     assert d["kind"] == "defect" and d["verdict"] == "caught" and d["caught_by"] == "public-ids-fresh"
     assert d["depth"] == 9 and doc["summary"]["caught"] == doc["summary"]["total"] == 1
+
+
+@pytest.mark.heavy
+def test_check_replays_the_kept_scenarios_of_its_setup(tmp_path):
+    """`check --scenarios DIR` (issue 12): each file recorded with the checked setup is a `scenario`
+    check; a kept scenario that no longer meets its expectation fails the run with its file and line."""
+    import shutil
+    r = run("check", "--z3-budget", "0", "--format", "json", "--scenarios", "scenarios")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    kept = [c for c in doc["checks"] if c["kind"] == "scenario"]
+    assert len(kept) == 14 and all(c["verdict"] == "holds" for c in kept)
+    shutil.copytree("scenarios/acceptance", tmp_path / "kept")
+    broken = tmp_path / "kept" / "extortion-paid.scenario.yaml"
+    broken.write_text(broken.read_text().replace("expect:\n", "expect:\n  blocked_at: 2\n", 1))
+    r = run("check", "--z3-budget", "0", "--format", "json", "--scenarios", str(tmp_path / "kept"))
+    assert r.exit_code == 12, r.output
+    bad = [c for c in json.loads(r.output)["checks"] if c["kind"] == "scenario" and c["verdict"] == "violated"]
+    assert [c["id"] for c in bad] == ["scenario:extortion-paid"]
+    assert bad[0]["detail"].startswith("extortion-paid.scenario.yaml:") and "blocked" in bad[0]["detail"]

@@ -214,9 +214,9 @@ def test_leak_pairs_are_side_by_side_with_the_difference_marked(leaky):
     assert "Atreides, Bene Gesserit, Ecaz</b> see a different <b>public board" in page
     last = public_steps(page)[("leak-0", 9)]
     assert "<div lt>game A" in last and "<div lt>game B" in last
-    # the observation that differs: the log entry, marked in both lanes
-    assert "<div chg dif it><span ik>engine log: declined face <span iv>Assassination" in last
-    assert "<div chg dif it><span ik>engine log: declined face <span iv>Atomics" in last
+    # the observation that differs: the log entry, marked in both lanes, with a different face in each
+    faces = re.findall(r"<div (?:chg )?dif it><span ik>engine log: declined face <span iv>([A-Za-z ]+)", last)
+    assert len(faces) == 2 and faces[0] != faces[1], faces
 
 
 def test_ambiguity_pairs_show_both_orders(tmp_path):

@@ -77,7 +77,7 @@ def test_same_as_scalar_on_every_profile_small_form(name):
 
 def test_default_profile_count_and_verdicts(default_model):
     ex = vector(default_model)
-    assert ex.complete and len(ex.states) == 294_026 and ex.transitions == 469_115
+    assert ex.complete and len(ex.states) == 293_978 and ex.transitions == 469_043
     assert not ex.violations and not ex.deadlocks
     assert {r.id: r.verdict for r in explicit_results(default_model, ex) if r.verdict != "holds"} == {}
 
@@ -169,7 +169,7 @@ def test_symmetry_and_fold_are_refused():
 
 def test_cli_explore_and_budget_exit_codes():
     r = CliRunner().invoke(main, ["explore", "--engine", "vector", "--jobs", "1"])
-    assert r.exit_code == 0 and "states: 294,026" in r.output and "transitions: 469,115" in r.output
+    assert r.exit_code == 0 and "states: 293,978" in r.output and "transitions: 469,043" in r.output
     r = CliRunner().invoke(main, ["explore", "--engine", "vector", "--jobs", "2", "--max-states", "1000"])
     assert r.exit_code == 4 and "state budget" in r.output
 

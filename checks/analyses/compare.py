@@ -117,7 +117,7 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
         if r2 is None or ra.verdict == r2.verdict:
             continue
         for r, direction in ((ra, "only-a"), (r2, "only-b")):
-            bad = r.kind == "invariant" and r.verdict == "violated"
+            bad = r.kind in ("invariant", "step") and r.verdict == "violated"
             good = r.kind == "witness" and r.verdict == "holds"
             if (bad or good) and r.trace is not None:
                 diffs.append(Difference("verdict", direction, f"{r.id} {r.verdict}", r.trace))

@@ -306,7 +306,12 @@ def related(prod: Product, k) -> z3.BoolRef:
     values, idf = sec.values, sec.id_field
     tok_slots = {sch.slot(n, (x,)) for n in sec.per_value_fields for x in values}
     face_slots = sec.exchange_slots(*values[:2])[1] if len(values) > 1 else ()
-    same = [A.var(i, k) == B.var(i, k) for i in range(len(sch)) if i not in tok_slots and i not in face_slots]
+    # Monitor slots are left out: no rule reads them and no rival observes them (model/monitors.py), so
+    # the games' futures and observations never depend on them, and some (an Extortion credit count)
+    # legitimately differ between two games whose faces differ.
+    history = {i for i, f in enumerate(sch.slot_fields) if f.name in {m.field.name for m in model.monitors}}
+    same = [A.var(i, k) == B.var(i, k) for i in range(len(sch))
+            if i not in tok_slots and i not in face_slots and i not in history]
     # Game A satisfies the model's lemmas (for Moritani: token-conservation, public-ids-fresh and the
     # stage-consistency lemmas of model/moritani/lemmas.py). They are part of the relation, so the
     # induction proves them too; none is assumed.

@@ -46,7 +46,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     system = HornSystem(model) if engine in ("auto", "spacer") else None
     for name in names:
         p = props[name]
-        common = dict(id=name, kind="invariant", rules=p.rules, states=None)
+        common = dict(id=name, kind=p.kind, rules=p.rules, states=None)
         if clock.out():
             out.append(CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=0.0,
                                    detail=f"--timeout {timeout}s reached before this invariant was attempted"))
@@ -122,7 +122,7 @@ def _bmc(model, names, props, engine, depth, seed, rlimit, clock, notes) -> list
     for name in names:
         b, p = bmc[name], props[name]
         why, spent = notes.get(name, ("", 0.0))
-        common = dict(id=name, kind="invariant", engine="bmc", rules=p.rules, states=None, depth=b.depth,
+        common = dict(id=name, kind=p.kind, engine="bmc", rules=p.rules, states=None, depth=b.depth,
                       seconds=b.seconds + spent)
         if b.verdict == "violated":
             out.append(CheckResult(**common, verdict="violated", trace=b.trace,

@@ -58,7 +58,7 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default",
         t0 = time.perf_counter()
         if hit and hit.get("verdict") == "proved" and recheck(system, p.name, hit.get("certificate", "")):
             rechecked.append(p.name)
-            out.append(CheckResult(id=p.name, kind="invariant", verdict="proved", engine="spacer", rules=p.rules,
+            out.append(CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
                                    seconds=time.perf_counter() - t0,
                                    detail="proved for games of any length (Spacer; stored inductive invariant "
                                           "re-checked)"))
@@ -75,7 +75,7 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default",
             else:
                 cache.drop(k)
         if r.verdict == "proved":
-            out.append(CheckResult(id=p.name, kind="invariant", verdict="proved", engine="spacer", rules=p.rules,
+            out.append(CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
                                    seconds=r.seconds, detail="proved for games of any length (Spacer)"))
     cache.save()
     if stats is not None:

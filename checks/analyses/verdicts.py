@@ -36,10 +36,10 @@ def explicit_results(model: GameModel, ex: Exploration, asked_depth: int | None 
     for p in model.invariants:
         if p.name in ex.violations:
             t = validated(model, ex.trace_to(ex.violations[p.name]), p.name)
-            out.append(result(p.name, "invariant", "violated", p.rules, t.depth,
+            out.append(result(p.name, p.kind, "violated", p.rules, t.depth,
                               f"violated after {t.depth} steps: {p.doc}", t))
         else:
-            out.append(open_verdict(p.name, "invariant", p.rules, p.doc))
+            out.append(open_verdict(p.name, p.kind, p.rules, p.doc))
     if ex.deadlocks:
         t = validated(model, ex.trace_to(ex.deadlocks[0]), "no-deadlock")
         out.append(result("no-deadlock", "invariant", "violated", DEADLOCK_RULES, t.depth,

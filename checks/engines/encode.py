@@ -52,8 +52,8 @@ class Encoder:
         # functional=True: x@(k+1) is the term built from x@k (no fresh symbol, no equality);
         # BMC uses it, induction needs free pre-states and keeps symbols.
         self.functional = functional
-        # bits=N: integers become N-bit unsigned bit-vectors (finite domains bit-blast to SAT,
-        # which Z3's QF_FD solver handles far faster than linear arithmetic for BMC). Values
+        # bits=N: integers become N-bit two's-complement bit-vectors (finite domains bit-blast to
+        # SAT, which Z3's QF_FD solver handles far faster than linear arithmetic for BMC). Values
         # outside a slot's domain are caught by `domain`, so wrap-around is never silent.
         self.bits = bits
 
@@ -83,11 +83,13 @@ class Encoder:
     def num(self, v: int):
         return z3.BitVecVal(v, self.bits, self.ctx) if self.bits else z3.IntVal(v, self.ctx)
 
+    # Comparisons are signed in the bit-vector encoding too: slot values stay far below 2**(bits-1), and a
+    # difference such as spice' - spice (step properties, monitors) may be negative.
     def lt(self, a, b):
-        return z3.ULT(a, b) if self.bits else a < b
+        return a < b
 
     def le(self, a, b):
-        return z3.ULE(a, b) if self.bits else a <= b
+        return a <= b
 
     # -- expressions -----------------------------------------------------------------------
     def translate(self, e: Expr, k, env: dict | None = None):

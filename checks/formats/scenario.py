@@ -83,9 +83,9 @@ class ReplayResult:
     line: int | None = None
 
 
-def load_scenario(game, path: str):
-    """(model, steps [(label, line)], expect, expect_line, name) from a scenario file."""
-    data = load_yaml(path)
+def scenario_setup(game, path: str, data=None):
+    """(interpretation, bounds, defects, build options, data) a scenario file was recorded with."""
+    data = load_yaml(path) if data is None else data
     if not isinstance(data, dict):
         raise InputError(path, 1, 1, "expected a scenario mapping (setup, steps, expect)")
     for key in ("setup", "steps", "expect"):
@@ -108,9 +108,17 @@ def load_scenario(game, path: str):
     options = {k: tuple(v) for k, v in (setup.get("options") or {}).items()}
     if setup.get("initial_pids"):  # the form written before build options existed
         options["pids"] = tuple(setup["initial_pids"])
+    return interp, bounds, tuple(defects), options, data
+
+
+def load_scenario(game, path: str, model=None):
+    """(model, steps [(label, line)], expect, expect_line, name) from a scenario file; `model`, when given,
+    is the model of the file's setup, already built."""
+    interp, bounds, defects, options, data = scenario_setup(game, path)
+    prop = (data["setup"] or {}).get("proposal") or {}
     try:
-        model = game.build(game.proposal(str(prop.get("name") or "scenario"), interpretation=interp, bounds=bounds,
-                                         defects=tuple(defects)), **options)
+        model = model or game.build(game.proposal(str(prop.get("name") or "scenario"), interpretation=interp, bounds=bounds,
+                                         defects=defects), **options)
     except (ModelError, TypeError) as e:
         line, col = key_pos(data, "setup")
         raise InputError(path, line, col, str(e)) from None
@@ -135,9 +143,9 @@ def load_scenario(game, path: str):
     return model, steps, expect, key_pos(data, "expect")[0], str(data.get("name") or Path(path).stem)
 
 
-def replay_file(game, path: str) -> ReplayResult:
-    """Run a scenario step by step and check its expectation."""
-    model, steps, expect, expect_line, _ = load_scenario(game, path)
+def replay_file(game, path: str, model=None) -> ReplayResult:
+    """Run a scenario step by step and check its expectation (on `model`, the setup's, when given)."""
+    model, steps, expect, expect_line, _ = load_scenario(game, path, model)
     schema = model.schema
     s = model.init[0]
     res = ReplayResult(path, True)
@@ -188,3 +196,37 @@ def replay_file(game, path: str) -> ReplayResult:
             res.ok, res.line, res.problem = False, expect_line, f"at the end {slot} is {got}, expected {want}"
             return res
     return res
+
+
+def replay_matching(game, proposal, directory: str, model=None) -> tuple[list, int]:
+    """Replay every scenario file under `directory` recorded with the proposal's bounds, interpretation and
+    seeded defects, as checks of kind `scenario` (holds: the expectation is met), on `model` (the
+    proposal's, built here when not given); the number of files recorded with other setups (skipped)
+    comes second.
+
+    >>> from model.moritani import GAME
+    >>> results, skipped = replay_matching(GAME, GAME.profiles["default"], "scenarios/acceptance")
+    >>> sorted({r.verdict for r in results}), len(results) + skipped
+    (['holds'], 18)
+    """
+    import time
+    from checks.results import CheckResult
+    want = (proposal.interpretation.as_dict(), proposal.bounds.as_dict(), tuple(sorted(proposal.defects)))
+    results, skipped = [], 0
+    root = Path(directory)
+    for path in sorted(root.rglob("*.scenario.yaml")):
+        interp, bounds, defects, options, data = scenario_setup(game, str(path))
+        if options or (interp.as_dict(), bounds.as_dict(), tuple(sorted(defects))) != want:
+            skipped += 1
+            continue
+        t0 = time.perf_counter()
+        model = model or game.build(proposal)
+        r = replay_file(game, str(path), model)
+        name = str(data.get("name") or path.name.replace(".scenario.yaml", ""))
+        rel = path.relative_to(root).as_posix()
+        results.append(CheckResult(
+            id=f"scenario:{name}", kind="scenario", verdict="holds" if r.ok else "violated", engine="replay",
+            rules=tuple(data.get("cites") or ()), depth=len(r.steps), seconds=time.perf_counter() - t0,
+            detail=f"{rel}: expectation met" if r.ok else f"{rel}:{r.line}: {r.problem}",
+            extra={"file": rel}))
+    return results, skipped

@@ -18,9 +18,11 @@ SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profi
 
 
 def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, symmetry: bool = False,
-          proof_cache: str | None = None, engine: str = "scalar", jobs: int | None = None) -> Run:
+          proof_cache: str | None = None, engine: str = "scalar", jobs: int | None = None,
+          scenarios: str | None = None) -> Run:
     """Every check on the selected proposal: explicit invariants and witnesses, hidden-identity on the
-    small bounds, and (with a Z3 budget) the agreement guard and the Spacer proofs that fit it."""
+    small bounds, (with a Z3 budget) the agreement guard and the Spacer proofs that fit it, and (with
+    `scenarios`) every kept scenario under that directory recorded with the same setup, replayed."""
     from checks.analyses.quick_z3 import small_leak_results
     prop = opts.resolve()
     model = GAME.build(prop)
@@ -38,6 +40,13 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     results += small_leak_results(small, opts.seed)
     if z3_budget:
         results += _z3_guards(opts, prop, small, z3_budget, proof_cache, extra, notes)
+    if scenarios is not None:
+        from checks.formats.scenario import replay_matching
+        kept, skipped = replay_matching(GAME, prop, scenarios, model)
+        results += kept
+        extra["scenarios"] = {"directory": scenarios, "replayed": len(kept), "skipped_other_setup": skipped}
+        notes.append(f"{len(kept)} scenario file(s) under {scenarios} replayed; {skipped} recorded with other "
+                     f"bounds, interpretation or defects skipped")
     return report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
 
 

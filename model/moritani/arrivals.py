@@ -8,7 +8,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 """
 from __future__ import annotations
 
-from model.expr import Const, Param, count, ite, lift
+from model.expr import Const, Param, Var, count, ite, lift
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -77,7 +77,6 @@ def _arrival(c: Ctx, f, to, cause: str, advisor):
         ("entrant", ()): f, ("entry_loc", ()): to, ("entry_cause", ()): c.Cause.index(cause),
         ("pend_terror", ()): tq, ("pend_advisor", ()): ite(advisor, 1, 0),
         ("pend_ambassador", ()): amb, ("amb_payer", ()): f,
-        ("owed", ()): v("owed") + count([tq, advisor, amb]),
         ("stage", ()): c.st("react"),
     }
 
@@ -97,19 +96,24 @@ def entry_rules(c: Ctx) -> list[Rule]:
     ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= 1) & (v("spice", f) >= 1)
     if c.choice("A1") == "reject-entry":
         ship_guard = ship_guard & ~(terror_qualifies(c, f, to) & adv)
+    if c.has("move-ignores-occupancy"):  # the bug: movement checks the storm and allies, not the limit
+        open_to = (to.ne(c.desert) & v("storm").ne(to)
+                   & ~c.any_of(v("ally", f).eq(g) & (v("forces", g, to) > 0) for g in range(n)))
     move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= 1)
+    source = ("forces", (f, Const(c.desert)))
+    if c.has("move-from-reserves"):  # the bug: the moved force is taken from reserves, not the open desert
+        move_guard = mine & moves & open_to & (v("reserves", f) >= 1)
+        source = ("reserves", (f,))
     who = (P("f", c.F), P("to", c.L))
     return [
         Rule("ship", who, ship_guard,
              {("reserves", (f,)): v("reserves", f) - 1, ("forces", (f, to)): v("forces", f, to) + 1,
-              ("spice", (f,)): v("spice", f) - 1, ("bank", ()): v("bank") + 1,
-              ("aftermath_breach", ()): v("aftermath_breach") | v("aftermath").eq(to)}
+              ("spice", (f,)): v("spice", f) - 1, ("bank", ()): v("bank") + 1}
              | _arrival(c, f, to, "shipment", adv),
              ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=f,
              doc="a faction ships one force from reserves into a stronghold, paying 1 spice"),
         Rule("move", who, move_guard,
-             {("forces", (f, Const(c.desert))): v("forces", f, c.desert) - 1,
-              ("forces", (f, to)): v("forces", f, to) + 1}
+             {source: Var(source[0], source[1]) - 1, ("forces", (f, to)): v("forces", f, to) + 1}
              | _arrival(c, f, to, "movement", Const(False)),
              ("R11", "R17", "R25", "R36"), actor=f,
              doc="a faction moves one force from the open desert into a stronghold (Aftermath allows it)"),
@@ -133,10 +137,10 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     bg = c.fac("Bene Gesserit")
     rules = [
         Rule("resolve_advisor", (), react & may_resolve(c, "advisor"),
-             {("pend_advisor", ()): v("pend_advisor") - 1, ("owed", ()): v("owed") - 1,
+             {("pend_advisor", ()): v("pend_advisor") - 1,
               ("stage", ()): c.st("advisor")}, ("A1", "A25"), kind="scheduler"),
         Rule("resolve_ambassador", (), react & may_resolve(c, "ambassador"),
-             {("pend_ambassador", ()): False, ("owed", ()): v("owed") - 1,
+             {("pend_ambassador", ()): False,
               ("stage", ()): c.st("ambassador")}, ("A2",), kind="scheduler"),
     ]
     still = v("entrant").ne(M) & v("ally", M).ne(v("entrant"))
@@ -144,11 +148,11 @@ def reaction_rules(c: Ctx) -> list[Rule]:
         still = v("entrant").ne(M)
     rules += [
         Rule("open_terror", (P("k", c.K),), react & may_resolve(c, "terror") & c.token_at(k, loc) & still,
-             {("pend_terror", ()): False, ("owed", ()): v("owed") - 1, ("entry_face", ()): k,
+             {("pend_terror", ()): False, ("entry_face", ()): k,
               ("stage", ()): c.st("terror")}, ("R11", "R12", "A1"), kind="scheduler",
              doc="the Terror decision opens for the token in the entered stronghold"),
         Rule("lapse_terror", (), react & may_resolve(c, "terror") & ~(c.any_token_at(loc) & still),
-             {("pend_terror", ()): False, ("owed", ()): v("owed") - 1}, ("H35",), kind="scheduler",
+             {("pend_terror", ()): False}, ("H35",), kind="scheduler",
              doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses"),
     ]
     nothing = react & ~c.any_of(pending(c, r) for r in REACTIONS)
@@ -158,12 +162,12 @@ def reaction_rules(c: Ctx) -> list[Rule]:
             bg_q = Const(True)
         rules += [
             Rule("open_queued_entry", (P("k", c.K),), nothing & v("entry2") & c.token_at(k, loc) & bg_q,
-                 {("entry2", ()): False, ("owed", ()): v("owed") - 1, ("entrant", ()): bg,
+                 {("entry2", ()): False, ("entrant", ()): bg,
                   ("entry_cause", ()): c.Cause.index("advisor"), ("entry_face", ()): k,
                   ("stage", ()): c.st("terror")}, ("R12", "H36", "A25"), kind="system",
                  doc="the accompanying advisors' own entry gets its Terror decision"),
             Rule("lapse_queued_entry", (), nothing & v("entry2") & ~(c.any_token_at(loc) & bg_q),
-                 {("entry2", ()): False, ("owed", ()): v("owed") - 1}, ("H36",), kind="system"),
+                 {("entry2", ()): False}, ("H36",), kind="system"),
         ]
     # Reset the finished arrival record so that stale values do not split otherwise equal states.
     clear = {("entrant", ()): 0, ("entry_loc", ()): c.desert, ("entry_cause", ()): 0, ("entry_face", ()): 0,
@@ -175,19 +179,22 @@ def reaction_rules(c: Ctx) -> list[Rule]:
         tq = c.any_token_at(loc) & c.v("ally", M).ne(bg)
         if c.has("ally-triggers-terror"):
             tq = c.any_token_at(loc)
-        queued = {("entry2", ()): tq, ("owed", ()): v("owed") + ite(tq, 1, 0)}
+        queued = {("entry2", ()): tq}
         if c.has("advisor-overwrites-ambassador-payer"):
             # The bug: the advisors' arrival becomes "the last arrival" the pending Ambassador charges.
             queued = queued | {("amb_payer", ()): ite(v("pend_ambassador"), bg, v("amb_payer"))}
         if c.has("advisor-entry-overwrites-terror"):
             # The bug: the advisor's entry replaces the queued Terror entry instead of queuing behind it.
             queued = {("entrant", ()): Const(bg), ("entry_cause", ()): c.Cause.index("advisor"),
-                      ("pend_terror", ()): v("pend_terror") | tq, ("owed", ()): v("owed") + ite(tq, 1, 0)}
+                      ("pend_terror", ()): v("pend_terror") | tq}
+        lands = c.stage_is("advisor") & (v("reserves", bg) >= 1) & loc.eq(Param("l"))
+        if c.choice("A23") == "banned":  # the advisor's free shipment obeys the Aftermath ban (R36)
+            lands = lands & v("aftermath").ne(Param("l"))
         rules += [
-            Rule("accompany", (P("l", c.L),), c.stage_is("advisor") & (v("reserves", bg) >= 1) & loc.eq(Param("l")),
+            Rule("accompany", (P("l", c.L),), lands,
                  {("reserves", (Const(bg),)): v("reserves", bg) - 1,
                   ("forces", (Const(bg), Param("l"))): v("forces", bg, Param("l")) + 1, ("stage", ()): c.st("react")}
-                 | queued, ("A1", "A25", "H36", "R12"), actor=Const(bg),
+                 | queued, ("A1", "A23", "A25", "H36", "R12"), actor=Const(bg),
                  doc="BG sends one advisor with the shipment: a separate entry by BG"),
             Rule("decline_advisor", (), c.stage_is("advisor"), {("stage", ()): c.st("react")}, ("A1",),
                  actor=Const(bg)),

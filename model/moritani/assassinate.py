@@ -72,7 +72,7 @@ def battle_rules(c: Ctx) -> list[Rule]:
              at & c.zone(t, "hand") & v("leader", ef, ej) & v("ally", M).ne(ef),
              {("leader", (ef, ej)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(ej),
               ("bank", ()): v("bank") - c.strength(ej), ("trz", (t,)): c.TZone.index("shown"),
-              ("tr_forfeit", ()): True, ("tr_called", ()): True, ("stage", ()): after},
+              ("tr_forfeit", ()): True, ("stage", ()): after},
              ("R43", "A28"), actor=Const(M),
              doc="Moritani reveals its Traitor card normally and wins: the leader goes to the Tanks, its "
                  "strength is paid, and Assassinate Leaders is forfeited for the rest of the game (A28)"),
@@ -92,7 +92,7 @@ def offer_rules(c: Ctx) -> list[Rule]:
              at & (c.zone(t, "hand") | c.zone(t, "shown")) & v("tr_opp").eq(ef) & v("tr_leader").ne(ej),
              {("trz", (t,)): c.TZone.index("held"), ("tr_used", (ef,)): True, ("tr_pending", ()): True,
               ("leader", (ef, ej)): False, ("spice", (Const(M),)): v("spice", M) + bounty,
-              ("bank", ()): v("bank") - bounty, ("tr_late", ()): v("tr_late") | v("tr_called")} | settle,
+              ("bank", ()): v("bank") - bounty} | settle,
              ("R43", "R42", "R32"), actor=Const(M),
              doc="Moritani reveals a held Traitor card of the opponent's faction naming a different leader: "
                  "a living leader goes to the Tanks and pays its strength once; a dead one pays nothing. "
@@ -115,7 +115,6 @@ def draw_rules(c: Ctx) -> list[Rule]:
         for u in range(len(c.cards)):
             held = c.zone(u, "held")
             eff[("trz", (Const(u),))] = ite(held, retire_to, v("trz", u))
-            eff[("tr_retired", (Const(u),))] = v("tr_retired", u) | held
         return eff | {("tr_pending", ()): False, ("stage", ()): nxt}
 
     deck_empty = ~c.any_of(c.zone(u, "deck") for u in range(len(c.cards)))
@@ -139,7 +138,6 @@ def _draw_effects(c: Ctx, retire_to: int, nxt: int) -> dict:
         held = c.zone(u, "held")
         # The drawn card t was in the deck, so it is never the held one.
         eff[("trz", (Const(u),))] = ite(Const(u).eq(t), c.TZone.index("hand"), ite(held, retire_to, v("trz", u)))
-        eff[("tr_retired", (Const(u),))] = v("tr_retired", u) | held
     return eff | {("tr_pending", ()): False, ("stage", ()): nxt}
 
 

@@ -176,9 +176,8 @@ def _counters(c, g) -> list:
         for t, z in enumerate(zones):
             if z in ("shown", "held", "marker"):
                 out.append(item(f"Traitor {c.T.labels[t]}", z))
-    if c.has("decline-logs-face") and g("entry_declined"):
-        # A seeded engine bug: the public log names the declined face (public there: that is the leak).
-        # The field has no empty value, so it is drawn only once this entry was declined.
+    if c.has("decline-logs-face"):
+        # A seeded engine bug: the public log names the last declined face (public there: that is the leak).
         out.append(item("engine log: declined face", c.Effect.labels[g("declined_log")]))
     return out
 

@@ -11,6 +11,7 @@ from model.moritani import arrivals, assassinate, effects, faults, mentat, prope
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
+from model.moritani.monitors import monitors as history
 from model.moritani.narrate import narrate
 from model.moritani.lemmas import strengthening
 from model.moritani.state import OUTCOME_FIELDS, OUTCOME_STAGES, initial, schema
@@ -53,7 +54,7 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     provenance = Provenance("moritani-terror", c.bounds, c.interp, c.defects, unbounded, options, rebuild=sibling)
     model = GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
-        terminal=c.stage_is("game_over"), dispatch="stage", narrate=narrate,
+        terminal=c.stage_is("game_over"), dispatch="stage", monitors=tuple(history(c)), narrate=narrate,
         provenance=provenance, symmetry=declared(c), unbounded_slots=unbounded_slots, outcome=outcome,
         vocabulary=c,
     )

@@ -74,6 +74,11 @@ SWITCHES = (
            ("shipment", "not-shipment"), "shipment",
            "Is a positive Sneak Attack a shipment for other arrival powers?",
            "engine 7 Oct 2026: adopted as a shipment; the Terror entry closes first"),
+    Switch("advisor-into-aftermath", ("A23",),
+           ("banned", "allowed"), "banned",
+           "May the BG free advisor (with a Sneak Attack, or after Atomics on the same arrival) land in the "
+           "Aftermath stronghold?",
+           "undocumented in the engine (A23 open); the printed Aftermath ban read as covering every shipment"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",

@@ -195,7 +195,6 @@ class Ctx:
         for k in self.faces:
             rank = count(in_supply[j] for j in self.faces if j < k)
             eff[("pid", (Const(k),))] = ite(in_supply[k], self.v("next_pid") + rank, self.v("pid", k))
-            eff[("pid_shown", (Const(k),))] = ite(in_supply[k], False, self.v("pid_shown", k))
         eff[("next_pid", ())] = self.v("next_pid") + count(in_supply.values())
         return eff
 

@@ -2,12 +2,12 @@
 
 Random outcomes (the Assassination victim, the Sabotage discard, the Atomics
 random discards, the Robbery draw) are nondeterministic choices of the
-system, drawn once and counted in the ghost `rng_draws` so that a retry
-which draws again is caught (H7).
+system, drawn once; the kernel's `rng_draws` monitor counts them from the
+steps themselves so that a retry which draws again is caught (H7).
 """
 from __future__ import annotations
 
-from model.expr import Const, Param, half_up, ite, minimum
+from model.expr import Const, Div, Param, half_up, ite, minimum
 from model.moritani.arrivals import advisor_eligible
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
@@ -20,8 +20,10 @@ def _reveal(c: Ctx, face: str, extra_params: tuple, effects: dict, ids: tuple, d
     k = c.face(face)
     e = Param("e")
     status = "extortion" if face == "Extortion" else "removed"
-    guard = (c.stage_is("terror") & v("entry_face").eq(k) & v("entrant").eq(e) & e.ne(c.M)
-             & reveal_possible(c, k, e))
+    which = v("entry_face").eq(k)
+    if c.has("reveal-any-placed-token"):  # the bug: Moritani may reveal any of its placed tokens of that face
+        which = v("tstatus", k).eq(c.Status.index("placed"))
+    guard = c.stage_is("terror") & which & v("entrant").eq(e) & e.ne(c.M) & reveal_possible(c, k, e)
     eff = {("tstatus", (Const(k),)): c.Status.index(status), ("tloc", (Const(k),)): c.none_dest} | effects
     return Rule(f"reveal_{face.lower().replace(' ', '_')}", (P("e", c.F),) + extra_params, guard, eff,
                 ("R11", "R14", "H12") + ids, actor=Const(c.M), doc=doc)
@@ -36,8 +38,8 @@ def rules(c: Ctx) -> list[Rule]:
             out += build(c)
     out.append(Rule(
         "close_entry", (), c.stage_is("entry_done"),
-        {("eome_blocked", ()): False, ("eome_refused", ()): False, ("entry_declined", ()): False,
-         ("rng_draws", ()): 0, ("stage", ()): c.st("react")}, ("H20", "H40"), kind="system",
+        {("eome_blocked", ()): False, ("eome_refused", ()): False, ("stage", ()): c.st("react")},
+        ("H20", "H40"), kind="system",
         doc="the entry is finished; the arrival's remaining reactions resume once"))
     return out
 
@@ -45,14 +47,16 @@ def rules(c: Ctx) -> list[Rule]:
 def _assassination(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
     e, j = Param("e"), Param("j")
+    bounty = {("bank", ()): v("bank") - c.strength(j)}
+    if c.has("bounty-paid-by-entrant"):  # the bug: the victim's owner pays what it can, not the bank
+        bounty = {("spice", (e,)): v("spice", e) - minimum(v("spice", e), c.strength(j))}
     return [
         _reveal(c, "Assassination", (), {("stage", ()): c.st("assassinate")}, ("R35", "A11"),
                 "Assassination: a random leader of the entrant goes to the Tanks"),
         Rule("assassinate", (P("e", c.F), P("j", c.Leader)),
              c.stage_is("assassinate") & v("entrant").eq(e) & e.ne(M) & v("leader", e, j),
              {("leader", (e, j)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(j),
-              ("bank", ()): v("bank") - c.strength(j), ("rng_draws", ()): v("rng_draws") + 1,
-              ("stage", ()): c.st("entry_done")},
+              ("stage", ()): c.st("entry_done")} | bounty,
              ("R35", "H31", "H7"), kind="system",
              doc="the random victim is one of the entrant's living leaders; Moritani takes its strength in spice"),
     ]
@@ -61,14 +65,20 @@ def _assassination(c: Ctx) -> list[Rule]:
 def _atomics(c: Ctx) -> list[Rule]:
     v, M, b = c.v, c.M, c.bounds
     l = Param("l")
-    eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done"),
-           ("rng_draws", ()): v("rng_draws") + 1}
+    eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done")}
     for f in range(len(b.factions)):
+        if f == M and c.has("atomics-spares-moritani"):  # the bug: only rivals' forces die
+            continue
         eff[("forces", (Const(f), l))] = Const(0)
-        eff[("tanks", (Const(f),))] = v("tanks", f) + v("forces", f, l)
+        if c.has("atomics-returns-forces-to-reserves"):  # the bug: the dead go back to reserves
+            eff[("reserves", (Const(f),))] = v("reserves", f) + v("forces", f, l)
+        else:
+            eff[("tanks", (Const(f),))] = v("tanks", f) + v("forces", f, l)
         lim = b.hand_limit - 1
         hit = Const(True) if f == M else v("ally", M).eq(f)
         eff[("hand", (Const(f),))] = ite(hit, minimum(v("hand", f), lim), v("hand", f))
+    if c.has("atomics-returns-to-supply"):  # the bug: the spent token goes back to supply for reuse
+        eff[("tstatus", (Const(c.face("Atomics")),))] = Const(c.Status.index("supply"))
     r = _reveal(c, "Atomics", (P("l", c.Dest),), eff, ("R36", "A10", "H33"),
                 "Atomics: every force in the stronghold dies; Aftermath; hand limits drop")
     return [Rule(r.name, r.params, r.guard & v("entry_loc").eq(l) & l.ne(c.none_dest), r.effects,
@@ -86,18 +96,22 @@ def _extortion(c: Ctx) -> list[Rule]:
 def _robbery(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
     e, done = Param("e"), c.st("entry_done")
-    take = half_up(v("spice", e))
+    take = Div(v("spice", e), 2) if c.has("robbery-rounds-down") else half_up(v("spice", e))
     over = v("hand", M) + 1 > c.hand_limit(M)
+    gains = {("spice", (Const(M),)): v("spice", M) + take}
+    if c.has("robbery-pays-bank"):  # the bug: the robbed spice goes to the bank
+        gains = {("bank", ()): v("bank") + take}
+    elif c.has("robbery-rounding-to-bank"):  # the bug: Moritani gets half rounded down, the bank the odd one
+        gains = {("spice", (Const(M),)): v("spice", M) + Div(v("spice", e), 2), ("bank", ()): v("bank") + take
+                 - Div(v("spice", e), 2)}
     return [
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
         Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & v("entrant").eq(e) & e.ne(M),
-             {("spice", (e,)): v("spice", e) - take, ("spice", (Const(M),)): v("spice", M) + take,
-              ("stage", ()): done}, ("R39", "A3"), actor=Const(M),
+             {("spice", (e,)): v("spice", e) - take, ("stage", ()): done} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
         Rule("rob_card", (), c.stage_is("robbery"),
-             {("hand", (Const(M),)): v("hand", M) + 1, ("rng_draws", ()): v("rng_draws") + 1,
-              ("stage", ()): ite(over, c.st("robbery_discard"), done)}, ("R39", "H18"), actor=Const(M),
+             {("hand", (Const(M),)): v("hand", M) + 1, ("stage", ()): ite(over, c.st("robbery_discard"), done)}, ("R39", "H18"), actor=Const(M),
              doc="draw the top Treachery card even with a full hand; discard down if over"),
         Rule("robbery_discard", (), c.stage_is("robbery_discard"),
              {("hand", (Const(M),)): v("hand", M) - 1, ("stage", ()): done}, ("R39", "H18"),
@@ -113,14 +127,15 @@ def _sabotage(c: Ctx) -> list[Rule]:
     fits = v("hand", e) + 1 <= c.hand_limit_param(e)
     gift_guard = c.stage_is("sabotage_gift") & v("entrant").eq(e) & e.ne(M) & (v("hand", M) >= 1)
     new_hand = v("hand", e) + 1
+    if c.has("gift-discards"):  # the bug: the gift card is discarded instead of handed over
+        new_hand = v("hand", e)
     if policy == "reject":
         gift_guard = gift_guard & fits
     elif policy == "force-discard":
         new_hand = minimum(v("hand", e) + 1, c.hand_limit_param(e))
     return [
         _reveal(c, "Sabotage", (), {
-            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("rng_draws", ()): v("rng_draws") + ite(has, 1, 0),
-            ("stage", ()): c.st("sabotage_gift")}, ("R40", "H18"),
+            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("stage", ()): c.st("sabotage_gift")}, ("R40", "H18"),
             "Sabotage: a random card of the entrant is discarded"),
         Rule("gift_card", (P("e", c.F),), gift_guard,
              {("hand", (Const(M),)): v("hand", M) - 1, ("hand", (e,)): new_hand, ("stage", ()): done},
@@ -135,12 +150,13 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
     n, l = Param("n"), Param("l")
     cap = min(5, b.moritani_forces)
     positive_ok = v("storm").ne(l) & (c.occupants(l, exclude=(M,)) < 2)
+    if c.has("sneak-ignores-occupancy"):  # the bug: only the storm is checked
+        positive_ok = v("storm").ne(l)
     adv = advisor_eligible(c, M) & (n > 0)
     eff = {("reserves", (Const(M),)): v("reserves", M) - n,
            ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): c.st("entry_done")}
     if c.choice("A14") == "shipment":
-        eff |= {("pend_advisor", ()): v("pend_advisor") + ite(adv, 1, 0),
-                ("owed", ()): v("owed") + ite(adv, 1, 0)}
+        eff |= {("pend_advisor", ()): v("pend_advisor") + ite(adv, 1, 0)}
     return [
         _reveal(c, "Sneak Attack", (), {("stage", ()): c.st("sneak")}, ("R41",),
                 "Sneak Attack: Moritani may send up to five reserves for free"),

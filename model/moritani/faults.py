@@ -26,7 +26,7 @@ def rules(c: Ctx) -> list[Rule]:
             "reload_extortion", (), c.stage_is("extortion_pay") & v("ext_credited") & (v("reloads_left") >= 1)
             & (v("bank") >= 5),
             {("spice", (Const(M),)): v("spice", M) + 5, ("bank", ()): v("bank") - 5,
-             ("ext_credits", ()): v("ext_credits") + 1, ("reloads_left", ()): Const(0)},
+             ("reloads_left", ()): Const(0)},
             ("H1", "H2"), kind="fault", doc="the reload credits the Extortion 5 a second time"))
     out.append(Rule("retry_accepted", (), c.stage_is("entry_done") & (v("retries_left") >= 1), {},
                     ("H7",), kind="fault", doc="a client re-sends the action the server already accepted"))
@@ -39,7 +39,7 @@ def rules(c: Ctx) -> list[Rule]:
             & v("tstatus", assassination).eq(c.Status.index("removed")) & v("entrant").eq(e)
             & v("leader", e, j) & e.ne(M),
             {("leader", (e, j)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(j),
-             ("bank", ()): v("bank") - c.strength(j), ("rng_draws", ()): v("rng_draws") + 1,
+             ("bank", ()): v("bank") - c.strength(j),
              ("retries_left", ()): Const(0)},
             ("H7",), kind="fault", doc="the retried reveal draws a second Assassination victim"))
     return out

@@ -127,18 +127,21 @@ def placement_rules(c: Ctx) -> list[Rule]:
     ]
     after_cancel = "mentat_place" if c.choice("A13") == "retry" else _after_placement(c)
     f = Param("f")
+    params, guard, lands = (P("f", c.F),), c.stage_is("placement_karama") & f.ne(M) & v("karama", f), {}
+    if c.has("karama-placement-still-commits"):  # the bug: the card is spent but the token lands anyway
+        params, guard = params + (K,), guard & v("pending_face").eq(k)
+        lands = {("tstatus", (k,)): c.Status.index("placed"), ("tloc", (k,)): v("pending_dest")}
     rules.append(Rule(
-        "karama_placement", (P("f", c.F),), c.stage_is("placement_karama") & f.ne(M) & v("karama", f),
+        "karama_placement", params, guard,
         {("stage", ()): c.st(after_cancel), ("karama", (f,)): False,
          ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest}
-        | ({("placement_used", ()): False} if c.choice("A13") == "retry" else {}),
+        | ({("placement_used", ()): False} if c.choice("A13") == "retry" else {}) | lands,
         ("R29", "A13", "H29"), actor=f,
         doc="a rival plays Karama: the placement is cancelled, custody unchanged"))
     rules.append(Rule(
         "commit_placement", (K,), c.stage_is("placement_karama") & v("pending_face").eq(k),
         {("stage", ()): c.st(_after_placement(c)),
          ("tstatus", (k,)): c.Status.index("placed"), ("tloc", (k,)): v("pending_dest"),
-         ("pid_shown", (k,)): True, ("placements", ()): v("placements") + 1,
          ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest},
         ("R7", "R8", "R10", "H1"), kind="system",
         doc="no Karama: the token is placed (or moved), hidden; nothing triggers (R10)"))
@@ -165,12 +168,12 @@ def extortion_rules(c: Ctx) -> list[Rule]:
     if ext is None:
         return [Rule("no_extortion", (), c.stage_is("extortion_collect"), {("stage", ()): nxt},
                      ("R37",), kind="system")]
-    settle = {("ext_credited", ()): False, ("ext_credits", ()): 0, ("payer", ()): 0, ("ext_entrant", ()): 0,
+    settle = {("ext_credited", ()): False, ("payer", ()): 0, ("ext_entrant", ()): 0,
               ("stage", ()): nxt}
     rules = [
         Rule("collect_extortion", (), c.stage_is("extortion_collect") & v("ext_reserved"),
              {("spice", (Const(M),)): v("spice", M) + 5, ("ext_reserved", ()): False,
-              ("ext_credited", ()): True, ("ext_credits", ()): v("ext_credits") + 1,
+              ("ext_credited", ()): True,
               ("payer", ()): 0, ("stage", ()): c.st("extortion_pay")},
              ("R37", "H2", "A9"), kind="system",
              doc="the reserved 5 are credited to Moritani, then the payer queue opens in storm order"),
@@ -189,7 +192,8 @@ def extortion_rules(c: Ctx) -> list[Rule]:
     at = c.stage_is("extortion_pay") & c.at_position("payer", f)
     minted = c.has("extortion-payment-minted")
     rules += [
-        Rule("pay_extortion", (P("f", c.F),), at & elig & (v("spice", f) >= 3),
+        Rule("pay_extortion", (P("f", c.F),), (c.stage_is("extortion_pay") if c.has("extortion-paid-out-of-turn")
+                                                else at) & elig & (v("spice", f) >= 3),
              {("spice", (f,)): v("spice", f) - (0 if minted else 3), ("spice", (Const(M),)): v("spice", M) + 3,
               ("tstatus", (Const(ext),)): c.Status.index("removed")} | settle,
              ("R37", "A8", "H25"), actor=f, doc="a rival pays Moritani 3: Extortion stays out of the game"),
@@ -212,7 +216,7 @@ def turn_rules(c: Ctx) -> list[Rule]:
     nxt = ite(v("turn").eq(last), 1, v("turn") + 1) if c.unbounded else v("turn") + 1
     rules = [
         Rule("end_turn", (), c.stage_is("mentat_end") & (Const(True) if c.unbounded else v("turn") < last),
-             {("turn", ()): nxt, ("stage", ()): next_stage, ("placements", ()): 0, ("mover", ()): 0,
+             {("turn", ()): nxt, ("stage", ()): next_stage, ("mover", ()): 0,
               ("placement_used", ()): False}
              # Seeded defect (A28's superseded "this turn" reading): the forfeiture lapses at turn end.
              | ({("tr_forfeit", ()): False} if c.has("forfeit-resets-each-turn") else {}),

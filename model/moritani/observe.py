@@ -351,6 +351,9 @@ def face_permutation(model, t: tuple, t2: tuple) -> dict | None:
         pi[x] = y
     moved = set(exchange_slots(model, *c.faces[:2])[1]) if len(c.faces) > 1 else set()
     moved |= {sch.slot(n, (x,)) for n in ("tstatus", "tloc", "pid", "pid_shown") for x in c.faces}
+    # Monitors record history the rules never read and no rival sees; they may differ between the games.
+    history = {m.field.name for m in model.monitors}
+    moved |= {i for i, f in enumerate(sch.slot_fields) if f.name in history}
     if any(t[i] != t2[i] for i in range(len(sch)) if i not in moved):
         return None
     for i, live in face_slot_live(model).items():

@@ -1,8 +1,14 @@
-"""Invariants and witnesses of the product contract, with their catalogue IDs."""
+"""Invariants, step properties and witnesses of the product contract, with their catalogue IDs.
+
+Properties read game state and the kernel's monitors (model/moritani/monitors.py), never history
+a rule keeps about itself (the kernel refuses a property that reads a ghost field a rule writes).
+The step properties are in model/moritani/steps.py.
+"""
 from __future__ import annotations
 
 from model.expr import Param, count, implies
-from model.moritani.context import TERROR_STAGES, Ctx
+from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
+from model.moritani.steps import step_properties
 from model.properties import Property, always, sometimes
 
 
@@ -21,18 +27,19 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
                 custody.append(implies(placed(k) & placed(j), v("tloc", k).ne(v("tloc", j))))
     if ext is not None:
         custody.append(v("ext_reserved").eq(v("tstatus", ext).eq(S.index("extortion")) & ~v("ext_credited")))
-    eome = (implies(c.stage_is("eome_karama", "eome_reply"), ~v("eome_blocked") & ~v("eome_refused"))
-            & ~(v("eome_refused") & v("entry_declined")))
+    offer = c.stage_is("eome_karama", "eome_reply")
+    # An offer is never made after Karama cancelled this entry's offer, or after the entrant refused it
+    # (the kernel's monitors see both from the steps: model/moritani/monitors.py).
+    eome = implies(offer, ~v("offer_blocked") & ~v("refused"))
     ecaz = c.fac("Ecaz")
     if ecaz is not None:
-        eome = eome & implies(c.stage_is("eome_karama", "eome_reply"), v("entrant").ne(ecaz))
+        eome = eome & implies(offer, v("entrant").ne(ecaz))
     symmetric = c.all_of(
         implies(v("ally", f).eq(g), v("ally", g).eq(f)) for f in range(n) for g in range(n) if f != g)
     symmetric = symmetric & c.all_of(v("ally", f).ne(f) for f in range(n))
     atomics = c.face("Atomics")
-    aftermath = ~v("aftermath_breach")
-    if atomics is not None:
-        aftermath = aftermath & implies(v("aftermath").ne(c.none_dest), v("tstatus", atomics).eq(S.index("removed")))
+    aftermath = implies(v("aftermath").ne(c.none_dest), v("tstatus", atomics).eq(S.index("removed"))) \
+        if atomics is not None else v("aftermath").eq(c.none_dest)
     frames = c.stage_is("robbery_discard")
     hands = implies(~frames, c.all_of(v("hand", f) <= c.hand_limit(f, engine=False) for f in range(n)))
     conservation = (c.spice_total().eq(totals["spice"])
@@ -42,31 +49,35 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
             v("entry_face").eq(k) & c.token_at(k, v("entry_loc")) for k in c.faces))
     fresh = c.all_of(implies(v("tstatus", k).eq(S.index("supply")), ~v("pid_shown", k)) for k in c.faces)
     fresh = fresh & c.all_of(v("pid", k).ne(v("pid", j)) for k in c.faces for j in c.faces if j < k)
-    owed = v("owed").eq(v("pend_advisor") + count([v("pend_ambassador"), v("pend_terror"), v("entry2")]))
+    settled = c.stage_is("ship_move", "mentat_end", "game_over", *MENTAT_STAGES)
+    owed = c.all_of(v("terror_due", f).eq(c.none_dest) for f in c.rivals)
+    if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
+        owed = owed & ~v("ambassador_due")
     return [
         always("token-conservation", c.all_of(custody), ("R2", "R4", "R14", "H12", "H30"),
                "each face is in exactly one place: supply, one stronghold, removed, or Extortion-pending"),
         always("placement-once", v("placements") <= 1, ("R7", "R9", "A13", "H1", "H28"),
                "at most one Terror placement or move per Mentat Pause"),
         always("extortion-once", (v("ext_credits") <= 1) & implies(c.stage_is("mentat_end", "bidding", "storm"),
-                                                                   ~v("ext_reserved")),
+                                                                   ~v("ext_reserved"))
+               if ext is not None else implies(c.stage_is("mentat_end"), ~v("ext_reserved")),
                ("R37", "A7", "H2", "H26"), "the reserved 5 are credited exactly once and never cross a turn"),
         always("trigger-legality", trigger, ("R11", "R12", "R17", "H6"),
                "a Terror decision opens only for a non-allied rival's entry into the token's stronghold"),
-        always("eome-obligations", eome, ("R19", "R21", "R30", "H8", "H23", "H24"),
-               "no offer to Ecaz, no offer after a Karama block, no decline after a refusal"),
+        always("eome-obligations", eome, ("R19", "R30", "H8", "H23"),
+               "no offer to Ecaz, no second offer for an entry after a Karama block or a refusal"),
         always("alliance-symmetry", symmetric, ("R20", "R25", "H21"), "alliances are symmetric pairs"),
-        always("aftermath", aftermath, ("R36", "A23"), "no shipment lands in the Aftermath territory"),
+        always("aftermath", aftermath, ("R36", "A23"), "the Aftermath lies where the revealed Atomics token was"),
         always("hand-limits", hands, ("R5", "R36", "A10", "A12", "H33", "H19"),
                "no hand exceeds its limit (minus one for Moritani and its ally at Atomics) outside a discard frame"),
         always("conservation", conservation, ("H16", "H17", "H32", "R37", "R39"),
                "spice (players, bank, reserved Extortion) and each faction's forces are conserved"),
         always("no-reroll", v("rng_draws") <= 1, ("H7",), "an effect draws its randomness at most once"),
-        always("no-lost-obligation", owed, ("H9", "H35", "A1"),
-               "every reaction obligation an arrival created is pending until it resolves"),
+        always("no-lost-obligation", implies(settled, owed), ("H9", "H35", "A1", "A2", "R11"),
+               "every Terror decision and Ambassador reaction an arrival earned is resolved before play goes on"),
         always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
                "public IDs are distinct and a token back in supply carries an ID never shown"),
-    ] + (traitor_invariants(c) if c.module else [])
+    ] + (traitor_invariants(c) if c.module else []) + step_properties(c)
 
 
 def traitor_invariants(c: Ctx) -> list[Property]:
@@ -94,8 +105,6 @@ def traitor_invariants(c: Ctx) -> list[Property]:
                "retired cards never return; a faction's used marker is its set-aside card"),
         always("assassinate-once-per-faction", c.all_of(count(used(f)) <= 1 for f in c.rivals), ("R43",),
                "at most one Assassinate Leaders reveal per opposing faction in the game"),
-        always("assassinate-forfeit", ~v("tr_late"), ("R43", "A28"),
-               "no Assassinate Leaders reveal after Moritani revealed a Traitor card normally this game"),
     ]
 
 

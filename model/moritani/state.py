@@ -1,9 +1,8 @@
 """State fields and the initial state of the Moritani Terror model.
 
-Fields marked ghost are history variables: they record what physically
-happened in the game so invariants can compare it with what the engine
-stores (for example `placements` counts real placements this turn, while
-`placement_used` is the engine's flag that a reload may mishandle).
+These are the engine's fields. History that the properties need (for example how many tokens
+really landed on the map this turn, next to `placement_used`, the engine's flag that a reload may
+mishandle) is not kept here by the rules but by the kernel's monitors (model/moritani/monitors.py).
 """
 from __future__ import annotations
 
@@ -35,9 +34,6 @@ def traitor_fields(c: Ctx) -> tuple:
         Field("tr_pending", Bool(), doc="a revealed card waits for the Mentat Pause replacement"),
         Field("tr_opp", F, doc="the faction Moritani just lost a battle to (while the decision is open)"),
         Field("tr_leader", c.Leader, doc="that faction's surviving leader disc Moritani opposed"),
-        Field("tr_called", Bool(), ghost=True, doc="a normal traitor call happened this game"),
-        Field("tr_late", Bool(), ghost=True, doc="an Assassinate Leaders reveal happened after a normal call"),
-        Field("tr_retired", Bool(), (T,), ghost=True, doc="this card was set aside as a used marker"),
     )
 
 
@@ -60,19 +56,15 @@ def _base_fields(c, b, n, forces_max, Leader, F, K) -> tuple:
         Field("tstatus", c.Status, (K,), doc="custody of each Terror face (R2, H30)"),
         Field("tloc", c.Dest, (K,)),
         Field("pid", IntRange(1, c.pid_max), (K,), doc="opaque public ID (H3, H4)"),
-        Field("pid_shown", Bool(), (K,), ghost=True, doc="this face's current public ID has been on the map"),
         Field("next_pid", IntRange(1, c.pid_max + len(b.faces) + 1), doc="private supply epoch (H5)"),
         Field("placement_used", Bool(), doc="engine: this turn's Mentat opportunity is used (placementTurn = turn)"),
-        Field("placements", IntRange(0, 2), ghost=True, doc="real placements or moves this turn"),
         Field("pending_face", K, doc="declared placement, server-only until committed"),
         Field("pending_dest", c.Dest),
         Field("aftermath", c.Dest, doc="Atomics Aftermath territory, or none"),
         Field("atomics_ally", c.Ally, doc="Moritani's ally at Atomics activation (A10)"),
-        Field("aftermath_breach", Bool(), ghost=True, doc="a shipment landed in the Aftermath"),
         Field("ext_reserved", Bool(), doc="5 bank spice in front of Moritani's shield (R37)"),
         Field("ext_credited", Bool(), doc="engine: this Extortion's 5 were collected"),
         Field("ext_entrant", F, doc="who revealed Extortion (for the entrant-only payer choice)"),
-        Field("ext_credits", IntRange(0, 2), ghost=True, doc="times the 5 were credited for this Extortion"),
         Field("payer", IntRange(0, n), doc="Extortion payer cursor in storm order"),
         Field("entrant", F, doc="the faction whose arrival is being resolved"),
         Field("entry_loc", c.L),
@@ -80,14 +72,11 @@ def _base_fields(c, b, n, forces_max, Leader, F, K) -> tuple:
         Field("entry_face", K, doc="the face Moritani is deciding on (private)"),
         Field("eome_blocked", Bool(), doc="Karama blocked the alliance offer for this entry (H8)"),
         Field("eome_refused", Bool(), doc="the entrant refused the offer: reveal is mandatory (R21)"),
-        Field("entry_declined", Bool(), ghost=True, doc="Moritani declined this entry"),
-        Field("rng_draws", IntRange(0, 2), ghost=True, doc="random draws made for this entry's effect (H7)"),
         Field("pend_advisor", IntRange(0, 2), doc="pending BG advisor accompaniments"),
         Field("pend_ambassador", Bool(), doc="pending Ecaz Ambassador reaction"),
         Field("amb_payer", F, doc="the arrival the Ambassador reacts to"),
         Field("pend_terror", Bool(), doc="pending Terror decision for the current entry"),
         Field("entry2", Bool(), doc="a BG advisor entry queued for its own Terror check (H36)"),
-        Field("owed", IntRange(0, 4), ghost=True, doc="reaction obligations created and not yet resolved"),
         Field("reloads_left", IntRange(0, 1), doc="engine reloads still allowed in this bounded run"),
         Field("retries_left", IntRange(0, 1), doc="retries of an accepted action still allowed"),
     )
@@ -132,15 +121,14 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         "tstatus": {k: c.Status.index("supply") for k in range(nk)},
         "tloc": {k: c.none_dest for k in range(nk)},
         "pid": {k: pids[k] for k in range(nk)},
-        "pid_shown": {k: False for k in range(nk)},
         "next_pid": nk + 1,
-        "placement_used": False, "placements": 0, "pending_face": 0, "pending_dest": c.none_dest,
-        "aftermath": c.none_dest, "atomics_ally": c.none_ally, "aftermath_breach": False,
-        "ext_reserved": False, "ext_credited": False, "ext_entrant": 0, "ext_credits": 0, "payer": 0,
+        "placement_used": False, "pending_face": 0, "pending_dest": c.none_dest,
+        "aftermath": c.none_dest, "atomics_ally": c.none_ally,
+        "ext_reserved": False, "ext_credited": False, "ext_entrant": 0, "payer": 0,
         "entrant": 0, "entry_loc": c.desert, "entry_cause": 0, "entry_face": 0,
-        "eome_blocked": False, "eome_refused": False, "entry_declined": False, "rng_draws": 0,
+        "eome_blocked": False, "eome_refused": False,
         "pend_advisor": 0, "pend_ambassador": False, "amb_payer": 0, "pend_terror": False,
-        "entry2": False, "owed": 0, "reloads_left": 1, "retries_left": 1,
+        "entry2": False, "reloads_left": 1, "retries_left": 1,
     }
     if c.has("decline-logs-face"):
         values["declined_log"] = 0
@@ -149,6 +137,5 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values |= {"stage": c.st("traitor_deal"),
                    "trz": {t: c.TZone.index("deck") for t in range(len(c.cards))},
                    "tr_used": {f: False for f in range(n)}, "tr_forfeit": False, "tr_pending": False,
-                   "tr_opp": 0, "tr_leader": 0, "tr_called": False, "tr_late": False,
-                   "tr_retired": {t: False for t in range(len(c.cards))}}
+                   "tr_opp": 0, "tr_leader": 0}
     return sch.make(values)

@@ -30,7 +30,8 @@ def _accept_effects(c: Ctx) -> dict:
         old = v("ally", g)
         broken = old if c.has("alliance-swap-one-sided") else ite(old.eq(M) | old.eq(e), c.none_ally, old)
         eff[("ally", (Const(g),))] = ite(Const(g).eq(e), M, broken)
-    eff[("tstatus", (k,))] = Const(c.Status.index("supply"))
+    # The bug variant sets the token aside (out of the game) instead of returning it to supply.
+    eff[("tstatus", (k,))] = Const(c.Status.index("removed" if c.has("acceptance-removes-token") else "supply"))
     if not c.has("eome-duplicates-token"):
         eff[("tloc", (k,))] = Const(c.none_dest)
     if not c.has("ids-not-rotated"):
@@ -52,8 +53,16 @@ def rules(c: Ctx) -> list[Rule]:
     if c.has("refusal-declines"):
         decline_guard = at
     logged = {("declined_log", ()): v("entry_face")} if c.has("decline-logs-face") else {}
-    rules = [Rule("decline", (), decline_guard,
-                  {("entry_declined", ()): True, ("stage", ()): c.st("entry_done")} | logged,
+    params: tuple = ()
+    if c.has("decline-refunds-shipment"):  # the bug: declining undoes the entrant's paid shipment
+        ent, l = Param("e"), Param("l")
+        params = (P("e", c.F), P("l", c.L))
+        decline_guard = decline_guard & v("entrant").eq(ent) & v("entry_loc").eq(l) & (v("forces", ent, l) >= 1) \
+            & v("entry_cause").eq(c.Cause.index("shipment")) & (v("bank") >= 1)
+        logged = logged | {("forces", (ent, l)): v("forces", ent, l) - 1, ("reserves", (ent,)): v("reserves", ent) + 1,
+                           ("spice", (ent,)): v("spice", ent) + 1, ("bank", ()): v("bank") - 1}
+    rules = [Rule("decline", params, decline_guard,
+                  {("stage", ()): c.st("entry_done")} | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
     before = c.choice("A4") == "before-reply"
@@ -73,7 +82,8 @@ def rules(c: Ctx) -> list[Rule]:
     f = Param("f")
     rules.append(Rule(
         "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
-        {("karama", (f,)): False, ("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
+        ({} if c.has("karama-card-kept") else {("karama", (f,)): False})
+        | {("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
         ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available"))
     swap = (P("e", c.F), P("k", c.K))
     swap_guard = v("entrant").eq(e) & v("entry_face").eq(k) & e.ne(M)
@@ -95,7 +105,7 @@ def rules(c: Ctx) -> list[Rule]:
         ]
     refuse = {("eome_refused", ()): True, ("stage", ()): c.st("terror")}
     if c.has("refusal-declines"):
-        refuse = {("eome_refused", ()): True, ("entry_declined", ()): True, ("stage", ()): c.st("entry_done")}
+        refuse = {("eome_refused", ()): True, ("stage", ()): c.st("entry_done")}
     if c.has("reply-names-effect"):
         # The bug: the entrant's refuse option is labelled with the effect Moritani would then have
         # to reveal, read from the pending token: the prompt carries the hidden face.

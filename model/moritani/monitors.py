@@ -1,0 +1,175 @@
+"""History the properties need, kept by the kernel from each step (NOTE(monitors) in model/monitors.py).
+
+No rule writes these slots. Each is computed from what a step does to the game (its pre-state, its
+post-state, and where it must, which rule fired), from the rules text, so that a rule that
+misbehaves without updating its own bookkeeping is still seen:
+
+- `placements`: tokens placed or moved onto the map during this turn (R7, H1);
+- `ext_credits`: 5-spice awards to Moritani during the Mentat Pause while the revealed Extortion is
+  out (R37, H2);
+- `rng_draws`: random outcomes of the current Terror entry's effect: a leader killed, a card drawn
+  or discarded at random, an Aftermath laid (H7);
+- `pid_shown[face]`: the face's current public ID has been on the map (H4);
+- `terror_due[faction]`: the stronghold a rival entered where a Terror token lay, until a Terror
+  decision opens for that rival or the token is gone (R11, R12, H9, H35, A1);
+- `ambassador_due`: an arrival in the Ecaz Ambassador's stronghold owes its reaction (A2, H9);
+- `offer_blocked`, `refused`: this entry's Enemy of My Enemy offer was cancelled by Karama / refused
+  by the entrant (H8, R21, H24);
+- with the Assassinate Leaders module: `tr_called` (a normal Traitor call happened) and
+  `tr_retired[card]` (the card was set aside at a Mentat replacement) (R43, A28).
+
+>>> from model.moritani.build import build_model
+>>> sorted(m.field.name for m in build_model().monitors if not m.field.name.startswith("violated_"))[:4]
+['ambassador_due', 'ext_credits', 'offer_blocked', 'pid_shown']
+"""
+from __future__ import annotations
+
+from model.domains import Bool, IntRange
+from model.expr import Const, count, ite, post
+from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
+from model.properties import Monitor
+from model.schema import Field
+
+
+def placed(c: Ctx, k, after: bool = False):
+    st = post("tstatus", k) if after else c.v("tstatus", k)
+    return st.eq(c.Status.index("placed"))
+
+
+def changed(c: Ctx, name: str, *idx):
+    """The step changes this slot. Monitors are written in terms of changes so that, bound to an action
+    that leaves the slots alone, they fold to "unchanged" (model/monitors.py `simplify`)."""
+    return post(name, *idx).ne(c.v(name, *idx))
+
+
+def becomes(c: Ctx, name: str, value, *idx):
+    """The step sets this slot to `value` (it held something else before)."""
+    return changed(c, name, *idx) & post(name, *idx).eq(value)
+
+
+def custody_changed(c: Ctx, k):
+    return changed(c, "tstatus", k) | changed(c, "tloc", k)
+
+
+def lands(c: Ctx, k):
+    """This step puts face k on the map, or moves it to another stronghold."""
+    return placed(c, k, True) & custody_changed(c, k)
+
+
+def closes_entry(c: Ctx):
+    """This step finishes a Terror entry (its remaining reactions resume)."""
+    return c.stage_is("entry_done") & becomes(c, "stage", c.st("react"))
+
+
+def new_turn(c: Ctx):
+    return changed(c, "turn")
+
+
+def monitors(c: Ctx) -> list[Monitor]:
+    out = [_placements(c), _rng_draws(c), _pid_shown(c), _terror_due(c), _entry_history(c, "offer_blocked"),
+           _entry_history(c, "refused")]
+    if c.face("Extortion") is not None:
+        out.append(_ext_credits(c))
+    if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
+        out.append(_ambassador_due(c))
+    if c.module:
+        out += _traitor_monitors(c)
+    return out
+
+
+def _placements(c: Ctx) -> Monitor:
+    v = c.v
+    landed = count(lands(c, k) for k in c.faces)
+    return Monitor(Field("placements", IntRange(0, 2), doc="tokens placed or moved onto the map this turn"),
+                   0, ite(new_turn(c), 0, v("placements") + landed), ("R7", "H1", "H28"))
+
+
+def _ext_credits(c: Ctx) -> Monitor:
+    v, M = c.v, c.M
+    ext = c.face("Extortion")
+    out_now = v("tstatus", ext).eq(c.Status.index("extortion"))
+    award = c.stage_is(*MENTAT_STAGES, "mentat_end") & out_now & (post("spice", M) - v("spice", M)).eq(5)
+    settled = changed(c, "tstatus", ext) & post("tstatus", ext).ne(c.Status.index("extortion"))
+    return Monitor(Field("ext_credits", IntRange(0, 2), doc="5-spice awards while this Extortion is out"),
+                   0, ite(settled, 0, v("ext_credits") + ite(award, 1, 0)), ("R37", "H2"))
+
+
+def _rng_draws(c: Ctx) -> Monitor:
+    v, M = c.v, c.M
+    n = len(c.bounds.factions)
+    killed = c.any_of(v("leader", f, j) & ~post("leader", f, j) for f in range(n) for j in range(len(c.bounds.leaders)))
+    drawn = c.stage_is("robbery") & (post("hand", M) > v("hand", M))
+    discarded = c.stage_is("terror") & c.any_of(post("hand", f) < v("hand", f) for f in range(n))
+    laid = v("aftermath").eq(c.none_dest) & post("aftermath").ne(c.none_dest)
+    draw = c.stage_is(*TERROR_STAGES, "entry_done") & (killed | drawn | discarded | laid)
+    return Monitor(Field("rng_draws", IntRange(0, 2), doc="random outcomes of this entry's effect (H7)"),
+                   0, ite(closes_entry(c), 0, v("rng_draws") + ite(draw, 1, 0)), ("H7",))
+
+
+def _pid_shown(c: Ctx) -> Monitor:
+    v = c.v
+    update = {}
+    for k in c.faces:
+        update[(k,)] = ite(changed(c, "pid", k), placed(c, k, True), ite(lands(c, k), True, v("pid_shown", k)))
+    return Monitor(Field("pid_shown", Bool(), (c.K,), doc="the face's current public ID has been on the map"),
+                   False, update, ("H3", "H4"))
+
+
+def _terror_due(c: Ctx) -> Monitor:
+    """A rival that enters a stronghold where a token lies is owed a Terror decision there (R11), unless it
+    is Moritani's ally (R12); the debt ends when a decision opens for it or the token has gone (H35)."""
+    v, M = c.v, c.M
+    update = {}
+    for f in c.rivals:
+        def enters(h, f=f):
+            return (post("forces", f, h) > v("forces", f, h)) & c.any_token_at(h) & v("ally", M).ne(f)
+        due = v("terror_due", f)
+        opened = becomes(c, "stage", c.st("terror")) & post("entrant").eq(f)
+        # The token it was owed for leaves (a stronghold holds one token at most: token-conservation).
+        gone = c.any_of(placed(c, k) & v("tloc", k).eq(due) & custody_changed(c, k) for k in c.faces)
+        allied = becomes(c, "ally", f, M)
+        out = ite(opened | gone | allied, c.none_dest, due)
+        for h in reversed(c.holds):  # the first stronghold entered, in board order
+            out = ite(enters(h), h, out)
+        update[(f,)] = out
+    return Monitor(Field("terror_due", c.Dest, (c.F,), doc="a Terror decision this rival has earned, where"),
+                   c.none_dest, update, ("R11", "R12", "H9", "H35"))
+
+
+def _ambassador_due(c: Ctx) -> Monitor:
+    """A shipment or movement into the Ambassador's stronghold by another faction than Ecaz owes the
+    Ambassador's reaction (A2), until it resolves (H9: a second reaction never overwrites it)."""
+    v = c.v
+    ecaz, amb = c.fac("Ecaz"), c.L.index(c.bounds.ambassador)
+    arrival = c.stage_is("ship_move") & c.any_of(post("forces", f, amb) > v("forces", f, amb)
+                                                 for f in range(len(c.bounds.factions)) if f != ecaz)
+    resolved = becomes(c, "stage", c.st("ambassador"))
+    return Monitor(Field("ambassador_due", Bool(), doc="an arrival owes the Ecaz Ambassador's reaction"),
+                   False, ite(arrival, True, ite(resolved, False, v("ambassador_due"))), ("A2", "H9"))
+
+
+def _entry_history(c: Ctx, name: str) -> Monitor:
+    """What happened to this entry's alliance offer: cancelled by Karama, or refused by the entrant."""
+    v = c.v
+    if name == "offer_blocked":  # the Karama window leaves the offer without forming the alliance (R30, H8)
+        event = c.stage_is("eome_karama") & becomes(c, "stage", c.st("terror"))
+        ids, doc = ("R30", "H8"), "this entry's alliance offer was cancelled by Karama"
+    else:  # the entrant answers without forming the alliance (R21, H24)
+        event = (c.stage_is("eome_reply") & changed(c, "stage") & post("ally", c.M).ne(v("entrant"))
+                 & post("stage").ne(c.st("eome_karama")))
+        ids, doc = ("R21", "H24"), "the entrant refused this entry's alliance offer"
+    return Monitor(Field(name, Bool(), doc=doc), False, ite(closes_entry(c), False, v(name) | event), ids)
+
+
+def _traitor_monitors(c: Ctx) -> list[Monitor]:
+    v = c.v
+    shown = c.TZone.index("shown")
+    called = c.any_of(~c.zone(t, "shown") & post("trz", t).eq(shown) for t in range(len(c.cards)))
+    retired = {(t,): v("tr_retired", t) | (c.zone(t, "held") & post("trz", t).ne(c.TZone.index("held")))
+               for t in range(len(c.cards))}
+    return [
+        Monitor(Field("tr_called", Bool(), doc="Moritani has called a Traitor card normally this game"),
+                False, v("tr_called") | called, ("R43", "A28")),
+        Monitor(Field("tr_retired", Bool(), (c.T,), doc="this card left its revealed-and-held state at the "
+                      "Mentat replacement"), False, retired, ("R43",)),
+    ]

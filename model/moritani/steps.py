@@ -1,0 +1,328 @@
+"""Step properties: what a single step may do, written from the rules catalogue (not from the rule code).
+
+Each is a predicate over the step's pre-state (`v(...)`), its post-state (`post(...)`) and, rarely,
+the game's monitors; the kernel checks it on every reachable transition (model/monitors.py). They
+say who pays whom and how much, where a token may go, what a cancellation leaves alone, what may
+not enter the Aftermath and who is exempt, so that a spice payment to the wrong holder or a token
+sent to the wrong (legal) zone is caught by the step that does it, which totals and zone checks
+cannot see.
+
+>>> from model.moritani.build import build_model
+>>> sorted(p.name for p in build_model().properties if p.kind == "step")[:3]
+['assassination-bounty', 'atomics-kills-all', 'entry-never-refunded']
+"""
+from __future__ import annotations
+
+from model.expr import Const, count, half_up, implies, ite, post, sum_of
+from model.moritani.context import TERROR_STAGES, Ctx
+from model.moritani.monitors import becomes, changed, custody_changed
+from model.properties import Property, always_step
+
+
+def step_properties(c: Ctx) -> list[Property]:
+    out = [_spice_transfer(c), _spice_payee(c), _token_destinations(c), _reveal_entered_token(c),
+           _karama_cancels_placement(c), _karama_spends_one_card(c), _refusal_forces_reveal(c),
+           _no_shipment_into_aftermath(c), _atomics_kills_all(c), _sneak_attack_legal(c),
+           _entry_never_refunded(c), _arrival_respects_occupancy(c), _forces_transfer(c), _shipment_is_paid(c)]
+    if c.face("Extortion") is not None:
+        out.append(_extortion_payer(c))
+    if c.face("Sabotage") is not None:
+        out.append(_gift_is_a_transfer(c))
+    if c.face("Robbery") is not None:
+        out.append(_robbery_half(c))
+    if c.face("Assassination") is not None:
+        out.append(_assassination_bounty(c))
+    if c.module:
+        out.append(_assassinate_forfeit(c))
+    return out
+
+
+def delta(c: Ctx, name: str, *idx):
+    """How much the step changes a numeric field."""
+    return post(name, *idx) - c.v(name, *idx)
+
+
+def _holders(c: Ctx) -> dict:
+    """Every holder of spice and the step's change to it: each faction, the bank, the Extortion reserve
+    (5 spice in front of Moritani's shield while reserved, R37)."""
+    out = {f: delta(c, "spice", f) for f in range(len(c.bounds.factions))}
+    out["bank"] = delta(c, "bank")
+    out["reserve"] = ite(post("ext_reserved"), 5, 0) - ite(c.v("ext_reserved"), 5, 0)
+    return out
+
+
+def _spice_transfer(c: Ctx) -> Property:
+    d = _holders(c)
+    changes = list(d.values())
+    ok = sum_of(changes).eq(0) & (count(x < 0 for x in changes) <= 1) & (count(x > 0 for x in changes) <= 1)
+    return always_step("spice-transfer", ok, ("H16", "H17", "R37", "R39"),
+                       "spice moves in one transfer per step: one payer, one payee, the same amount")
+
+
+def _spice_payee(c: Ctx) -> Property:
+    """Who may receive spice, and when (R35, R37, R39, A2): Moritani from an effect or Extortion, Ecaz from
+    its Ambassador, the bank from a shipment fee, the Extortion reserve from the reveal."""
+    M = c.M
+    d = _holders(c)
+    m_stages = ["assassinate", "robbery", "extortion_collect", "extortion_pay"]
+    if c.module:
+        m_stages += ["battle", "assassinate_offer"]
+    ok = implies(d[M] > 0, c.stage_is(*m_stages)) & implies(d["bank"] > 0, c.stage_is("ship_move")) \
+        & implies(d["reserve"] > 0, c.stage_is("terror"))
+    ecaz = c.fac("Ecaz")
+    for f in c.rivals:
+        ok = ok & implies(d[f] > 0, c.stage_is("ambassador") if f == ecaz else Const(False))
+    return always_step("spice-payee", ok, ("R35", "R37", "R39", "A2", "H17"),
+                       "only the holders the rules name receive spice: Moritani from an effect or Extortion, Ecaz "
+                       "from its Ambassador, the bank from a shipment fee")
+
+
+def _extortion_payer(c: Ctx) -> Property:
+    """R37, A8, A9, H25: a payment to keep Extortion out is 3 spice from the rival whose turn it is in
+    storm order, eligible under A8, to Moritani."""
+    v, M = c.v, c.M
+    rule = c.choice("A8")
+    ok = Const(True)
+    for f in c.rivals:
+        eligible = Const(True)
+        if rule == "exclude-ally":
+            eligible = v("ally", M).ne(f)
+        elif rule == "entrant-only":
+            eligible = v("ext_entrant").eq(f)
+        pays = delta(c, "spice", f) < 0
+        ok = ok & implies(pays, delta(c, "spice", f).eq(-3) & delta(c, "spice", M).eq(3)
+                          & c.at_position("payer", f) & eligible)
+    return always_step("extortion-payer", implies(c.stage_is("extortion_pay"), ok), ("R37", "A8", "A9", "H25"),
+                       "an Extortion payment is 3 spice to Moritani from the eligible rival whose turn it is")
+
+
+def _placed(c: Ctx, k, after: bool):
+    st = post("tstatus", k) if after else c.v("tstatus", k)
+    return st.eq(c.Status.index("placed"))
+
+
+def _token_destinations(c: Ctx) -> Property:
+    """R7, R8, R10, R14, R20, H12, H29: a token reaches the map only by the Mentat placement; it leaves the
+    map only when revealed against an entrant (removed, or Extortion out) or returned to supply by an
+    accepted alliance; a revealed Extortion returns to supply only at the Mentat Pause."""
+    v, S = c.v, c.Status
+    ok = Const(True)
+    for k in c.faces:
+        lands = _placed(c, k, True) & custody_changed(c, k)
+        leaves = _placed(c, k, False) & ~_placed(c, k, True)
+        to_supply = post("tstatus", k).eq(S.index("supply"))
+        revealed = post("tstatus", k).eq(S.index("removed")) | post("tstatus", k).eq(S.index("extortion"))
+        recovered = changed(c, "tstatus", k) & v("tstatus", k).eq(S.index("extortion")) & to_supply
+        ok = ok & implies(lands, c.stage_is("placement_karama")) \
+            & implies(leaves, (revealed & c.stage_is("terror")) | (to_supply & c.stage_is("eome_reply", "eome_karama"))) \
+            & implies(recovered, c.stage_is("extortion_pay"))
+    return always_step("token-destinations", ok, ("R7", "R8", "R10", "R14", "R20", "H12", "H29"),
+                       "a token reaches the map only by placement, and leaves it only revealed or returned to supply")
+
+
+def _reveal_entered_token(c: Ctx) -> Property:
+    """R11, R14, H10: the token revealed is the one in the stronghold the entrant entered, chosen for this entry."""
+    v, S = c.v, c.Status
+    ok = Const(True)
+    for k in c.faces:
+        revealed = _placed(c, k, False) & changed(c, "tstatus", k) & (post("tstatus", k).eq(S.index("removed"))
+                                                                    | post("tstatus", k).eq(S.index("extortion")))
+        ok = ok & implies(revealed, c.stage_is("terror") & v("entry_face").eq(k) & v("tloc", k).eq(v("entry_loc")))
+    return always_step("reveal-entered-token", ok, ("R11", "R14", "H10"),
+                       "a reveal shows the token in the entered stronghold, and no other")
+
+
+def _custody_unchanged(c: Ctx):
+    v = c.v
+    return c.all_of(post("tstatus", k).eq(v("tstatus", k)) & post("tloc", k).eq(v("tloc", k)) for k in c.faces)
+
+
+def _karama_spent(c: Ctx, f):
+    return c.v("karama", f) & ~post("karama", f)
+
+
+def _karama_cancels_placement(c: Ctx) -> Property:
+    """R29, A13, H29: Karama against a placement leaves every token where it was."""
+    played = c.any_of(_karama_spent(c, f) for f in c.rivals)
+    return always_step("karama-cancels-placement", implies(c.stage_is("placement_karama") & played,
+                                                           _custody_unchanged(c)),
+                       ("R29", "A13", "H29"), "a placement cancelled by Karama moves no token")
+
+
+def _karama_spends_one_card(c: Ctx) -> Property:
+    """R29, R30: a cancellation by Karama spends exactly one Karama card, and no spent card comes back."""
+    spent = count(_karama_spent(c, f) for f in c.rivals)
+    back = c.any_of(~c.v("karama", f) & post("karama", f) for f in c.rivals)
+    cancelled = (c.stage_is("eome_karama") & becomes(c, "stage", c.st("terror"))) \
+        | (c.stage_is("placement_karama") & _custody_unchanged(c) & changed(c, "stage"))
+    return always_step("karama-spends-one-card", ~back & implies(cancelled, spent.eq(1)), ("R29", "R30"),
+                       "every Karama cancellation spends one Karama card, and none comes back")
+
+
+def _refusal_forces_reveal(c: Ctx) -> Property:
+    """R21, H24: once the entrant refuses the alliance, the entry cannot end with the token still hidden."""
+    v, M = c.v, c.M
+    refuses = (c.stage_is("eome_reply") & changed(c, "stage") & post("ally", M).ne(v("entrant"))
+               & post("stage").ne(c.st("eome_karama")))
+    hidden_end = becomes(c, "stage", c.st("entry_done")) & _placed(c, v("entry_face"), True)
+    return always_step("refusal-forces-reveal", ~((v("refused") | refuses) & hidden_end), ("R21", "H24"),
+                       "after a refused offer Moritani must reveal: the entry never ends with the token hidden")
+
+
+def _no_shipment_into_aftermath(c: Ctx) -> Property:
+    """R36, A23, R41: nothing arrives in the Aftermath from reserves (shipment, an accompanying advisor), except
+    Moritani's Sneak Attack, which works despite it; movement from the board is allowed."""
+    v, M = c.v, c.M
+    ok = Const(True)
+    am = v("aftermath")
+    for f in range(len(c.bounds.factions)):
+        shipped = am.ne(c.none_dest) & (post("reserves", f) < v("reserves", f)) \
+            & (post("forces", f, am) > v("forces", f, am))
+        exempt = c.stage_is("sneak") if f == M else Const(False)
+        if f == c.fac("Bene Gesserit") and c.choice("A23") == "allowed":  # the free advisor, by this reading
+            exempt = c.stage_is("advisor")
+        ok = ok & implies(shipped, exempt)
+    return always_step("no-shipment-into-aftermath", ok, ("R36", "A23", "R41"),
+                       "no forces arrive in the Aftermath from reserves, except by Moritani's Sneak Attack")
+
+
+def _atomics_kills_all(c: Ctx) -> Property:
+    """R36, H33: the Atomics step sends every force in the territory to the Tanks, Moritani's included; nothing
+    else sends forces to the Tanks."""
+    v = c.v
+    laid = v("aftermath").eq(c.none_dest) & post("aftermath").ne(c.none_dest)
+    ok = Const(True)
+    for f in range(len(c.bounds.factions)):
+        ok = ok & implies(post("tanks", f) > v("tanks", f), laid)
+        for h in c.holds:
+            ok = ok & implies(laid & post("aftermath").eq(h),
+                              post("forces", f, h).eq(0) & delta(c, "tanks", f).eq(v("forces", f, h)))
+    return always_step("atomics-kills-all", ok, ("R36", "H33"),
+                       "Atomics sends every force in the territory to the Tanks, whoever owns it; nothing else does")
+
+
+def _sneak_attack_legal(c: Ctx) -> Property:
+    """R41, H32, A31: a Sneak Attack sends at most five reserves into the entered territory only; a positive
+    amount needs no storm there and fewer than two other factions in it."""
+    v, M = c.v, c.M
+    sent = v("reserves", M) - post("reserves", M)
+    loc = v("entry_loc")
+    elsewhere = c.all_of(post("forces", M, h).eq(v("forces", M, h)) | Const(h).eq(loc) for h in c.holds)
+    allowed = v("storm").ne(loc) & (c.occupants(loc, exclude=(M,)) < 2)
+    ok = implies(sent > 0, (sent <= 5) & elsewhere & allowed
+                 & (post("forces", M, loc) - v("forces", M, loc)).eq(sent))
+    return always_step("sneak-attack-legal", implies(c.stage_is("sneak"), ok), ("R41", "H32", "A31"),
+                       "a Sneak Attack sends up to five reserves into the entered territory, and only when storm "
+                       "and occupancy allow a positive amount")
+
+
+def _arrival_respects_occupancy(c: Ctx) -> Property:
+    """R25, R41, H32, A25: forces arrive in a stronghold only where at most one other faction is present and
+    none of them is the arriving faction's ally; the BG advisor accompanying a shipment is exempt (it
+    coexists, A25)."""
+    v = c.v
+    n = len(c.bounds.factions)
+    bg = c.fac("Bene Gesserit")
+    ok = Const(True)
+    for f in range(n):
+        for h in c.holds:
+            arrives = post("forces", f, h) > v("forces", f, h)
+            if f == bg:
+                arrives = arrives & ~c.stage_is("advisor")
+            others = c.occupants(h, exclude=(f,))
+            ally_there = c.any_of(v("ally", f).eq(g) & (v("forces", g, h) > 0) for g in range(n) if g != f)
+            ok = ok & implies(arrives, (others < 2) & ~ally_there)
+    return always_step("arrival-respects-occupancy", ok, ("R25", "R41", "H32", "A25"),
+                       "forces arrive only where at most one other faction, and not their ally, is present (the BG "
+                       "advisor coexists)")
+
+
+def _force_holders(c: Ctx, f: int) -> list:
+    """The step's change to each place a faction's forces can be: reserves, each board location, the Tanks."""
+    return ([delta(c, "reserves", f), delta(c, "tanks", f)]
+            + [delta(c, "forces", f, l) for l in range(len(c.L.labels))])
+
+
+def _forces_transfer(c: Ctx) -> Property:
+    """R6, H16, H32, H33: each faction's forces move in one transfer per step (one place loses what one place
+    gains, the total unchanged), and nothing in this game returns forces to reserves."""
+    ok = Const(True)
+    for f in range(len(c.bounds.factions)):
+        d = _force_holders(c, f)
+        ok = ok & sum_of(d).eq(0) & (count(x < 0 for x in d) <= 1) & (count(x > 0 for x in d) <= 1) \
+            & (d[0] <= 0)
+    return always_step("forces-transfer", ok, ("R6", "H16", "H32", "H33"),
+                       "each faction's forces move in one transfer per step, and never back to reserves")
+
+
+def _shipment_is_paid(c: Ctx) -> Property:
+    """R41, A25, A3, H17: forces that leave reserves for the board are a shipment their owner pays for at
+    once (to the bank), except Moritani's Sneak Attack (free) and the BG advisor's free shipment."""
+    v, M = c.v, c.M
+    bg = c.fac("Bene Gesserit")
+    ok = Const(True)
+    for f in range(len(c.bounds.factions)):
+        shipped = (post("reserves", f) < v("reserves", f)) & (post("tanks", f) <= v("tanks", f))
+        free = c.stage_is("sneak") if f == M else c.stage_is("advisor") if f == bg else Const(False)
+        ok = ok & implies(shipped & ~free, (post("spice", f) < v("spice", f)) & (post("bank") > v("bank")))
+    return always_step("shipment-is-paid", ok, ("R41", "A25", "A3", "H17"),
+                       "forces leave reserves for the board only as a shipment paid to the bank, or for free by "
+                       "Sneak Attack and the BG advisor")
+
+
+def _entry_never_refunded(c: Ctx) -> Property:
+    """H16, H17, R18, A3: the entry is committed before Terror opens; no Terror or alliance step gives the
+    entrant back its payment or its forces."""
+    v = c.v
+    ok = Const(True)
+    for f in c.rivals:
+        ok = ok & implies(v("entrant").eq(f), (post("spice", f) <= v("spice", f))
+                          & (post("reserves", f) <= v("reserves", f)))
+    return always_step("entry-never-refunded", implies(c.stage_is(*TERROR_STAGES), ok), ("H16", "H17", "R18", "A3"),
+                       "no Terror or alliance step refunds the entrant's spice or forces")
+
+
+def _gift_is_a_transfer(c: Ctx) -> Property:
+    """R40, H19, A12: the Sabotage gift moves one card from Moritani's hand to the entrant's."""
+    v, M = c.v, c.M
+    e = v("entrant")
+    received = (post("hand", e) - v("hand", e)).eq(1)
+    if c.choice("A12") == "force-discard":  # the recipient discards down to its limit at once
+        received = received | (post("hand", e).eq(v("hand", e)) & v("hand", e).eq(c.hand_limit_param(e)))
+    gives = post("hand", M) < v("hand", M)
+    ok = implies(gives, delta(c, "hand", M).eq(-1) & received)
+    return always_step("gift-is-a-transfer", implies(c.stage_is("sabotage_gift"), ok), ("R40", "H19", "A12"),
+                       "the Sabotage gift is a card from Moritani's hand to the entrant's, not a discard")
+
+
+def _robbery_half(c: Ctx) -> Property:
+    """R39, A3: Robbery's spice is half the entrant's spice after its payment, rounded up, to Moritani."""
+    v, M = c.v, c.M
+    e = v("entrant")
+    takes = post("spice", e) < v("spice", e)
+    ok = implies(takes, (v("spice", e) - post("spice", e)).eq(half_up(v("spice", e)))
+                 & delta(c, "spice", M).eq(half_up(v("spice", e))))
+    return always_step("robbery-half", implies(c.stage_is("robbery"), ok), ("R39", "A3"),
+                       "Robbery takes half the entrant's spice, rounded up, and Moritani gets all of it")
+
+
+def _assassination_bounty(c: Ctx) -> Property:
+    """R35: the Assassination victim's printed strength is paid to Moritani from the bank."""
+    v, M = c.v, c.M
+    ok = Const(True)
+    for f in c.rivals:
+        for j in range(len(c.bounds.leaders)):
+            dies = v("leader", f, j) & ~post("leader", f, j)
+            bounty = c.bounds.leaders[j]
+            ok = ok & implies(dies, delta(c, "spice", M).eq(bounty) & delta(c, "bank").eq(-bounty))
+    return always_step("assassination-bounty", implies(c.stage_is("assassinate"), ok), ("R35",),
+                       "the Assassination victim's strength is paid to Moritani by the bank")
+
+
+def _assassinate_forfeit(c: Ctx) -> Property:
+    """R43, A28: once Moritani has called a Traitor card normally, no Assassinate Leaders reveal for the rest
+    of the game."""
+    held = c.TZone.index("held")
+    reveals = c.any_of(~c.zone(t, "held") & post("trz", t).eq(held) for t in range(len(c.cards)))
+    return always_step("assassinate-forfeit", ~(c.v("tr_called") & reveals), ("R43", "A28"),
+                       "no Assassinate Leaders reveal after Moritani revealed a Traitor card normally this game")
