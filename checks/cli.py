@@ -107,7 +107,9 @@ def explore(opts, stats, graph, fold, symmetry, search_engine, jobs):
 
 @main.command()
 @FORMAT
-@click.option("--schema", is_flag=True, help="print a JSON Schema for proposal files (for editors)")
+@click.option("--schema", is_flag=False, flag_value="proposal", default=None,
+              type=click.Choice(["proposal", "scenario"]),
+              help="print the JSON Schema of proposal files (the default) or scenario files, for editors")
 @guarded
 def interpretations(fmt, schema):
     """Every interpretation switch: its choices, its default and its catalogue IDs."""

@@ -26,6 +26,7 @@ from checks.config import CheckConfig
 from checks.engines.explicit import Exploration, Explorer
 from checks.analyses.verdicts import explicit_results
 from checks.results import validated
+from model.domains import IntRange
 from model.errors import InputError
 from model.game import GameModel
 from model.trace import Trace
@@ -138,5 +139,6 @@ def _describe(mine: Side, other: Side, outcome: tuple) -> tuple[str, dict]:
     for i, p, q in zip(slots, outcome, near):
         if p != q:
             parts.append(f"{sch.slot_names[i]}={sch.show(i, p)} (nearest other: {sch.show(i, q)})")
-            values[sch.slot_names[i]] = sch.show(i, p)
+            # A scenario file holds numbers as numbers, other values as the model shows them (its labels).
+            values[sch.slot_names[i]] = p if isinstance(sch.slot_fields[i].domain, IntRange) else sch.show(i, p)
     return "; ".join(parts), values
