@@ -12,7 +12,8 @@ import sys
 
 import click
 
-from checks.cli_options import COUNT, DEPTH, FORMAT, NATURAL, SECONDS, ci_reports, common, html_report, writable
+from checks.cli_options import (COUNT, DEPTH, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS, ci_reports, common,
+                                html_report)
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, proofs
 from checks.pipelines.common import Options, Run, UsageProblem
@@ -88,10 +89,9 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache)
 
 
 @main.command()
-@common
-@click.option("--stats", is_flag=True, help="print exploration statistics only")
-@click.option("--graph", type=click.Path(dir_okay=False), default=None,
-              help="write the explored graph (.dot or .graphml)")
+@common(out=False)
+@click.option("--stats", is_flag=True, help="also the states per depth and how often each rule fired")
+@click.option("--graph", type=OUT_FILE, default=None, help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
 @click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
@@ -99,10 +99,10 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache)
 @click.option("--jobs", type=COUNT, default=None, help="vector engine: worker processes (default: every core)")
 @guarded
 def explore(opts, stats, graph, fold, symmetry, search_engine, jobs):
-    """Explicit state-graph exploration only."""
+    """Explicit state-graph exploration only: its statistics (no traces; `check --out` writes those)."""
     if graph and not graph.endswith((".dot", ".graphml")):
         raise click.UsageError("--graph needs a .dot or .graphml file name")
-    return checking.explore(opts, graph, fold, symmetry, search_engine, jobs)
+    return checking.explore(opts, graph, fold, symmetry, search_engine, jobs, stats)
 
 
 @main.command()
@@ -132,7 +132,7 @@ def selftest(opts, only, engine, minimise):
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file")
 @FORMAT
 @guarded
 def replay(file, fmt):
@@ -182,7 +182,7 @@ def ambiguities(opts):
 
 
 @main.command()
-@click.option("--promela", type=click.Path(dir_okay=False), required=True,
+@click.option("--promela", type=OUT_FILE, required=True,
               help="write the model in Promela here (invariants as assertions; checks/formats/promela.py)")
 @click.option("--proposal", default=None, metavar="FILE|PROFILE",
               help="a proposal file, or an embedded profile name (default: 'default')")
@@ -192,7 +192,6 @@ def ambiguities(opts):
 @guarded
 def export(promela, proposal, with_spin, max_states):
     """The selected model in Promela, for SPIN as an external referee."""
-    writable(promela, "--promela")
     return files.export(promela, proposal, with_spin, max_states)
 
 
@@ -200,8 +199,7 @@ def export(promela, proposal, with_spin, max_states):
 @click.argument("proposal_a", metavar="A")
 @click.argument("proposal_b", metavar="B")
 @FORMAT
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="write each distinguishing game as a scenario file here")
+@click.option("--out", type=OUT_DIR, default=None, help="write each distinguishing game as a scenario file here")
 @click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report")
 @click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
 @click.option("--timeout", type=SECONDS, default=None, help="seconds")

@@ -30,6 +30,7 @@ from typing import NamedTuple
 from ruamel.yaml import YAML
 
 from checks.formats.inputs import load_yaml
+from checks.formats.outputs import write_new
 from checks.formats.proposal import (NAME_LENGTH, bound_node, build_proposal, check_document, defect_needs,
                                      defects_schema, proposal_schema)
 from checks.formats.schema import (Alone, Const, Exclusive, Integer, ListOf, Loc, MapOf, Record, Scalar, Text,
@@ -69,14 +70,8 @@ def dump(doc: dict) -> str:
 
 
 def write_scenario(path: Path, doc: dict) -> Path:
-    """Write a new file; never overwrite one that exists (a numeric suffix is added instead)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    target, n = path, 2
-    while target.exists():
-        target = path.with_name(path.name.replace(".scenario.yaml", f"-{n}.scenario.yaml"))
-        n += 1
-    target.write_text(dump(doc), encoding="utf-8")
-    return target
+    """Write a new file, atomically; never overwrite one that exists (a numeric suffix is added instead)."""
+    return write_new(path, dump(doc))
 
 
 # -- the schema ------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from checks.analyses.verdicts import coverage, make_explorer, run_explicit
-from checks.pipelines.common import GAME, Options, Run, report, stats
+from checks.pipelines.common import GAME, Options, Run, report, stats, written
 
 # Regenerates the shipped proof seed for one embedded profile (docs/checking.md, "Proof cache").
 SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profile}"
@@ -65,23 +65,37 @@ def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: li
 
 
 def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetry: bool = False,
-            engine: str = "scalar", jobs: int | None = None) -> Run:
-    """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml)."""
+            engine: str = "scalar", jobs: int | None = None, detail: bool = False) -> Run:
+    """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml);
+    `detail` (--stats) adds the states per depth and how often each rule fired."""
     prop = opts.resolve()
     model = GAME.build(prop)
     ex = make_explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry, engine=engine,
                                           jobs=jobs)).run()
     st = stats(ex) | {"states_per_second": round(len(ex.states) / max(ex.seconds, 1e-9))}
-    if graph:
-        from checks.formats.graph import write_graph
-        write_graph(ex.to_graph(), graph)
-        st["graph"] = graph
-    if opts.fmt == "json":
-        text = json.dumps({"schema_version": 1, "tool": "rulecheck", "seed": opts.seed,
-                           "proposal": prop.to_json(), "exploration": st}, indent=2)
-    else:
-        text = "\n".join(f"{k}: {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}: {v}"
-                         for k, v in st.items())
+    if detail:
+        st |= _detail(model, ex)
     depth_cut = ex.stop_reason is not None and ex.stop_reason.startswith("depth bound")
     # A budget is never success: only a complete search, or the depth the user asked for, exits 0.
-    return Run(text, 0 if ex.complete or (depth_cut and opts.max_depth is not None) else 4)
+    run = Run("", 0 if ex.complete or (depth_cut and opts.max_depth is not None) else 4)
+    if graph:
+        from checks.formats.graph import write_graph
+        if written(run, "the graph", graph, lambda: write_graph(ex.to_graph(), graph) or True):
+            st["graph"] = graph
+    if opts.fmt == "json":
+        run.stdout = json.dumps({"schema_version": 1, "tool": "rulecheck", "seed": opts.seed,
+                                 "proposal": prop.to_json(), "exploration": st}, indent=2)
+    else:
+        run.stdout = "\n".join(f"{k}: {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}: {v}"
+                                for k, v in st.items())
+    return run
+
+
+def _detail(model, ex) -> dict:
+    """--stats: states per BFS depth, and the rules that fired and never fired."""
+    per_depth: dict = {}
+    for d in ex.depth:
+        per_depth[d] = per_depth.get(d, 0) + 1
+    cov = coverage(model, ex)
+    return {"states_per_depth": dict(sorted(per_depth.items())), "rules_fired": f"{cov['fired']} of {cov['rules']}",
+            "never_fired": cov["never_fired"]}

@@ -9,6 +9,7 @@ import json
 import time
 from pathlib import Path
 
+from checks.formats.outputs import write_atomic
 from checks.pipelines.common import GAME, Options, Run
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -59,7 +60,10 @@ def export(promela: str, proposal: str | None, with_spin: bool, max_states: int)
     from checks.formats.promela import SpinUnavailable, run_spin, spin_counterexample, to_promela
     model = GAME.build(Options(proposal=proposal).resolve())
     pm = to_promela(model)
-    Path(promela).write_text(pm.text, encoding="utf-8")
+    try:
+        write_atomic(promela, pm.text)
+    except OSError as err:
+        return Run("", 2, [f"rulecheck: cannot write '{promela}': {err.strerror or err}"])
     lines = [f"wrote {promela}: {len(pm.variables)} state variables, {len(model.actions)} actions, "
              f"{len(pm.assertions)} assertions"]
     if not with_spin:
@@ -103,5 +107,5 @@ def docs(which: str, check_only: bool = False) -> Run:
         current = target.exists() and target.read_text(encoding="utf-8") == text
         return Run(f"{target.name} is {'current' if current else 'stale: run rulecheck docs ' + which}",
                    0 if current else 1)
-    target.write_text(text, encoding="utf-8")
+    write_atomic(target, text)
     return Run(f"wrote {target.relative_to(ROOT)}", 0)
