@@ -14,6 +14,7 @@ import click
 
 from checks.cli_options import (COUNT, DEPTH, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS, ci_reports, common,
                                 html_report)
+from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, proofs
 from checks.pipelines.common import Options, Run, UsageProblem
@@ -33,7 +34,7 @@ def guarded(fn):
         except (InputError, ModelError) as e:
             _fail(f"rulecheck: {e}", EXIT_INPUT)
         except UsageProblem as e:
-            raise click.UsageError(str(e)) from None
+            raise click.UsageError(clean(str(e))) from None
         except InternalError as e:
             _fail(f"rulecheck: internal error: {e}", EXIT_INTERNAL)
         except Interrupted as e:
@@ -47,15 +48,15 @@ def guarded(fn):
             _fail(f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)",
                   EXIT_INTERNAL)
         INTERRUPTS.raise_if_interrupted()  # a verdict computed while a signal arrived is not printed
-        click.echo(run.stdout)
+        click.echo(clean(run.stdout))
         for line in run.stderr:
-            click.echo(line, err=True)
+            click.echo(clean(line), err=True)
         sys.exit(run.code)
     return wrapper
 
 
 def _fail(message: str, code: int):
-    click.echo(message, err=True)
+    click.echo(clean(message), err=True)
     sys.exit(code)
 
 
@@ -225,13 +226,21 @@ def docs(which, check_only):
 
 
 def run() -> None:
-    """The console script: SIGINT and SIGTERM stop every engine and exit 130 (checks/interrupt.py)."""
+    """The console script: SIGINT and SIGTERM stop every engine and exit 130 (checks/interrupt.py); click's
+    own messages (which quote option values) are cleaned of terminal escapes like everything else."""
     INTERRUPTS.install()
     try:
-        main()
+        main(standalone_mode=False)
     except Interrupted as e:  # outside a guarded command (e.g. while click parses options)
         click.echo(f"rulecheck: {e}; stopped", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as e:
+        e.show(file=CleanStream(sys.stderr))
+        sys.exit(e.exit_code)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.Abort:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
