@@ -106,7 +106,9 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     sa, sb = _side(a, build(a), config), _side(b, build(b), config)
     diffs = []
     for mine, other, direction in ((sa, sb, "only-a"), (sb, sa, "only-b")):
-        extra = [o for o in mine.outcomes if o not in other.outcomes]
+        # An outcome the other side never reached is a difference only if the other search was complete:
+        # a search cut by a budget may reach it beyond the cut.
+        extra = [o for o in mine.outcomes if o not in other.outcomes] if other.exploration.complete else []
         if extra:
             o = min(extra, key=lambda o: (mine.exploration.depth[mine.outcomes[o]], mine.outcomes[o]))
             trace = validated(mine.model, mine.exploration.trace_to(mine.outcomes[o]), "compare")
@@ -115,7 +117,8 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     rb = {r.id: r for r in sb.results}
     for ra in sa.results:
         r2 = rb.get(ra.id)
-        if r2 is None or ra.verdict == r2.verdict:
+        # Only conclusive verdicts disagree: an `unknown` (a budget ran out) may become either.
+        if r2 is None or ra.verdict == r2.verdict or "unknown" in (ra.verdict, r2.verdict):
             continue
         for r, direction in ((ra, "only-a"), (r2, "only-b")):
             bad = r.kind == "invariant" and r.verdict == "violated"

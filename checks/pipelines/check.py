@@ -35,19 +35,24 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
         from checks.analyses.minimise import minimise_results
         notes += minimise_results(GAME, results, prop, opts.config(max_depth=None, progress=False))
     small = GAME.build(GAME.small(prop))
-    results += small_leak_results(small, opts.seed)
+    results += small_leak_results(small, opts.seed, opts.config())
+    warnings: list = []
     if z3_budget:
         results += _z3_guards(opts, prop, small, z3_budget, proof_cache, extra, notes)
-    return report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
+        warnings = extra["proofs"].pop("warnings", [])
+    run = report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
+    run.stderr[:0] = [f"rulecheck: warning: {w}" for w in warnings]
+    return run
 
 
 def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: list) -> list:
     """The agreement guard on the small bounds and the Spacer proofs that fit `z3_budget`."""
     from checks.analyses.quick_z3 import agreement_result, quick_proofs
-    out = [agreement_result(small, opts.seed)]
+    out = [agreement_result(small, opts.seed, opts.config())]
     cache_dir = "default" if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
     cache_stats: dict = {}
-    proofs, attempted = quick_proofs(GAME.build(prop, unbounded=True), opts.seed, z3_budget, cache_dir, cache_stats)
+    proofs, attempted = quick_proofs(GAME.build(prop, unbounded=True), opts.seed, z3_budget, cache_dir, cache_stats,
+                                     opts.config())
     out += proofs
     extra["proofs"] = {"rlimit": z3_budget, "attempted": attempted,
                        "proved": [r.id for r in proofs],
@@ -57,6 +62,9 @@ def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: li
         notes.append(f"the shipped Spacer certificates (checks/engines/spacer-proofs.json) do not match this "
                      f"encoding of the embedded profile '{prop.name}', so Spacer ran from scratch; regenerate "
                      f"them with: {SEED_COMMAND.format(profile=prop.name)}")
+    if cache_stats.get("timed_out"):
+        notes.append(f"Spacer not attempted on {len(cache_stats['timed_out'])} invariant(s): --timeout "
+                     f"{opts.timeout}s ran out first; their verdicts above are the explicit ones")
     if cache_stats.get("known_unknown_skipped"):
         notes.append(f"Spacer not re-run on {len(cache_stats['known_unknown_skipped'])} invariant(s) it could "
                      f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof cache; "

@@ -9,6 +9,7 @@ engines below receive the models it builds and never import it.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,10 +36,11 @@ class Options:
     summary: str | None = None
     command: str = ""
     html: str | None = None
+    started: float = field(default_factory=time.perf_counter)  # --timeout counts from here, for every engine
 
     def config(self, **kw) -> CheckConfig:
         base = dict(max_states=self.max_states, max_depth=self.max_depth, timeout=self.timeout, seed=self.seed,
-                    progress=self.progress)
+                    progress=self.progress, started=self.started)
         return CheckConfig(**(base | kw))
 
     def resolve(self):
