@@ -12,16 +12,12 @@ import sys
 
 import click
 
-from checks.cli_options import (COUNT, DEPTH, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS, ci_reports, common,
-                                html_report)
+from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS,
+                                ci_reports, common, failure, html_report)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, proofs
 from checks.pipelines.common import Options, Run, UsageProblem
-from checks.results import InternalError
-from model.errors import InputError, ModelError
-
-EXIT_INPUT, EXIT_INTERNAL = 3, 1
 
 
 def guarded(fn):
@@ -31,22 +27,15 @@ def guarded(fn):
     def wrapper(*a, **kw):
         try:
             run: Run = fn(*a, **kw)
-        except (InputError, ModelError) as e:
-            _fail(f"rulecheck: {e}", EXIT_INPUT)
-        except UsageProblem as e:
-            raise click.UsageError(clean(str(e))) from None
-        except InternalError as e:
-            _fail(f"rulecheck: internal error: {e}", EXIT_INTERNAL)
-        except Interrupted as e:
-            _fail(f"rulecheck: {e}; stopped, nothing is claimed for the checks that had not finished",
-                  EXIT_INTERRUPTED)
-        except (click.ClickException, click.exceptions.Exit, SystemExit):
-            raise
-        except Exception as e:  # a bug in the tool: say so plainly; RULECHECK_DEBUG=1 shows the traceback
-            if os.environ.get("RULECHECK_DEBUG"):
-                raise
-            _fail(f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)",
-                  EXIT_INTERNAL)
+        except Exception as e:
+            if INTERRUPTS.signum is not None and not isinstance(e, Interrupted):  # a failure the cut caused
+                e = Interrupted(INTERRUPTS.signum)
+            if isinstance(e, UsageProblem):
+                raise click.UsageError(clean(str(e))) from None
+            if isinstance(e, (click.ClickException, click.exceptions.Exit)) or (
+                    os.environ.get("RULECHECK_DEBUG") and failure(e)[1] == EXIT_INTERNAL):
+                raise  # click's own; or a bug, with its traceback when RULECHECK_DEBUG is set
+            _fail(*failure(e))
         INTERRUPTS.raise_if_interrupted()  # a verdict computed while a signal arrived is not printed
         click.echo(clean(run.stdout))
         for line in run.stderr:
@@ -56,7 +45,14 @@ def guarded(fn):
 
 
 def _fail(message: str, code: int):
+    INTERRUPTS.quiesce()  # from here on the process only unwinds: no Z3 context is cancelled any more
     click.echo(clean(message), err=True)
+    if code == EXIT_INTERRUPTED and INTERRUPTS.installed:
+        # Interrupted: every file was already finished or removed while the signal unwound the run; do not
+        # spend seconds freeing a large state graph object by object before exiting.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)
 
 
@@ -232,8 +228,7 @@ def run() -> None:
     try:
         main(standalone_mode=False)
     except Interrupted as e:  # outside a guarded command (e.g. while click parses options)
-        click.echo(f"rulecheck: {e}; stopped", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        _fail(f"rulecheck: {e}; stopped", EXIT_INTERRUPTED)
     except click.ClickException as e:
         e.show(file=CleanStream(sys.stderr))
         sys.exit(e.exit_code)

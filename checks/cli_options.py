@@ -47,6 +47,24 @@ class OutPath(click.ParamType):
         return str(value)
 
 
+EXIT_INPUT, EXIT_INTERNAL = 3, 1
+
+
+def failure(e: Exception) -> tuple[str, int]:
+    """The message and exit code the product contract gives a failure (never a traceback): a bad input
+    file 3, an interruption 130, a bug in the tool 1."""
+    from checks.interrupt import EXIT_INTERRUPTED, Interrupted
+    from checks.results import InternalError
+    from model.errors import InputError, ModelError
+    if isinstance(e, (InputError, ModelError)):
+        return f"rulecheck: {e}", EXIT_INPUT
+    if isinstance(e, Interrupted):
+        return f"rulecheck: {e}; stopped, nothing is claimed for the checks that had not finished", EXIT_INTERRUPTED
+    if isinstance(e, InternalError):
+        return f"rulecheck: internal error: {e}", EXIT_INTERNAL
+    return f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)", EXIT_INTERNAL
+
+
 SECONDS, COUNT, DEPTH, NATURAL = Seconds(), click.IntRange(min=1), click.IntRange(min=0), click.IntRange(min=0)
 OUT_FILE, OUT_DIR = OutPath(), OutPath(directory=True)
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)

@@ -11,17 +11,23 @@ run between bytecodes:
 - Python-level: the handler records the signal and raises `Interrupted` in the main thread, which
   stops the explicit engines at their next bytecode.
 - C-level: `signal.set_wakeup_fd` makes the interpreter write the signal number to a pipe the
-  moment it arrives; a watcher thread reads it and calls `interrupt()` on every registered Z3
-  context, so a running query returns within milliseconds, and then the Python handler raises.
+  moment it arrives; a watcher thread reads it and from then on calls `interrupt()` on every
+  registered Z3 context every 20 ms, so a running query returns within milliseconds (and one that
+  starts a moment later too), and then the Python handler raises. `decide`
+  (checks/engines/encode.py) raises before a query and after any answer once a signal arrived, and
+  the CLI reports any failure after a signal as the interruption it is (exit 130): a query cut
+  while its model was read is never a trace, a verdict or an internal error.
 
 Z3's own Ctrl-C handling is switched off (`ctrl_c=false`) so that it cannot swallow SIGINT and
 turn it into an ordinary `unknown` that a pipeline would carry on from.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import threading
+import time
 import weakref
 
 EXIT_INTERRUPTED = 130
@@ -42,6 +48,13 @@ class Interrupts:
         self.signum: int | None = None
         self._contexts: weakref.WeakSet = weakref.WeakSet()
         self._installed = False
+        self._lock = threading.Lock()  # held while the watcher cancels: `quiesce` waits for it
+        self._quiet = False
+
+    @property
+    def installed(self) -> bool:
+        """Did the CLI install the handlers (a real `rulecheck` process, not a library user or a test)?"""
+        return self._installed
 
     def register(self, ctx) -> None:
         """A Z3 context to interrupt on a signal (cheap: a weak reference); no new work after one."""
@@ -53,11 +66,20 @@ class Interrupts:
             raise Interrupted(self.signum)
 
     def _cancel_z3(self) -> None:
-        for ctx in list(self._contexts):
-            try:
-                ctx.interrupt()
-            except Exception:  # a context being torn down: nothing left to cancel
-                pass
+        with self._lock:
+            if self._quiet:
+                return
+            for ctx in list(self._contexts):
+                try:
+                    ctx.interrupt()
+                except Exception:  # a context being torn down: nothing left to cancel
+                    pass
+
+    def quiesce(self) -> None:
+        """No more cancelling from the watcher (the process is about to exit: Z3 contexts are being
+        torn down, and interrupting one then could crash the interpreter)."""
+        with self._lock:
+            self._quiet = True
 
     def _handler(self, signum, frame):
         self.signum = signum
@@ -85,14 +107,18 @@ class Interrupts:
             signal.signal(sig, self._handler)
 
         def watch():
-            while True:
-                data = os.read(read_fd, 1)
-                if not data:
-                    return
-                self.signum = data[0]
+            data = os.read(read_fd, 1)
+            if not data:
+                return
+            self.signum = data[0]
+            # Keep cancelling until the CLI exits (`quiesce`): a query that starts just after the first
+            # cancel (the signal landed while Python was building it, in z3's own wrappers) is cancelled too.
+            while not self._quiet:
                 self._cancel_z3()
+                time.sleep(0.02)
 
         threading.Thread(target=watch, name="rulecheck-signals", daemon=True).start()
+        atexit.register(self.quiesce)
 
 
 INTERRUPTS = Interrupts()  # NOTE(signals): the process's one instance
