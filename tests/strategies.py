@@ -157,15 +157,15 @@ def scenario_doc(draw):
         part = draw(st.sampled_from(["setup", "steps", "expect", "top", "bounds", "options"]))
         if part == "top":
             doc = draw(mutated(doc))
-        elif part == "bounds":
-            setup = dict(doc.get("setup") or {}) if isinstance(doc, dict) else {}
-            prop = dict(setup.get("proposal") or {}) if isinstance(setup.get("proposal"), dict) else {}
+        elif part == "bounds" and isinstance(doc, dict):
+            setup = dict(doc["setup"]) if isinstance(doc.get("setup"), dict) else {}
+            prop = dict(setup["proposal"]) if isinstance(setup.get("proposal"), dict) else {}
             prop["bounds"] = draw(bounds_doc())
             setup["proposal"] = prop
-            doc = dict(doc, setup=setup) if isinstance(doc, dict) else doc
+            doc = dict(doc, setup=setup)
         elif part == "options" and isinstance(doc, dict):
-            setup = dict(doc.get("setup") or {}) if isinstance(doc.get("setup"), dict) else {}
-            setup["options"] = {"pids": draw(mutated(draw(st.permutations(range(1, 7)))))}
+            setup = dict(doc["setup"]) if isinstance(doc.get("setup"), dict) else {}
+            setup["options"] = {"pids": draw(mutated(list(draw(st.permutations(range(1, 7))))))}
             doc = dict(doc, setup=setup)
         elif isinstance(doc, dict) and part in doc:
             doc = dict(doc, **{part: draw(mutated(doc[part]))})

@@ -166,7 +166,7 @@ def load_yaml(path: str, limits: Limits = LIMITS):
         return _yaml(limits).load(text)
     except MarkedYAMLError as e:
         line, col = _mark_of(e)
-        problem = e.problem or e.context or "malformed YAML"
+        problem = ", ".join(x for x in (e.context, e.problem) if x) or "malformed YAML"
         if "duplicate key" in problem:
             problem = problem.split(" with value")[0] + "; each key may appear once in a mapping"
         prefix = "" if isinstance(e, _LimitError) else "malformed YAML: "

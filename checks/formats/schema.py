@@ -59,7 +59,8 @@ class Loc:
         return Loc(self.file, self.errors, self._join(k), line or self.line, col if line else self.col)
 
     def value(self, mapping, k) -> "Loc":
-        line, col = _pos(mapping, "value", k)
+        # An empty value has no position of its own (the parser points past it): show its key's.
+        line, col = _pos(mapping, "key" if mapping.get(k, 0) is None else "value", k)
         return Loc(self.file, self.errors, self._join(k), line or self.line, col if line else self.col)
 
     def item(self, seq, i: int) -> "Loc":
@@ -608,7 +609,7 @@ class Exclusive:
     why: str
 
     def check(self, rec: Record, values, bad, raw, loc: Loc) -> None:
-        given = [n for n in self.names if n in raw]
+        given = sorted((n for n in self.names if n in raw), key=lambda n: _pos(raw, "key", n))
         if len(given) > 1:
             line, col = _pos(raw, "key", given[1])
             loc.error(f"{quoted(given[1])} and {quoted(given[0])}: {self.why}", line, col)
