@@ -61,7 +61,7 @@ PROBES = [
     {"interpretation": {"A4": True}}, {"interpretation": None}, {"bounds": None}, {"defects": "x"},
     {"defects": ["ids-not-rotated", "ids-not-rotated"]}, {"name": None, "description": None},
     {"bounds": {"factions": ["Moritani", "Guild"], "forces": [], "karama": [], "alliances": []}},
-    {"defects": ["forfeit-resets-each-turn"]}, {"defects": ["forfeit-resets-each-turn"],
+    {"defects": None}, {"defects": ["forfeit-resets-each-turn"]}, {"defects": ["forfeit-resets-each-turn"],
                                                 "bounds": {"assassinate_leaders": True}},
 ]
 

@@ -1,4 +1,5 @@
-"""Reading the files a user hands the tool (proposals, scenarios, the proof cache), with limits.
+"""Reading the files a user hands the tool (proposals, scenarios), with limits. (The proof cache, read
+by an engine below this layer, applies the same rules itself: checks/engines/proofcache.py.)
 
 Everything a file can do to the reader is bounded before the file's structure is built: its
 size, its encoding (UTF-8 only; a binary file, a UTF-16/32 file, a NUL or ESC byte is refused at
@@ -22,7 +23,6 @@ model.errors.InputError: ...p.yaml:1:8: an ESC character (terminal escape) is no
 from __future__ import annotations
 
 import codecs
-import json
 import re
 from dataclasses import dataclass
 
@@ -46,7 +46,6 @@ class Limits:
 
 
 LIMITS = Limits()
-CACHE_LIMITS = Limits(max_bytes=64 << 20, max_depth=8)  # the proof cache: many entries, flat
 
 # What YAML's reader accepts (YAML 1.2 §5.1, as ruamel checks it); anything else is refused here first,
 # with its line and column and a name a person recognises.
@@ -175,17 +174,3 @@ def load_yaml(path: str, limits: Limits = LIMITS):
         # A reader or constructor failure without a mark (for example an integer too long to convert).
         raise InputError(path, None, None, f"malformed YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}") \
             from None
-
-
-def load_json(path: str, limits: Limits = CACHE_LIMITS):
-    """Parse a JSON file within `limits` (size; NaN and Infinity refused; nesting bounded by Python)."""
-    text = read_text(path, limits, "a JSON file")
-
-    def constant(name):
-        raise ValueError(f"{name} is not a JSON number")
-    try:
-        return json.loads(text, parse_constant=constant)
-    except json.JSONDecodeError as e:
-        raise InputError(path, e.lineno, e.colno, f"malformed JSON: {e.msg}") from None
-    except (ValueError, RecursionError) as e:
-        raise InputError(path, None, None, f"malformed JSON: {e or 'nested too deeply'}") from None

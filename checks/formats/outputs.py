@@ -94,12 +94,21 @@ def check_dir(path) -> Path:
     return p
 
 
+def _mode(p: Path) -> int:
+    """The permissions a replaced file keeps; a new one is readable by all (mkstemp's 0600 would keep a
+    report meant to be shared from its readers)."""
+    try:
+        return p.stat().st_mode & 0o777
+    except OSError:
+        return 0o644
+
+
 def _write_temp(p: Path, text: str) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:60]}.", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would keep a report meant to be shared from its readers
+        os.chmod(tmp, _mode(p))
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -143,7 +152,7 @@ def atomic_open(path, binary: bool = False):
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
             yield fh
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, _mode(p))
         os.replace(tmp, p)
     except BaseException:
         with contextlib.suppress(OSError):

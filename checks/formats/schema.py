@@ -489,12 +489,13 @@ def _domain(node: Node, column=None) -> list:
 
 def _contains(node: Node, v, column=None) -> dict:
     """JSON Schema: the field's value (as `node` holds it) holds choice `v`."""
+    # `contains` says nothing about a value that is not a list (it holds vacuously): say "a list" too.
     if isinstance(node, ListOf):
         if isinstance(node.item, Row):
             if column is None:
-                return {"contains": {"contains": {"const": v}}}
-            return {"contains": {"prefixItems": [True] * column + [{"const": v}]}}
-        return {"contains": {"const": v}}
+                return {"type": "array", "contains": {"contains": {"const": v}}}
+            return {"type": "array", "contains": {"prefixItems": [True] * column + [{"const": v}]}}
+        return {"type": "array", "contains": {"const": v}}
     return {"const": v}
 
 
@@ -669,5 +670,6 @@ class Requires:
             if len(path) > 1 and not default_ok:
                 inner = {"type": "object"} | inner
             return _given_or_default(path[0], inner, default_ok)
-        return [{"if": {"required": [self.field], "properties": {self.field: {"contains": {"const": self.value}}}},
+        return [{"if": {"required": [self.field],
+                        "properties": {self.field: {"type": "array", "contains": {"const": self.value}}}},
                  "then": nested(self.path, {"const": self.equals}, self.default == self.equals)}]
