@@ -50,6 +50,7 @@ class Interrupts:
         self._installed = False
         self._lock = threading.Lock()  # held while the watcher cancels: `quiesce` waits for it
         self._quiet = False
+        self._protected: set = set()  # source files whose code a signal never cuts in the middle
 
     @property
     def installed(self) -> bool:
@@ -81,12 +82,26 @@ class Interrupts:
         with self._lock:
             self._quiet = True
 
+    def protect(self, filename: str) -> None:
+        """Never raise in the middle of code from `filename` (or what it calls): the signal is recorded and
+        raised at that code's next checkpoint (`raise_if_interrupted`). For the few places where being cut
+        would leave debris: a temporary file created but not yet removed or renamed."""
+        self._protected.add(os.path.abspath(filename))
+
+    def _deferred(self, frame) -> bool:
+        while frame is not None:
+            name = frame.f_code.co_filename
+            # Inside a ctypes callback (Z3's error handler runs when a cancelled query unwinds) an
+            # exception is printed and dropped; the flag stays set and the next checkpoint raises.
+            if name in self._protected or f"{os.sep}z3{os.sep}" in name:
+                return True
+            frame = frame.f_back
+        return False
+
     def _handler(self, signum, frame):
         self.signum = signum
         self._cancel_z3()
-        # Inside a ctypes callback (Z3's error handler runs when a cancelled query unwinds) an
-        # exception is printed and dropped; the flag stays set and the next checkpoint raises.
-        if frame is not None and f"{os.sep}z3{os.sep}" in frame.f_code.co_filename:
+        if self._deferred(frame):
             return
         raise Interrupted(signum)
 

@@ -23,7 +23,6 @@ from checks.cli import main
 from checks.cli_options import failure
 from checks.formats.proposal import load_proposal
 from checks.formats.scenario import replay_file
-from model.errors import InputError
 from model.moritani import GAME
 from strategies import PROPOSALS, SCENARIOS, damaged, json_text, proposal_doc, scenario_doc, yaml_soup, yaml_text
 
@@ -52,7 +51,7 @@ def scenario_code(path: str) -> tuple[int, str]:
     return (0 if res.ok else 12), res.problem
 
 
-def assert_contract(code: int, message: str, error=None) -> None:
+def assert_contract(code: int, message: str) -> None:
     assert code in (0, 3, 4, 12), message
     if code == 3:
         assert LOCATED.search(message), f"not located: {message}"

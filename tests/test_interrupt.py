@@ -148,3 +148,32 @@ def test_an_interrupted_html_report_is_not_written(tmp_path):
     page = tmp_path / "r.html"
     assert_stopped(*interrupt(["leaks", "--engine", "explicit", "--html", str(page)], 2.0, signal.SIGINT, tmp_path))
     assert not page.exists() and temporaries(tmp_path) == []
+
+
+@pytest.mark.parametrize("where", ["write_new", "write_atomic", "atomic_open"])
+def test_a_signal_inside_a_write_is_raised_once_the_write_is_over(tmp_path, monkeypatch, where):
+    """NOTE(signals): checks/formats/outputs.py is protected. A signal that lands while a file is being
+    written (here: inside the rename, as Python would deliver it there) is raised when the write is
+    over: the file is whole and no temporary file is left."""
+    from checks.formats import outputs
+    from checks.interrupt import INTERRUPTS, Interrupted
+    real_link, real_replace = os.link, os.replace
+
+    def land(f):
+        def wrapped(*a):
+            INTERRUPTS._handler(signal.SIGINT, sys._getframe())  # what the interpreter does at this point
+            return f(*a)
+        return wrapped
+    monkeypatch.setattr(os, "link", land(real_link))
+    monkeypatch.setattr(os, "replace", land(real_replace))
+    target = tmp_path / "x.md"
+    try:
+        with pytest.raises(Interrupted):
+            if where == "atomic_open":
+                with outputs.atomic_open(target) as fh:
+                    fh.write("text")
+            else:
+                getattr(outputs, where)(target, "text")
+    finally:
+        INTERRUPTS.signum = None
+    assert target.read_text() == "text" and temporaries(tmp_path) == []

@@ -38,7 +38,10 @@ import re
 import tempfile
 from pathlib import Path
 
+from checks.interrupt import INTERRUPTS
+
 FILE = "spacer-proofs.json"
+INTERRUPTS.protect(__file__)  # NOTE(signals): a save is never cut between its temporary file and the rename
 MAX_BYTES = 64 << 20
 SEED = Path(__file__).resolve().parent / FILE
 _KEY = re.compile(r"[0-9a-f]{64}")
@@ -179,3 +182,4 @@ class ProofCache:
             self._put, self._dropped, self._rebuild = {}, set(), False
         except OSError:
             pass  # an unwritable cache directory only costs time on the next run
+        INTERRUPTS.raise_if_interrupted()

@@ -8,7 +8,8 @@
   nothing to root or on a read-only mount).
 - `write_atomic` replaces a file: the text goes to a temporary file in the same directory, then
   `os.replace`, so a reader (or an interrupted run) sees the old file or the whole new one, never a
-  part; the temporary file is removed on any failure, signals included. `write_new` never replaces:
+  part; the temporary file is removed on any failure, and a signal is raised only once a write is
+  over (NOTE(signals): this module is protected, `Interrupts.protect`). `write_new` never replaces:
   an existing file keeps its name and the new one gets a numeric suffix (`x-2.md`), also atomically.
   A character device or a FIFO (`/dev/null`, `/dev/stdout`) is written directly: there is nothing to
   replace.
@@ -34,7 +35,12 @@ import stat
 import tempfile
 from pathlib import Path
 
+from checks.interrupt import INTERRUPTS
+
 SLUG_LENGTH = 80
+# NOTE(signals): a signal never cuts this module's code in the middle (a temporary file created and
+# not yet renamed or removed would be left behind); it is raised when each write is over.
+INTERRUPTS.protect(__file__)
 
 
 class OutputError(ValueError):
@@ -134,30 +140,52 @@ def write_atomic(path, text: str, append: bool = False) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    INTERRUPTS.raise_if_interrupted()
     return p
 
 
-@contextlib.contextmanager
-def atomic_open(path, binary: bool = False):
+class atomic_open:  # noqa: N801 (used like open())
     """A file handle for streaming a large output (a state graph): written to a temporary file in the
-    same directory and moved to `path` only when the block completes; on any failure (a signal
-    included) the temporary file is removed and `path` is untouched."""
-    p = Path(path)
-    if _special(p):
-        with open(p, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
-            yield fh
-        return
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:60]}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
-            yield fh
-        os.chmod(tmp, _mode(p))
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    same directory and moved to `path` only when the `with` block completes; on any failure (a signal
+    included) the temporary file is removed and `path` is untouched. A class, not a generator: its
+    `__enter__` and `__exit__` run in this protected module, so no signal lands between creating the
+    temporary file and the `with` statement taking charge of it."""
+
+    def __init__(self, path, binary: bool = False):
+        self.path, self.binary, self.tmp, self.fh = Path(path), binary, None, None
+
+    def _open(self, target, mode: str):
+        return open(target, mode, **({} if self.binary else {"encoding": "utf-8"}))
+
+    def __enter__(self):
+        p = self.path
+        if _special(p):
+            self.fh = self._open(p, "wb" if self.binary else "w")
+            return self.fh
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{p.name[:60]}.", suffix=".tmp", dir=p.parent)
+        try:
+            self.fh = self._open(fd, "wb" if self.binary else "w")
+        except BaseException:
+            os.close(fd)
+            os.unlink(self.tmp)
+            raise
+        return self.fh
+
+    def __exit__(self, kind, err, tb) -> bool:
+        try:
+            self.fh.close()
+            if kind is None and self.tmp is not None:
+                os.chmod(self.tmp, _mode(self.path))
+                os.replace(self.tmp, self.path)
+                self.tmp = None
+        finally:
+            if self.tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.tmp)
+        if kind is None:
+            INTERRUPTS.raise_if_interrupted()
+        return False
 
 
 def write_new(path: Path, text: str) -> Path:
@@ -188,6 +216,7 @@ def write_new(path: Path, text: str) -> Path:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        INTERRUPTS.raise_if_interrupted()
 
 
 def slug(name, limit: int = SLUG_LENGTH) -> str:

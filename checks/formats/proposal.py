@@ -21,8 +21,8 @@ import dataclasses
 from pathlib import Path
 
 from checks.formats.inputs import load_yaml
-from checks.formats.schema import (INVALID, AtMost, Boolean, Choice, Exclusive, Integer, ListOf, Loc, OncePerRow,
-                                   Record, Requires, Row, Text, Within, _pos)
+from checks.formats.relations import AtMost, Exclusive, OncePerRow, Requires, Within
+from checks.formats.schema import INVALID, Boolean, Choice, Integer, ListOf, Loc, Record, Row, Text, _pos
 from model.errors import InputError, ModelError, choices
 
 TOP_KEYS = ("name", "description", "interpretation", "bounds", "defects")

@@ -33,8 +33,8 @@ from checks.formats.inputs import load_yaml
 from checks.formats.outputs import write_new
 from checks.formats.proposal import (NAME_LENGTH, bound_node, build_proposal, check_document, defect_needs,
                                      defects_schema, proposal_schema)
-from checks.formats.schema import (Alone, Const, Exclusive, Integer, ListOf, Loc, MapOf, Record, Scalar, Text,
-                                   _pos, found, quoted)
+from checks.formats.relations import Alone, Exclusive
+from checks.formats.schema import Const, Integer, ListOf, Loc, MapOf, Record, Scalar, Text, _pos, found, quoted
 from model.domains import Bool, Enum, IntRange
 from model.errors import InputError, ModelError, choices
 from model.evaluate import apply, enabled, eval_expr
