@@ -87,7 +87,7 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache)
 
 @main.command()
 @common(out=False)
-@click.option("--stats", is_flag=True, help="also the states per depth and how often each rule fired")
+@click.option("--stats", is_flag=True, help="also the states per depth and which rules fired")
 @click.option("--graph", type=OUT_FILE, default=None, help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")

@@ -75,7 +75,7 @@ def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: li
 def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetry: bool = False,
             engine: str = "scalar", jobs: int | None = None, detail: bool = False) -> Run:
     """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml);
-    `detail` (--stats) adds the states per depth and how often each rule fired."""
+    `detail` (--stats) adds the states per depth and which rules fired (and which never did)."""
     prop = opts.resolve()
     model = GAME.build(prop)
     ex = make_explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry, engine=engine,
