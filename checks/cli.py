@@ -12,14 +12,12 @@ import sys
 
 import click
 
-from checks.cli_options import COUNT, DEPTH, FORMAT, NATURAL, SECONDS, ci_reports, common, html_report, writable
+from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS,
+                                ci_reports, common, failure, html_report)
+from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, proofs
 from checks.pipelines.common import Options, Run, UsageProblem
-from checks.results import InternalError
-from model.errors import InputError, ModelError
-
-EXIT_INPUT, EXIT_INTERNAL = 3, 1
 
 
 def guarded(fn):
@@ -29,32 +27,32 @@ def guarded(fn):
     def wrapper(*a, **kw):
         try:
             run: Run = fn(*a, **kw)
-        except (InputError, ModelError) as e:
-            _fail(f"rulecheck: {e}", EXIT_INPUT)
-        except UsageProblem as e:
-            raise click.UsageError(str(e)) from None
-        except InternalError as e:
-            _fail(f"rulecheck: internal error: {e}", EXIT_INTERNAL)
-        except Interrupted as e:
-            _fail(f"rulecheck: {e}; stopped, nothing is claimed for the checks that had not finished",
-                  EXIT_INTERRUPTED)
-        except (click.ClickException, click.exceptions.Exit, SystemExit):
-            raise
-        except Exception as e:  # a bug in the tool: say so plainly; RULECHECK_DEBUG=1 shows the traceback
-            if os.environ.get("RULECHECK_DEBUG"):
-                raise
-            _fail(f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)",
-                  EXIT_INTERNAL)
+        except Exception as e:
+            if INTERRUPTS.signum is not None and not isinstance(e, Interrupted):  # a failure the cut caused
+                e = Interrupted(INTERRUPTS.signum)
+            if isinstance(e, UsageProblem):
+                raise click.UsageError(clean(str(e))) from None
+            if isinstance(e, (click.ClickException, click.exceptions.Exit)) or (
+                    os.environ.get("RULECHECK_DEBUG") and failure(e)[1] == EXIT_INTERNAL):
+                raise  # click's own; or a bug, with its traceback when RULECHECK_DEBUG is set
+            _fail(*failure(e))
         INTERRUPTS.raise_if_interrupted()  # a verdict computed while a signal arrived is not printed
-        click.echo(run.stdout)
+        click.echo(clean(run.stdout))
         for line in run.stderr:
-            click.echo(line, err=True)
+            click.echo(clean(line), err=True)
         sys.exit(run.code)
     return wrapper
 
 
 def _fail(message: str, code: int):
-    click.echo(message, err=True)
+    INTERRUPTS.quiesce()  # from here on the process only unwinds: no Z3 context is cancelled any more
+    click.echo(clean(message), err=True)
+    if code == EXIT_INTERRUPTED and INTERRUPTS.installed:
+        # Interrupted: every file was already finished or removed while the signal unwound the run; do not
+        # spend seconds freeing a large state graph object by object before exiting.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)
 
 
@@ -90,10 +88,9 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache,
 
 
 @main.command()
-@common
-@click.option("--stats", is_flag=True, help="print exploration statistics only")
-@click.option("--graph", type=click.Path(dir_okay=False), default=None,
-              help="write the explored graph (.dot or .graphml)")
+@common(out=False)
+@click.option("--stats", is_flag=True, help="also the states per depth and which rules fired")
+@click.option("--graph", type=OUT_FILE, default=None, help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
 @click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
@@ -101,15 +98,17 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache,
 @click.option("--jobs", type=COUNT, default=None, help="vector engine: worker processes (default: every core)")
 @guarded
 def explore(opts, stats, graph, fold, symmetry, search_engine, jobs):
-    """Explicit state-graph exploration only."""
+    """Explicit state-graph exploration only: its statistics (no traces; `check --out` writes those)."""
     if graph and not graph.endswith((".dot", ".graphml")):
         raise click.UsageError("--graph needs a .dot or .graphml file name")
-    return checking.explore(opts, graph, fold, symmetry, search_engine, jobs)
+    return checking.explore(opts, graph, fold, symmetry, search_engine, jobs, stats)
 
 
 @main.command()
 @FORMAT
-@click.option("--schema", is_flag=True, help="print a JSON Schema for proposal files (for editors)")
+@click.option("--schema", is_flag=False, flag_value="proposal", default=None,
+              type=click.Choice(["proposal", "scenario"]),
+              help="print the JSON Schema of proposal files (the default) or scenario files, for editors")
 @guarded
 def interpretations(fmt, schema):
     """Every interpretation switch: its choices, its default and its catalogue IDs."""
@@ -132,7 +131,7 @@ def selftest(opts, only, engine, minimise):
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file")
 @FORMAT
 @guarded
 def replay(file, fmt):
@@ -182,7 +181,7 @@ def ambiguities(opts):
 
 
 @main.command()
-@click.option("--promela", type=click.Path(dir_okay=False), required=True,
+@click.option("--promela", type=OUT_FILE, required=True,
               help="write the model in Promela here (invariants as assertions; checks/formats/promela.py)")
 @click.option("--proposal", default=None, metavar="FILE|PROFILE",
               help="a proposal file, or an embedded profile name (default: 'default')")
@@ -192,7 +191,6 @@ def ambiguities(opts):
 @guarded
 def export(promela, proposal, with_spin, max_states):
     """The selected model in Promela, for SPIN as an external referee."""
-    writable(promela, "--promela")
     return files.export(promela, proposal, with_spin, max_states)
 
 
@@ -200,8 +198,7 @@ def export(promela, proposal, with_spin, max_states):
 @click.argument("proposal_a", metavar="A")
 @click.argument("proposal_b", metavar="B")
 @FORMAT
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="write each distinguishing game as a scenario file here")
+@click.option("--out", type=OUT_DIR, default=None, help="write each distinguishing game as a scenario file here")
 @click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report")
 @click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
 @click.option("--timeout", type=SECONDS, default=None, help="seconds")
@@ -227,13 +224,20 @@ def docs(which, check_only):
 
 
 def run() -> None:
-    """The console script: SIGINT and SIGTERM stop every engine and exit 130 (checks/interrupt.py)."""
+    """The console script: SIGINT and SIGTERM stop every engine and exit 130 (checks/interrupt.py); click's
+    own messages (which quote option values) are cleaned of terminal escapes like everything else."""
     INTERRUPTS.install()
     try:
-        main()
+        main(standalone_mode=False)
     except Interrupted as e:  # outside a guarded command (e.g. while click parses options)
-        click.echo(f"rulecheck: {e}; stopped", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        _fail(f"rulecheck: {e}; stopped", EXIT_INTERRUPTED)
+    except click.ClickException as e:
+        e.show(file=CleanStream(sys.stderr))
+        sys.exit(e.exit_code)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.Abort:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
-from pathlib import Path
 
 import click
 
@@ -30,18 +28,59 @@ class Seconds(click.ParamType):
         return x
 
 
+class OutPath(click.ParamType):
+    """An output path (a file, or with `directory` a folder), checked before any work starts
+    (checks/formats/outputs.py): a path that cannot be written is a usage error (exit 2) naming the reason."""
+
+    name = "path"
+
+    def __init__(self, directory: bool = False):
+        self.directory = directory
+        self.name = "dir" if directory else "file"
+
+    def convert(self, value, param, ctx):
+        from checks.formats.outputs import OutputError, check_dir, check_file
+        try:
+            (check_dir if self.directory else check_file)(value)
+        except OutputError as err:
+            self.fail(str(err), param, ctx)
+        return str(value)
+
+
+EXIT_INPUT, EXIT_INTERNAL = 3, 1
+
+
+def failure(e: Exception) -> tuple[str, int]:
+    """The message and exit code the product contract gives a failure (never a traceback): a bad input
+    file 3, an interruption 130, a bug in the tool 1."""
+    from checks.interrupt import EXIT_INTERRUPTED, Interrupted
+    from checks.results import InternalError
+    from model.errors import InputError, ModelError
+    if isinstance(e, (InputError, ModelError)):
+        return f"rulecheck: {e}", EXIT_INPUT
+    if isinstance(e, Interrupted):
+        return f"rulecheck: {e}; stopped, nothing is claimed for the checks that had not finished", EXIT_INTERRUPTED
+    if isinstance(e, InternalError):
+        return f"rulecheck: internal error: {e}", EXIT_INTERNAL
+    return f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)", EXIT_INTERNAL
+
+
 SECONDS, COUNT, DEPTH, NATURAL = Seconds(), click.IntRange(min=1), click.IntRange(min=0), click.IntRange(min=0)
+OUT_FILE, OUT_DIR = OutPath(), OutPath(directory=True)
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 
 
-def common(f):
-    """The options most commands share, gathered into one `Options` argument `opts`."""
+def common(f=None, *, out: bool = True):
+    """The options most commands share, gathered into one `Options` argument `opts` (`out=False`: a
+    command that writes no traces has no --out)."""
+    if f is None:
+        return functools.partial(common, out=out)
     opts = [
         click.option("--proposal", default=None, metavar="FILE|PROFILE",
                      help="a proposal file, or an embedded profile name (default: 'default')"),
         FORMAT,
-        click.option("--out", type=click.Path(file_okay=False), default=None,
-                     help="write counterexamples and witnesses as scenario files here"),
+        *([click.option("--out", type=OUT_DIR, default=None,
+                        help="write counterexamples and witnesses as scenario files here")] if out else []),
         click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report"),
         click.option("--max-states", type=COUNT, default=2_000_000, show_default=True),
         click.option("--max-depth", type=DEPTH, default=None),
@@ -50,7 +89,7 @@ def common(f):
     ]
 
     @functools.wraps(f)
-    def wrapper(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, junit=None, summary=None,
+    def wrapper(proposal, fmt, seed, max_states, max_depth, timeout, progress, out=None, junit=None, summary=None,
                 html=None, **kw):
         o = Options(proposal, fmt, out, seed, max_states, max_depth, timeout, progress, junit, summary,
                     click.get_current_context().info_name, html)
@@ -62,30 +101,14 @@ def common(f):
 
 def ci_reports(f):
     """--junit FILE and --summary FILE (checks/formats/cireport.py)."""
-    f = click.option("--summary", type=click.Path(dir_okay=False), default=None,
+    f = click.option("--summary", type=OUT_FILE, default=None,
                      help="append a Markdown job summary (verdict table, shortest traces) to FILE, "
                           "e.g. $GITHUB_STEP_SUMMARY")(f)
-    return click.option("--junit", type=click.Path(dir_okay=False), default=None,
+    return click.option("--junit", type=OUT_FILE, default=None,
                         help="write JUnit XML to FILE: one test case per check")(f)
-
-
-def writable(path: str, option: str) -> None:
-    """Refuse an output path that cannot be written before any work starts (exit 2)."""
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if p.is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise click.BadParameter(f"cannot write '{path}'", param_hint=option)
 
 
 def html_report(f):
     """--html FILE (checks/formats/html.py): the path is checked before the run starts (exit 2)."""
-    def check(ctx, param, value):
-        if value is not None:
-            from checks.formats.html import check_path
-            try:
-                check_path(value)
-            except ValueError as err:
-                raise click.BadParameter(str(err), ctx, param) from None
-        return value
-    return click.option("--html", type=click.Path(dir_okay=False), default=None, callback=check,
+    return click.option("--html", type=OUT_FILE, default=None,
                         help="write a self-contained HTML report (boards step by step) to FILE")(f)

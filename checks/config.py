@@ -1,6 +1,14 @@
-"""Budgets and options of a check run (no globals: every checker takes one of these)."""
+"""Budgets and options of a check run (no globals: every checker takes one of these).
+
+One budget for every engine: `max_states` and `max_depth` bound each explicit search, `timeout` bounds
+the whole command (from `started`, the moment the command began: the explicit search, the leak
+comparison, the ambiguity analysis, selftest's defects and the Z3 queries all draw on the same
+clock, and a Z3 query gets what is left as its own timeout). Whatever a budget cuts short is
+`unknown`, never `holds`, `proved` or `missed` (docs/checking.md, "Verdicts").
+"""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 
@@ -22,3 +30,25 @@ class CheckConfig:
     symmetry: bool = False  # store one state per orbit of the model's verified symmetry (checks/engines/symmetry.py)
     engine: str = "scalar"  # "scalar" (checks/engines/explicit.py) or "vector" (checks/engines/vector.py)
     jobs: int | None = None  # vector engine: worker processes (None: every core)
+    started: float | None = None  # time.perf_counter() when the command began; None: each engine's own start
+
+    def left(self, t0: float | None = None) -> float | None:
+        """Seconds left of `timeout` (None: no limit), counted from `started`, else from `t0` (the caller's
+        own start), else from now.
+
+        >>> CheckConfig(timeout=5.0, started=time.perf_counter() - 6).left() < 0
+        True
+        """
+        if self.timeout is None:
+            return None
+        start = self.started if self.started is not None else t0 if t0 is not None else time.perf_counter()
+        return self.timeout - (time.perf_counter() - start)
+
+    def out_of_time(self, t0: float | None = None) -> bool:
+        rest = self.left(t0)
+        return rest is not None and rest <= 0
+
+    def ms_left(self, t0: float | None = None) -> int | None:
+        """What is left as Z3's `timeout` parameter (milliseconds, at least 1), or None."""
+        rest = self.left(t0)
+        return None if rest is None else max(1, int(rest * 1000))

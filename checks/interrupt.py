@@ -11,17 +11,23 @@ run between bytecodes:
 - Python-level: the handler records the signal and raises `Interrupted` in the main thread, which
   stops the explicit engines at their next bytecode.
 - C-level: `signal.set_wakeup_fd` makes the interpreter write the signal number to a pipe the
-  moment it arrives; a watcher thread reads it and calls `interrupt()` on every registered Z3
-  context, so a running query returns within milliseconds, and then the Python handler raises.
+  moment it arrives; a watcher thread reads it and from then on calls `interrupt()` on every
+  registered Z3 context every 20 ms, so a running query returns within milliseconds (and one that
+  starts a moment later too), and then the Python handler raises. `decide`
+  (checks/engines/encode.py) raises before a query and after any answer once a signal arrived, and
+  the CLI reports any failure after a signal as the interruption it is (exit 130): a query cut
+  while its model was read is never a trace, a verdict or an internal error.
 
 Z3's own Ctrl-C handling is switched off (`ctrl_c=false`) so that it cannot swallow SIGINT and
 turn it into an ordinary `unknown` that a pipeline would carry on from.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import threading
+import time
 import weakref
 
 EXIT_INTERRUPTED = 130
@@ -42,6 +48,14 @@ class Interrupts:
         self.signum: int | None = None
         self._contexts: weakref.WeakSet = weakref.WeakSet()
         self._installed = False
+        self._lock = threading.Lock()  # held while the watcher cancels: `quiesce` waits for it
+        self._quiet = False
+        self._protected: set = set()  # source files whose code a signal never cuts in the middle
+
+    @property
+    def installed(self) -> bool:
+        """Did the CLI install the handlers (a real `rulecheck` process, not a library user or a test)?"""
+        return self._installed
 
     def register(self, ctx) -> None:
         """A Z3 context to interrupt on a signal (cheap: a weak reference); no new work after one."""
@@ -53,18 +67,41 @@ class Interrupts:
             raise Interrupted(self.signum)
 
     def _cancel_z3(self) -> None:
-        for ctx in list(self._contexts):
-            try:
-                ctx.interrupt()
-            except Exception:  # a context being torn down: nothing left to cancel
-                pass
+        with self._lock:
+            if self._quiet:
+                return
+            for ctx in list(self._contexts):
+                try:
+                    ctx.interrupt()
+                except Exception:  # a context being torn down: nothing left to cancel
+                    pass
+
+    def quiesce(self) -> None:
+        """No more cancelling from the watcher (the process is about to exit: Z3 contexts are being
+        torn down, and interrupting one then could crash the interpreter)."""
+        with self._lock:
+            self._quiet = True
+
+    def protect(self, filename: str) -> None:
+        """Never raise in the middle of code from `filename` (or what it calls): the signal is recorded and
+        raised at that code's next checkpoint (`raise_if_interrupted`). For the few places where being cut
+        would leave debris: a temporary file created but not yet removed or renamed."""
+        self._protected.add(os.path.abspath(filename))
+
+    def _deferred(self, frame) -> bool:
+        while frame is not None:
+            name = frame.f_code.co_filename
+            # Inside a ctypes callback (Z3's error handler runs when a cancelled query unwinds) an
+            # exception is printed and dropped; the flag stays set and the next checkpoint raises.
+            if name in self._protected or f"{os.sep}z3{os.sep}" in name:
+                return True
+            frame = frame.f_back
+        return False
 
     def _handler(self, signum, frame):
         self.signum = signum
         self._cancel_z3()
-        # Inside a ctypes callback (Z3's error handler runs when a cancelled query unwinds) an
-        # exception is printed and dropped; the flag stays set and the next checkpoint raises.
-        if frame is not None and f"{os.sep}z3{os.sep}" in frame.f_code.co_filename:
+        if self._deferred(frame):
             return
         raise Interrupted(signum)
 
@@ -85,14 +122,18 @@ class Interrupts:
             signal.signal(sig, self._handler)
 
         def watch():
-            while True:
-                data = os.read(read_fd, 1)
-                if not data:
-                    return
-                self.signum = data[0]
+            data = os.read(read_fd, 1)
+            if not data:
+                return
+            self.signum = data[0]
+            # Keep cancelling until the CLI exits (`quiesce`): a query that starts just after the first
+            # cancel (the signal landed while Python was building it, in z3's own wrappers) is cancelled too.
+            while not self._quiet:
                 self._cancel_z3()
+                time.sleep(0.02)
 
         threading.Thread(target=watch, name="rulecheck-signals", daemon=True).start()
+        atexit.register(self.quiesce)
 
 
 INTERRUPTS = Interrupts()  # NOTE(signals): the process's one instance

@@ -105,7 +105,8 @@ class Game:
     with every reaction order left open (the ambiguity detector's reading). `switches` are the
     interpretation switches (key, ids, choices, default, question, source); `bound_shapes` says what
     each bounds entry holds (the one source for loading proposal files and for their JSON Schema);
-    `shrink` lists the smaller setups `--minimise` may try.
+    `shrink` lists the smaller setups `--minimise` may try. `build_options` says, in the same shapes as
+    `bound_shapes`, what the extra keyword arguments of `build` hold (a scenario's `setup.options`).
     """
 
     name: str
@@ -123,6 +124,7 @@ class Game:
     shrink: Any  # .kinds, .removable(bounds, kind), .without(bounds, kind, name)
     small: Callable  # proposal -> the same proposal on small bounds (check's agreement and leak guards)
     description: str = ""
+    build_options: dict = field(default_factory=dict)
 
     def defect(self, name: str):
         for d in self.defects:

@@ -102,9 +102,16 @@ def test_reports_are_deterministic():
     assert "`a\\|b`" in summary_markdown(results, "check", PROFILES["default"], 0, 5, 1.0)
 
 
-def test_unwritable_report_is_a_clear_input_error(tmp_path):
+def test_unwritable_report_is_a_usage_error_before_the_run(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    r = run("selftest", "--defect", "ids-not-rotated", "--junit", str(tmp_path / "plain" / "j.xml"))
+    assert r.exit_code == 2 and "is not a directory" in r.output and "Traceback" not in r.output
+    assert "caught" not in r.output  # refused before any work
+
+
+def test_a_missing_report_directory_is_created(tmp_path):
     r = run("selftest", "--defect", "ids-not-rotated", "--junit", str(tmp_path / "missing" / "j.xml"))
-    assert r.exit_code == 3 and "cannot write the CI report" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 0 and (tmp_path / "missing" / "j.xml").exists()
 
 
 def test_selftest_junit(tmp_path):

@@ -28,7 +28,7 @@ ROBBERY = ROOT / "scenarios" / "acceptance" / "robbery-after-payment.scenario.ya
 @pytest.fixture(scope="module")
 def robbery():
     """(model, trace) of the hand-written Robbery game."""
-    model, steps, _, _, _ = load_scenario(GAME, str(ROBBERY))
+    model, steps = load_scenario(GAME, str(ROBBERY))[:2]
     return model, Trace.from_actions(model, model.init[0], [label for label, _, _ in steps])
 
 

@@ -63,3 +63,83 @@ def test_the_shipped_seed_matches_every_embedded_profile(profile):
     missing = [p.name for p in model.invariants if key(fingerprint(system, p.name), 3_000_000, 0) not in seed]
     assert not missing, (f"checks/engines/spacer-proofs.json is stale for '{profile}' ({', '.join(missing)}); "
                          f"regenerate it with: {SEED_COMMAND.format(profile=profile)}")
+
+
+# -- concurrent runs and damaged files (issue 19) ---------------------------------------------------
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from checks.engines.proofcache import ProofCache
+d, who, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+while not go.exists():
+    time.sleep(0.001)
+for i in range(12):  # each round reads the file as it is, adds one entry and saves: lost updates show
+    c = ProofCache(d)
+    c.put(f"{who}{i:063x}"[:64], {"invariant": f"inv-{who}-{i}", "verdict": "unknown"})
+    c.save()
+"""
+
+
+@pytest.mark.parametrize("writers", [2, 3])
+def test_concurrent_runs_keep_every_entry(tmp_path, writers):
+    """Two (three) runs sharing one cache, saving at the same time: every entry survives (lock + merge)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    go = tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "cache"), "abc"[w], str(go)], cwd=root)
+             for w in range(writers)]
+    go.write_text("")
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    entries = json.loads((tmp_path / "cache" / FILE).read_text())
+    assert len(entries) == 12 * writers
+    assert not [p.name for p in (tmp_path / "cache").iterdir() if p.name.startswith(".proofs-")]
+
+
+@pytest.mark.parametrize("content, problem", [
+    ("{not json", "not JSON"),
+    ("[1, 2, 3]", "holds a list"),
+    ('"a string"', "holds a str"),
+    ("null", "holds a NoneType"),
+    ('{"x": 1}', "1 of its 1 entries have the wrong shape"),
+    ('{"' + "a" * 64 + '": {"invariant": "i", "verdict": "proved"}}', "wrong shape"),   # a proof without certificate
+    ('{"' + "a" * 64 + '": {"invariant": 5, "verdict": "unknown"}}', "wrong shape"),
+    ('{"' + "a" * 64 + '": {"invariant": "i", "verdict": "maybe"}}', "wrong shape"),
+    ("\x00\x01\x02binary", "not JSON"),
+    ("[" * 100_000 + "]" * 100_000, "not JSON"),
+    ('{"a": NaN}', "wrong shape"),
+], ids=lambda x: repr(x)[:24])
+def test_a_malformed_cache_is_ignored_with_a_warning_and_rebuilt(tmp_path, content, problem):
+    from checks.engines.proofcache import ProofCache
+    (tmp_path / FILE).write_text(content)
+    c = ProofCache(tmp_path)
+    assert c.entries == {} and len(c.warnings) == 1 and problem in c.warnings[0], c.warnings
+    c.put("f" * 64, {"invariant": "x", "verdict": "unknown"})
+    c.save()
+    assert json.loads((tmp_path / FILE).read_text()) == {"f" * 64: {"invariant": "x", "verdict": "unknown"}}
+    assert ProofCache(tmp_path).warnings == []
+
+
+def test_valid_entries_of_a_partly_damaged_cache_are_kept(tmp_path):
+    from checks.engines.proofcache import ProofCache
+    good = {"b" * 64: {"invariant": "i", "verdict": "unknown"}}
+    (tmp_path / FILE).write_text(json.dumps(good | {"short": {"invariant": "i", "verdict": "unknown"}}))
+    c = ProofCache(tmp_path)
+    assert c.entries == good and "1 of its 2 entries" in c.warnings[0]
+    c.save()  # rebuilt without the bad entry
+    assert json.loads((tmp_path / FILE).read_text()) == good
+
+
+@pytest.mark.heavy
+def test_check_warns_on_stderr_about_a_malformed_cache_and_still_runs(tmp_path):
+    from click.testing import CliRunner
+    from checks.cli import main
+    (tmp_path / FILE).write_text("{broken")
+    r = CliRunner().invoke(main, ["check", "--max-states", "200", "--z3-budget", "1000", "--proof-cache",
+                                  str(tmp_path)])
+    assert r.exit_code == 4, r.output
+    assert "warning: the proof cache" in r.output and "not JSON" in r.output and "Traceback" not in r.output
+    json.loads((tmp_path / FILE).read_text())  # rebuilt: valid JSON again
+    assert (tmp_path / (FILE + ".corrupt")).read_text() == "{broken"

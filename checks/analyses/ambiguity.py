@@ -81,6 +81,7 @@ class Analyser:
         self.model = model
         self.rx = model.reactions
         self.config = config or CheckConfig()
+        self.cut: str | None = None  # why the pair analysis stopped early, if it did
         self.cm = CompiledModel.build(model)
         self.stage = model.schema.slot(model.dispatch)
         self.game_slots = tuple(i for i, f in enumerate(model.schema.slot_fields) if not f.ghost)
@@ -186,9 +187,14 @@ class Analyser:
         return cls, {r1: w1, r2: w2}, tuple(diff)
 
     def run(self, ex) -> dict:
-        """pair id -> PairFinding over every multi-choice react state of the exploration `ex`."""
+        """pair id -> PairFinding over every multi-choice react state of the exploration `ex`. The
+        config's clock (--timeout) bounds it too: `cut` then says where it stopped."""
         found: dict = {}
+        t0 = time.perf_counter()
         for idx, s in enumerate(ex.states):
+            if idx % 256 == 0 and self.config.out_of_time(t0):
+                self.cut = f"timeout {self.config.timeout}s reached after {idx:,} of {len(ex.states):,} states"
+                break
             res = self.resolvable(s)
             if len(res) < 2:
                 continue
@@ -220,7 +226,9 @@ def analyse(model, interpretation, config: CheckConfig | None = None, prove: boo
     t0 = time.perf_counter()
     rx = model.reactions
     ex = Explorer(model, config).run()
-    found = Analyser(model, config).run(ex)
+    analyser = Analyser(model, config)
+    found = analyser.run(ex)
+    cut = None if ex.complete and analyser.cut is None else (ex.stop_reason or analyser.cut)
     out = []
     for pid in sorted(found, key=lambda p: [rx.order.index(r) for r in rx.pair_of(p)]):
         f = found[pid]
@@ -228,10 +236,10 @@ def analyse(model, interpretation, config: CheckConfig | None = None, prove: boo
         choice = interpretation.choice(key)
         settled = choice != "unordered"
         verdict = "violated" if f.cls != "commutes" and not settled else "holds"
-        if not ex.complete:
+        if cut:
             verdict = "unknown"
         trace = validated(model, ex.trace_to(f.witness_state), pid) if f.witness_state is not None else None
-        z3_note = _commute_proof(model, rx.pair_of(pid)) if prove and f.cls == "commutes" else {}
+        z3_note = _commute_proof(model, rx.pair_of(pid), config) if prove and f.cls == "commutes" else {}
         orders = {f"{rx.names[r]} first": labels for r, labels in f.orders.items()}
         per = ", ".join(f"{c} {f.classes[c]}" for c in reversed(CLASSES) if c in f.classes)
         detail = (f"{f.cls} (pending together in {f.states} states: {per}); "
@@ -245,17 +253,20 @@ def analyse(model, interpretation, config: CheckConfig | None = None, prove: boo
             extra={"class": f.cls, "switch": key, "settled_by": choice if settled else None, "pending_states": f.states,
                    "classes": dict(f.classes), "orders": orders, "slots": list(f.slots)}
             | ({"z3": z3_note} if z3_note else {})))
-    if not ex.complete:
+    if cut:
         # A cut search may have missed pairs altogether: say so, never let an empty list read as "holds".
         out.append(CheckResult(
             id="ambiguity-search", kind="ambiguity", verdict="unknown", engine="explicit", rules=(),
             states=len(ex.states), depth=None, seconds=time.perf_counter() - t0,
-            detail=f"the search stopped ({ex.stop_reason}); pairs pending only beyond it were not examined",
+            detail=f"the search stopped ({cut}); pairs pending only beyond it were not examined",
             extra={"class": None, "switch": None, "settled_by": None}))
     return out
 
 
-def _commute_proof(model, pair: tuple) -> dict:
+def _commute_proof(model, pair: tuple, config: CheckConfig) -> dict:
     from checks.analyses.commute_z3 import prove_commutes
-    p = prove_commutes(model, *pair)
+    if config.out_of_time():
+        return {"verdict": "unknown", "reason": f"not attempted: --timeout {config.timeout}s reached",
+                "macro_steps": {}, "seconds": 0.0}
+    p = prove_commutes(model, *pair, timeout=config.left())
     return {"verdict": p.verdict, "reason": p.reason, "macro_steps": p.lengths, "seconds": round(p.seconds, 2)}

@@ -49,8 +49,8 @@ class CommuteProof:
 
 
 class _Macros:
-    def __init__(self, model: GameModel, rlimit: int):
-        self.model = model
+    def __init__(self, model: GameModel, rlimit: int, deadline: float | None = None):
+        self.model, self.deadline = model, deadline
         # functional: a state after a step is a term over the start state and the action
         # symbols, so "the other order is not executable" cannot be satisfied by choosing
         # fresh intermediate states. The second order's start state is the first order's.
@@ -72,6 +72,8 @@ class _Macros:
         s.set("random_seed", 0)
         if self.rlimit:
             s.set("rlimit", self.rlimit)
+        if self.deadline is not None:  # the command's --timeout: what is left, at least a millisecond
+            s.set("timeout", max(1, int((self.deadline - time.perf_counter()) * 1000)))
         s.add(*fs)
         res = decide(s)
         self.last = s
@@ -127,10 +129,12 @@ class _Macros:
         return "" if res == z3.unsat else f"the {r} macro after the other reaction may take more than {n} steps"
 
 
-def prove_commutes(model: GameModel, r1: str, r2: str, rlimit: int = 20_000_000) -> CommuteProof:
-    """Prove that resolving r1 then r2 and r2 then r1 agree on every state where both may resolve."""
+def prove_commutes(model: GameModel, r1: str, r2: str, rlimit: int = 20_000_000,
+                   timeout: float | None = None) -> CommuteProof:
+    """Prove that resolving r1 then r2 and r2 then r1 agree on every state where both may resolve
+    (`timeout`: seconds for all its queries together; what it cuts short is unknown)."""
     t0 = time.perf_counter()
-    m = _Macros(model, rlimit)
+    m = _Macros(model, rlimit, None if timeout is None else t0 + timeout)
     e = m.enc
 
     def give_up(verdict, why, lengths, start=None):

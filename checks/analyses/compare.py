@@ -26,6 +26,7 @@ from checks.config import CheckConfig
 from checks.engines.explicit import Exploration, Explorer
 from checks.analyses.verdicts import explicit_results
 from checks.results import validated
+from model.domains import IntRange
 from model.errors import InputError
 from model.game import GameModel
 from model.trace import Trace
@@ -105,7 +106,9 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     sa, sb = _side(a, build(a), config), _side(b, build(b), config)
     diffs = []
     for mine, other, direction in ((sa, sb, "only-a"), (sb, sa, "only-b")):
-        extra = [o for o in mine.outcomes if o not in other.outcomes]
+        # An outcome the other side never reached is a difference only if the other search was complete:
+        # a search cut by a budget may reach it beyond the cut.
+        extra = [o for o in mine.outcomes if o not in other.outcomes] if other.exploration.complete else []
         if extra:
             o = min(extra, key=lambda o: (mine.exploration.depth[mine.outcomes[o]], mine.outcomes[o]))
             trace = validated(mine.model, mine.exploration.trace_to(mine.outcomes[o]), "compare")
@@ -114,7 +117,8 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     rb = {r.id: r for r in sb.results}
     for ra in sa.results:
         r2 = rb.get(ra.id)
-        if r2 is None or ra.verdict == r2.verdict:
+        # Only conclusive verdicts disagree: an `unknown` (a budget ran out) may become either.
+        if r2 is None or ra.verdict == r2.verdict or "unknown" in (ra.verdict, r2.verdict):
             continue
         for r, direction in ((ra, "only-a"), (r2, "only-b")):
             bad = r.kind in ("invariant", "step") and r.verdict == "violated"
@@ -138,5 +142,6 @@ def _describe(mine: Side, other: Side, outcome: tuple) -> tuple[str, dict]:
     for i, p, q in zip(slots, outcome, near):
         if p != q:
             parts.append(f"{sch.slot_names[i]}={sch.show(i, p)} (nearest other: {sch.show(i, q)})")
-            values[sch.slot_names[i]] = sch.show(i, p)
+            # A scenario file holds numbers as numbers, other values as the model shows them (its labels).
+            values[sch.slot_names[i]] = p if isinstance(sch.slot_fields[i].domain, IntRange) else sch.show(i, p)
     return "; ".join(parts), values

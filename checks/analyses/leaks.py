@@ -67,6 +67,16 @@ class _Search:
     unrelated: list
     pairs: int = 0
     steps: int = 0
+    config: CheckConfig | None = None  # its clock (--timeout) bounds the comparison too
+    t0: float = 0.0
+    cut: str | None = None             # why the comparison stopped before the last state, if it did
+
+    def out_of_time(self, idx: int) -> bool:
+        """Checked every 512 states: the budget's clock ran out (the comparison is then incomplete)."""
+        if idx % 512 or self.config is None or not self.config.out_of_time(self.t0):
+            return False
+        self.cut = f"timeout {self.config.timeout}s reached after comparing {idx:,} states"
+        return True
 
 
 def check_leaks(model, config: CheckConfig, observers: list[str] | None = None,
@@ -84,10 +94,10 @@ def check_leaks(model, config: CheckConfig, observers: list[str] | None = None,
     explorer = Explorer(model, config)  # compiles the rules once, for the search and for the exchanges
     ex = exploration or explorer.run()
     watch = {f: sec.observer(f) for f in rivals}
-    search = _Search({}, [])
+    search = _Search({}, [], config=config, t0=t0)
     _compare_values(model, ex, explorer.cm, watch, search)
-    if sec.cards() is not None and len(search.found) < len(rivals):
-        search.pairs += _traitor_leaks(model, ex, explorer.cm, watch, search.found)
+    if sec.cards() is not None and len(search.found) < len(rivals) and search.cut is None:
+        search.pairs += _traitor_leaks(model, ex, explorer.cm, watch, search)
     secs = time.perf_counter() - t0
     results = [_verdict(model, ex, f, search, secs) for f in rivals]
     return results, {"state_pairs": search.pairs, "step_pairs": search.steps, "states": len(ex.states),
@@ -111,7 +121,7 @@ def _compare_values(model, ex, cm, watch: dict, search: _Search) -> None:
     every_state = bool(model.provenance.defects)  # seeded engine leaks may show in any stage
     found = search.found
     for idx, s in enumerate(ex.states):
-        if len(found) == len(watch):
+        if len(found) == len(watch) or search.out_of_time(idx):
             return
         if not every_state and s[stage] not in prompting and s[stage] not in stepping:
             continue
@@ -179,9 +189,9 @@ def _verdict(model, ex, f: int, search: _Search, secs: float) -> CheckResult:
                            detail=f"{name} can tell {labels[lk.faces[0]]} from {labels[lk.faces[1]]} after "
                                   f"{lk.game_a.depth} steps: its {lk.component} differs",
                            extra={"observer": name, "leak": lk})
-    if not ex.complete:
+    if not ex.complete or search.cut:
         return CheckResult(**common, verdict="unknown", depth=None, extra={"observer": name},
-                           detail=f"search stopped ({ex.stop_reason}); nothing is claimed")
+                           detail=f"search stopped ({ex.stop_reason or search.cut}); nothing is claimed")
     if search.unrelated:
         idx, la, lb = search.unrelated[0]
         return CheckResult(**common, verdict="unknown", depth=None, extra={"observer": name},
@@ -218,7 +228,7 @@ def needs_step_check(model) -> list[bool]:
     return out
 
 
-def _traitor_leaks(model, ex, cm, watch, found) -> int:
+def _traitor_leaks(model, ex, cm, watch, search: _Search) -> int:
     """Exchanges of Moritani's private Traitor card with a deck card (Assassinate Leaders module).
 
     Two conditions, at every reachable state s where Moritani holds a private card, for every
@@ -230,9 +240,9 @@ def _traitor_leaks(model, ex, cm, watch, found) -> int:
     are visited: elsewhere every step is the same in s and σ(s) (exact, the stage is public).
     An action naming one of the two cards is Moritani revealing it (a normal call or an Assassinate
     Leaders reveal): a deliberate declassification, skipped.
-    Returns the number of state pairs compared; adds a Leak per observer to `found`.
+    Returns the number of state pairs compared; adds a Leak per observer to `search.found`.
     """
-    sec, acts = model.secrets, model.actions
+    sec, acts, found = model.secrets, model.actions, search.found
     stage = model.schema.slot(model.dispatch)
     card_field = model.schema.slot_names[sec.cards()[0][0]].split("[")[0]
 
@@ -245,7 +255,7 @@ def _traitor_leaks(model, ex, cm, watch, found) -> int:
     board = lambda t: (tuple(t[i] for i in public), sec.public_cards(t))  # noqa: E731
     pairs = 0
     for idx, s in enumerate(ex.states):
-        if len(found) == len(watch):
+        if len(found) == len(watch) or search.out_of_time(idx):
             break
         if s[stage] not in stages:
             continue

@@ -63,6 +63,8 @@ def leak_bmc(model, depth: int, seed: int = 0, observers: list[str] | None = Non
     # 152 s with bit-vectors on QF_FD, 5 s with integers; docs/performance.md).
     prod = Product(model, functional=True, bits=None)
     s = solver(prod.ctx, seed, None, logic=None)
+    if timeout is not None:  # Z3's own clock for the query in flight; the loop checks between depths
+        s.set("timeout", max(1, int(timeout * 1000)))
     s.add(prod.start())
     found: dict = {}
     reached = -1
@@ -175,8 +177,19 @@ def _decode_pair(prod: Product, m: z3.ModelRef, k: int, f: int, Leak):
 
 # -- unbounded proof ----------------------------------------------------------------------------
 
+def _within(s, deadline: float | None) -> bool:
+    """Give solver `s` what is left before `deadline` as its timeout; False if nothing is left."""
+    if deadline is None:
+        return True
+    rest = deadline - time.perf_counter()
+    if rest <= 0:
+        return False
+    s.set("timeout", max(1, int(rest * 1000)))
+    return True
+
+
 def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | None = None,
-               debug: bool = False) -> dict:
+               debug: bool = False, timeout: float | None = None) -> dict:
     """1-induction of "observations equal" over the product of the unbounded-turn model.
 
     Three obligations, each an unsat query: the start pair is related (base); a related pair
@@ -186,21 +199,25 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
     take about 45 s on the default profile where the single query took 170 s.
 
     `model` is the unbounded-turn model (games of any length). Returns {observer: (verdict, reason,
-    seconds)} with verdict proved or unknown.
+    seconds)} with verdict proved or unknown. `timeout` (seconds) bounds every query together: what
+    it cuts short is unknown.
     """
     sec = model.secrets
     rivals = [f for f in sec.observers if observers is None or sec.label(f) in observers]
     t0 = time.perf_counter()
+    deadline = None if timeout is None else t0 + timeout
+    late = {f: ("unknown", "--timeout reached before the proof finished", 0.0) for f in rivals}
     if sec.cards() is not None:
         return {f: ("unknown", "the relation covers hidden Terror faces only, not the Traitor-card secret",
                     time.perf_counter() - t0) for f in rivals}
     prod = Product(model, functional=False, bits=None)
-    A = prod.A
     rel0 = related(prod, 0)
     # Base: the start pair is related.
     base = z3.Solver(ctx=prod.ctx)
     base.set("random_seed", seed)
     base.add(prod.start())
+    if not _within(base, deadline):
+        return late
     if decide(base) != z3.sat:  # an empty start would make the base case hold vacuously
         return {f: ("unknown", "the start pair is inconsistent", time.perf_counter() - t0) for f in rivals}
     base.add(z3.Not(rel0))
@@ -211,7 +228,7 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
     # Related states look the same (first: a leaky model fails here in seconds, before the step).
     for f in rivals:
-        why = _check_obs_implied(prod, f, seed, rlimit)
+        why = _check_obs_implied(prod, f, seed, rlimit, deadline)
         if why is not None:
             return {g: ("unknown", why if g == f else f"not attempted: {sec.label(f)}: {why}",
                         time.perf_counter() - t0) for g in rivals}
@@ -222,11 +239,27 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
         s.set("rlimit", rlimit)
     s.add(rel0, prod.step(0))
     # Not vacuous: some related pair takes a step (an inconsistent lemma would make every query unsat).
+    if not _within(s, deadline):
+        return late
     if decide(s) != z3.sat:
         why = f"the relation admits no step ({decide(s)}); nothing is claimed"
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
+    why = _step_obligations(model, prod, s, deadline, debug)
+    if why is not None:
+        return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
+    return {f: ("proved", "1-inductive over the product: B equals A up to a permutation of the hidden faces, "
+                          "with the stage-consistency lemmas proved alongside, and related states look the same "
+                          "to every rival", time.perf_counter() - t0) for f in rivals}
+
+
+def _step_obligations(model, prod: Product, s, deadline: float | None, debug: bool) -> str | None:
+    """The step of the 1-induction, one conjunct of the relation at a time (NOTE(split-step)): None
+    when every conjunct is implied, else why not."""
+    A = prod.A
     rel1 = related(prod, 1)
     for part in rel1.children() if z3.is_and(rel1) else [rel1]:
+        if not _within(s, deadline):
+            return "--timeout reached before the proof finished"
         s.push()
         s.add(z3.Not(part))
         r = decide(s)
@@ -238,16 +271,12 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
                     print("A", j, model.schema.pretty(A.read_state(m, j)))
                     print("B", j, model.schema.pretty(prod.B.read_state(m, j)))
                 print("B act", model.actions[m.eval(prod.B.act(0), model_completion=True).as_long()].label)
-            why = (f"the relation is not 1-inductive: '{_short(part)}' breaks after '{act}' from an "
-                   f"unconstrained related pair (maybe unreachable; the relation needs strengthening)")
-            return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
+            return (f"the relation is not 1-inductive: '{_short(part)}' breaks after '{act}' from an "
+                    f"unconstrained related pair (maybe unreachable; the relation needs strengthening)")
         if r == z3.unknown:
-            why = f"solver: {s.reason_unknown()} on the step for '{_short(part)}'"
-            return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
+            return f"solver: {s.reason_unknown()} on the step for '{_short(part)}'"
         s.pop()
-    return {f: ("proved", "1-inductive over the product: B equals A up to a permutation of the hidden faces, "
-                          "with the stage-consistency lemmas proved alongside, and related states look the same "
-                          "to every rival", time.perf_counter() - t0) for f in rivals}
+    return None
 
 
 def lemmas_inductive(model, seed: int = 0) -> str | None:
@@ -275,12 +304,14 @@ def _short(e: z3.ExprRef, width: int = 80) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _check_obs_implied(prod: Product, f: int, seed: int, rlimit: int) -> str | None:
+def _check_obs_implied(prod: Product, f: int, seed: int, rlimit: int, deadline: float | None = None) -> str | None:
     """Related states look the same to f (None), or why this could not be shown."""
     s = z3.Solver(ctx=prod.ctx)
     s.set("random_seed", seed)
     if rlimit:
         s.set("rlimit", rlimit)
+    if not _within(s, deadline):
+        return "--timeout reached before the proof finished"
     s.add(prod.A.domain(1), prod.B.domain(1), related(prod, 1), z3.Not(prod.obs_equal(f, 1)))
     r = decide(s)
     if r == z3.unsat:
@@ -341,12 +372,14 @@ def check_leaks_z3(model, depth: int, seed: int = 0, observers: list[str] | None
                    prove: bool = True, rlimit: int = 0, timeout: float | None = None) -> tuple[list[CheckResult], dict]:
     """`hidden-identity` by Z3: BMC for the shortest leak pair, then the unbounded relational proof
     (on the model's unbounded-turn sibling)."""
+    t_start = time.perf_counter()
     results, stats = leak_bmc(model, depth, seed, observers, timeout)
     if not prove or not any(r.verdict == "bounded" for r in results):
         return results, stats
     t0 = time.perf_counter()
     want = [r.extra["observer"] for r in results if r.verdict == "bounded"]
-    proofs = leak_proof(model.provenance.sibling(unbounded=True), seed, rlimit, want)
+    rest = None if timeout is None else timeout - (t0 - t_start)
+    proofs = leak_proof(model.provenance.sibling(unbounded=True), seed, rlimit, want, timeout=rest)
     sec = model.secrets
     stats["proof_seconds"] = time.perf_counter() - t0
     for r in results:

@@ -11,11 +11,23 @@ from checks.results import CheckResult
 AGREEMENT_SAMPLE = 75  # a guard in every check run; tests: every 7th state, all 2,358 with -m slow (test_z3.py)
 
 
-def agreement_result(model, seed: int) -> CheckResult:
+def _guard_config(budget: CheckConfig | None, seed: int, cap: int) -> CheckConfig:
+    """The guard's own state cap, within the user's budget (its --max-states and its clock)."""
+    budget = budget or CheckConfig(seed=seed)
+    return CheckConfig(max_states=min(cap, budget.max_states), seed=seed, timeout=budget.timeout,
+                       started=budget.started)
+
+
+def agreement_result(model, seed: int, budget: CheckConfig | None = None) -> CheckResult:
     """Successor sets of the explicit and Z3 semantics agree on a sample of `model`, the proposal on
-    its game's small bounds (`Game.small`)."""
+    its game's small bounds (`Game.small`). Cut by the budget's clock: `unknown`."""
     t0 = time.perf_counter()
-    ex = Explorer(model, CheckConfig(max_states=20_000, seed=seed)).run()
+    cfg = _guard_config(budget, seed, 20_000)
+    ex = Explorer(model, cfg).run() if not cfg.out_of_time(t0) else None
+    if ex is None or cfg.out_of_time(t0):
+        return CheckResult(id="agreement", kind="agreement", verdict="unknown", engine="explicit+z3",
+                           seconds=time.perf_counter() - t0,
+                           detail=f"not run: --timeout {cfg.timeout}s reached first; nothing is claimed")
     step = max(1, len(ex.states) // AGREEMENT_SAMPLE)
     sample = ex.states[::step]
     problems = successor_agreement(model, sample)
@@ -25,33 +37,44 @@ def agreement_result(model, seed: int) -> CheckResult:
                        engine="explicit+z3", states=len(ex.states), seconds=time.perf_counter() - t0, detail=detail)
 
 
-def small_leak_results(model, seed: int) -> list[CheckResult]:
+def small_leak_results(model, seed: int, budget: CheckConfig | None = None) -> list[CheckResult]:
     """`hidden-identity` for every rival on `model`, the proposal on its game's small bounds
     (`rulecheck leaks` runs the full bounds; on the default bounds it compares 3.1 M state pairs)."""
     from checks.analyses.leaks import check_leaks
-    results, _ = check_leaks(model, CheckConfig(max_states=200_000, seed=seed))
+    results, _ = check_leaks(model, _guard_config(budget, seed, 200_000))
     for r in results:
         r.extra.pop("leak", None)
         r.detail = f"[{r.extra['observer']}; 1-stronghold 1-turn bounds] " + r.detail
     return results
 
 
-def quick_proofs(model, seed: int, rlimit: int, cache_dir="default",
-                 stats: dict | None = None) -> tuple[list[CheckResult], int]:
+def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict | None = None,
+                 budget: CheckConfig | None = None) -> tuple[list[CheckResult], int]:
     """Spacer on the unbounded-turn model, each invariant under a small rlimit; only proofs are kept.
 
     Attempts are cached (checks/engines/proofcache.py): a stored proof is a certificate re-checked before
     it is reported, a stored `unknown` under the same rlimit on the same encoding is not repeated.
     `stats` (if given) receives how many proofs came from re-checked certificates and how many
-    attempts were skipped as known-unknown.
+    attempts were skipped as known-unknown. `budget`'s clock (--timeout) bounds the attempts: each
+    Spacer query gets what is left, and those not reached are listed in `stats["timed_out"]` (their
+    invariants keep their explicit verdicts; nothing more is claimed).
     """
     from checks.engines.induction import fingerprint, recheck
     from checks.engines.proofcache import ProofCache, default_dir, key
+    budget = budget or CheckConfig()
+    if budget.out_of_time():  # nothing is attempted, not even the encoding
+        if stats is not None:
+            stats.update({"certificates_rechecked": [], "known_unknown_skipped": [], "shipped": 0, "cache": None,
+                          "timed_out": [p.name for p in model.invariants]})
+        return [], len(model.invariants)
     cache = ProofCache(default_dir() if cache_dir == "default" else cache_dir)
     out = []
     system = HornSystem(model)
-    rechecked, skipped, shipped = [], [], 0
+    rechecked, skipped, shipped, timed_out = [], [], 0, []
     for p in model.invariants:
+        if budget.out_of_time():
+            timed_out.append(p.name)
+            continue
         k = key(fingerprint(system, p.name), rlimit, seed) if cache.path is not None else None
         shipped += bool(k and cache.in_seed(k))
         hit = cache.get(k) if k else None
@@ -66,7 +89,7 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default",
         if hit and hit.get("verdict") == "unknown":
             skipped.append(p.name)
             continue
-        r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system)
+        r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system, timeout_ms=budget.ms_left())
         if k:
             if r.verdict == "proved" and r.certificate:
                 cache.put(k, {"invariant": p.name, "verdict": "proved", "certificate": r.certificate})
@@ -80,5 +103,7 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default",
     cache.save()
     if stats is not None:
         stats.update({"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
-                      "cache": str(cache.path) if cache.path else None})
+                      "cache": str(cache.path) if cache.path else None}
+                     | ({"timed_out": timed_out} if timed_out else {}) | ({"warnings": cache.warnings}
+                                                                          if cache.warnings else {}))
     return out, len(model.invariants)

@@ -96,9 +96,13 @@ def _run_order(game, d, proposal, config: CheckConfig) -> CheckResult:
                        extra={"target": d.target, "caught_by": None})
 
 
-def run_defect_bmc(game, d, proposal, depth: int = 40) -> CheckResult:
-    """The same defect caught by Z3 BMC (invariant targets only), with a replayed trace."""
+def run_defect_bmc(game, d, proposal, depth: int = 40, config: CheckConfig | None = None) -> CheckResult:
+    """The same defect caught by Z3 BMC (invariant targets only), with a replayed trace; `config`'s
+    --max-depth caps the depth and its clock (--timeout) bounds the queries."""
     from checks.engines.bmc import get_bmc
+    config = config or CheckConfig()
+    capped = config.max_depth is not None and config.max_depth < depth  # the user's budget, not the catalogue's
+    depth = min(depth, config.max_depth) if capped else depth
     model = game.build(defect_proposal(game, d, proposal))
     t0 = time.perf_counter()
     common = dict(id=d.id, kind="defect", engine="bmc", rules=d.ids, states=None)
@@ -106,12 +110,15 @@ def run_defect_bmc(game, d, proposal, depth: int = 40) -> CheckResult:
         return CheckResult(**common, verdict="missed", depth=None, seconds=0.0,
                            detail=f"{d.doc} -- {d.target} is not a state invariant; BMC does not check it",
                            extra={"target": d.target, "caught_by": None})
-    r = get_bmc(model, [d.target], depth)[d.target]
+    rest = config.left()
+    r = get_bmc(model, [d.target], depth, timeout=None if rest is None else max(rest, 0.001))[d.target]
     secs = time.perf_counter() - t0
     if r.verdict == "violated":
         return CheckResult(**common, verdict="caught", depth=r.depth, seconds=secs, detail=d.doc, trace=r.trace,
                            extra={"target": d.target, "caught_by": d.target})
-    return CheckResult(**common, verdict="missed" if r.verdict == "bounded" else "unknown", depth=None, seconds=secs,
+    # Missed only at the catalogue's own depth; a bound the user lowered is a budget: inconclusive.
+    missed = r.verdict == "bounded" and not capped
+    return CheckResult(**common, verdict="missed" if missed else "unknown", depth=None, seconds=secs,
                        detail=f"{d.doc} -- BMC: {r.verdict} to depth {r.depth} {r.reason}",
                        extra={"target": d.target, "caught_by": None})
 
@@ -120,6 +127,6 @@ def run_selftest(game, proposal, config: CheckConfig, only: tuple = (), engine: 
     """One `defect` result per seeded defect of the game (or only those named)."""
     chosen = [d for d in game.defects if not only or d.id in only]
     if engine == "bmc":
-        return [run_defect_bmc(game, d, proposal) for d in chosen
+        return [run_defect_bmc(game, d, proposal, config=config) for d in chosen
                 if d.target not in ("no-deadlock", "hidden-identity") and "~" not in d.target]
     return [run_defect(game, d, proposal, config) for d in chosen]

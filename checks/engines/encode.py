@@ -18,11 +18,13 @@ from model.game import GameModel
 
 
 def decide(solver, *assumptions):
-    """`solver.check(*assumptions)`, except that a signal is never turned into an `unknown` verdict:
-    a query cancelled by SIGINT/SIGTERM raises Interrupted (NOTE(signals) in checks/interrupt.py)."""
+    """`solver.check(*assumptions)`, except that a signal is never turned into an answer: once
+    SIGINT/SIGTERM arrived, no query starts and none returns, whatever Z3 said (a cancelled query may
+    have answered just before, and its model may be cut while it is read); Interrupted is raised
+    instead (NOTE(signals) in checks/interrupt.py)."""
+    INTERRUPTS.raise_if_interrupted()
     r = solver.check(*assumptions)
-    if r == z3.unknown:
-        INTERRUPTS.raise_if_interrupted()
+    INTERRUPTS.raise_if_interrupted()
     return r
 
 

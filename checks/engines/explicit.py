@@ -269,7 +269,7 @@ class _Search:
         cfg, ex = self.cfg, self.ex
         if len(self.states) > cfg.max_states:
             ex.complete, ex.stop_reason = False, f"state budget {cfg.max_states:,} exhausted"
-        elif cfg.timeout is not None and time.perf_counter() - self.t0 > cfg.timeout:
+        elif cfg.out_of_time(self.t0):
             ex.complete, ex.stop_reason = False, f"timeout {cfg.timeout}s reached"
         elif self.stop_when is not None and self.stop_when(ex):
             ex.complete, ex.stop_reason = False, "stopped: target found"

@@ -85,7 +85,7 @@ def spacer(model: GameModel, name: str, seed: int = 0, rlimit: int = 0,
             INTERRUPTS.raise_if_interrupted()
     except z3.Z3Exception as e:  # Z3 reports an exhausted rlimit as a cancelled query
         INTERRUPTS.raise_if_interrupted()  # ... and a signal too: that is not a verdict
-        return ProofOutcome("unknown", "spacer", time.perf_counter() - t0, f"Spacer stopped: {e}")
+        return ProofOutcome("unknown", "spacer", time.perf_counter() - t0, f"Spacer stopped: {z3_message(e)}")
     secs = time.perf_counter() - t0
     if r == z3.unsat:
         out = ProofOutcome("proved", "spacer", secs, "an inductive strengthening exists (Spacer)")
@@ -94,6 +94,18 @@ def spacer(model: GameModel, name: str, seed: int = 0, rlimit: int = 0,
     if r == z3.sat:
         return ProofOutcome("violated", "spacer", secs, "Spacer derived a reachable violation; see BMC for the trace")
     return ProofOutcome("unknown", "spacer", secs, f"Spacer: {fp.reason_unknown()}")
+
+
+def z3_message(e: Exception) -> str:
+    """A Z3 exception's message as text (z3 keeps it as bytes: b'canceled' must not reach a report).
+
+    >>> z3_message(z3.Z3Exception(b"canceled"))
+    'canceled'
+    """
+    msg = getattr(e, "value", None)
+    if msg is None:
+        msg = str(e)
+    return msg.decode("utf-8", errors="replace") if isinstance(msg, bytes) else str(msg)
 
 
 def fingerprint(system: HornSystem, name: str) -> str:

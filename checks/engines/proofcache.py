@@ -13,7 +13,13 @@ bounds, the encoder or Z3 misses. What is stored:
 
 The file lives in `$RULECHECK_CACHE`, else `$XDG_CACHE_HOME/rulecheck`, else
 `~/.cache/rulecheck` (`--proof-cache DIR` on `check`; `--proof-cache off` disables it).
-Writes go through a temporary file and an atomic rename, so concurrent runs never see half a file.
+
+Concurrent runs sharing a cache keep every entry: `save` takes an exclusive lock (`flock` on
+`spacer-proofs.json.lock`), re-reads the file, merges this run's new and dropped entries into it and
+replaces it atomically (a temporary file, then rename), so a reader never sees half a file and no
+writer loses another's entries. A file that is not a cache (malformed JSON, the wrong shape, entries
+of the wrong shape) is read through `checks.formats.inputs`-style limits, ignored with a warning
+(`warnings`, printed on stderr by `check`), kept aside as `spacer-proofs.json.corrupt` and rebuilt.
 
 A read-only seed ships next to this module (`checks/engines/spacer-proofs.json`: the embedded profiles'
 entries for the Z3 version the project was last measured with), so a fresh CI machine with that
@@ -24,23 +30,52 @@ a test (tests/test_proofcache.py) fails, naming that command, when the seed no l
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
+from checks.interrupt import INTERRUPTS
+
 FILE = "spacer-proofs.json"
-
-
+INTERRUPTS.protect(__file__)  # NOTE(signals): a save is never cut between its temporary file and the rename
+MAX_BYTES = 64 << 20
 SEED = Path(__file__).resolve().parent / FILE
+_KEY = re.compile(r"[0-9a-f]{64}")
 
 
-def _read(path: Path) -> dict:
+def _entry_ok(k, v) -> bool:
+    """A cache entry: a sha256 key; a known invariant verdict; a proof carries its certificate."""
+    if not (isinstance(k, str) and _KEY.fullmatch(k) and isinstance(v, dict)):
+        return False
+    if not isinstance(v.get("invariant"), str) or v.get("verdict") not in ("proved", "unknown"):
+        return False
+    return v["verdict"] != "proved" or isinstance(v.get("certificate"), str)
+
+
+def read_entries(path: Path) -> tuple[dict, str | None]:
+    """(the valid entries, what is wrong with the file or None). A missing file is an empty cache."""
     try:
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError):
-        return {}  # a damaged cache is only a slower run
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return {}, None
+    except OSError as e:
+        return {}, f"cannot read it ({e.strerror or e})"
+    if len(raw) > MAX_BYTES:
+        return {}, f"it is larger than {MAX_BYTES:,} bytes"
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=lambda c: float("nan"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        return {}, f"it is not JSON ({str(e).splitlines()[0][:80]})"
+    if not isinstance(data, dict):
+        return {}, f"it holds a {type(data).__name__}, not a mapping of entries"
+    entries = {k: v for k, v in data.items() if _entry_ok(k, v)}
+    bad = len(data) - len(entries)
+    return entries, (f"{bad} of its {len(data)} entries have the wrong shape" if bad else None)
 
 
 def default_dir() -> Path | None:
@@ -55,14 +90,55 @@ def key(fingerprint: str, rlimit: int, seed: int) -> str:
     return hashlib.sha256(f"{rlimit}\n{seed}\n{fingerprint}".encode()).hexdigest()
 
 
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock on `path` (a lock file next to the cache) for one read-merge-replace."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: the atomic replace still keeps the file whole
+        yield
+        return
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 class ProofCache:
-    """Read once, update in memory, write once (`save`)."""
+    """Read once, update in memory, merge into the file under a lock (`save`).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / FILE).write_text("[1, 2]")
+    >>> c = ProofCache(d); c.warnings[0].endswith("ignored; it is rebuilt")
+    True
+    >>> c.put("0" * 64, {"invariant": "x", "verdict": "unknown"}); c.save()
+    >>> sorted(json.loads((d / FILE).read_text())), (d / (FILE + ".corrupt")).read_text()
+    (['0000000000000000000000000000000000000000000000000000000000000000'], '[1, 2]')
+    """
 
     def __init__(self, directory: Path | None):
         self.path = Path(directory) / FILE if directory is not None else None
-        self.dirty = False
-        self.entries = _read(self.path) if self.path is not None else {}
-        self.seed = _read(SEED) if self.path is not None and self.path != SEED else {}
+        self.warnings: list[str] = []
+        self._put: dict = {}
+        self._dropped: set = set()
+        self._rebuild = False  # the file on disk is damaged: the next save writes a clean one
+        self.entries = self._load(self.path) if self.path is not None else {}
+        self.seed = self._load(SEED) if self.path is not None and self.path != SEED else {}
+
+    def _load(self, path: Path) -> dict:
+        entries, problem = read_entries(path)
+        if problem:
+            self.warnings.append(f"the proof cache {path}: {problem}; "
+                                 + ("the valid entries are kept" if entries else "ignored; it is rebuilt"))
+            if path == self.path:
+                self._rebuild = True
+        return entries
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self._put or self._dropped or self._rebuild)
 
     def get(self, k: str) -> dict | None:
         return self.entries.get(k) or self.seed.get(k)
@@ -73,21 +149,37 @@ class ProofCache:
 
     def put(self, k: str, entry: dict) -> None:
         self.entries[k] = entry
-        self.dirty = True
+        self._put[k] = entry
+        self._dropped.discard(k)
 
     def drop(self, k: str) -> None:
         if self.entries.pop(k, None) is not None:
-            self.dirty = True
+            self._dropped.add(k)
+            self._put.pop(k, None)
 
     def save(self) -> None:
+        """Merge this run's changes into the file as it is now, under the lock; atomically."""
         if self.path is None or not self.dirty:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".proofs-")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.entries, f, sort_keys=True)
-            os.chmod(tmp, 0o644)  # mkstemp creates 0600; the cache holds nothing private
-            os.replace(tmp, self.path)
+            with _locked(self.path.with_name(FILE + ".lock")):
+                current, problem = read_entries(self.path)
+                if problem and self.path.exists() and not current:
+                    os.replace(self.path, self.path.with_name(FILE + ".corrupt"))  # kept, not lost
+                merged = {k: v for k, v in current.items() if k not in self._dropped} | self._put
+                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".proofs-")
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as f:
+                        json.dump(merged, f, sort_keys=True)
+                    os.chmod(tmp, 0o644)  # mkstemp creates 0600; the cache holds nothing private
+                    os.replace(tmp, self.path)
+                except BaseException:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)
+                    raise
+            self.entries = merged
+            self._put, self._dropped, self._rebuild = {}, set(), False
         except OSError:
             pass  # an unwritable cache directory only costs time on the next run
+        INTERRUPTS.raise_if_interrupted()

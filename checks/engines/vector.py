@@ -349,7 +349,7 @@ class _Round:
         cfg = self.cfg
         if self.n > cfg.max_states:
             self.stop(f"state budget {cfg.max_states:,} exhausted at depth {d + 1}")
-        elif cfg.timeout is not None and time.perf_counter() - self.t0 > cfg.timeout:
+        elif cfg.out_of_time(self.t0):
             self.stop(f"timeout {cfg.timeout}s reached at depth {d + 1}")
         elif self.stop_when is not None and self.stop_when(self.ex):
             self.stop("stopped: target found")

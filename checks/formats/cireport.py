@@ -16,10 +16,9 @@ order the command produced them, times rounded to 0.1 s.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
+from checks.formats.outputs import write_atomic
 from checks.results import CheckResult, summary_verdict
-from model.errors import InputError
 
 PASS = ("holds", "proved", "caught")
 FAIL = ("violated", "missed")
@@ -152,13 +151,9 @@ def summary_markdown(results: list[CheckResult], command: str, proposal, seed: i
 
 def write_reports(results: list[CheckResult], command: str, proposal, seed: int, states: int | None,
                   seconds: float, model=None, junit: str | None = None, summary: str | None = None) -> None:
-    """Write the JUnit file (replaced) and append the summary (GITHUB_STEP_SUMMARY accumulates steps)."""
-    try:
-        if junit:
-            Path(junit).write_text(junit_xml(results, command, proposal, seed, seconds, model), encoding="utf-8")
-        if summary:
-            with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(summary_markdown(results, command, proposal, seed, states, seconds, model))
-    except OSError as e:
-        raise InputError(e.filename or junit or summary, None, None,
-                         f"cannot write the CI report ({e.strerror})") from None
+    """Write the JUnit file (replaced) and append the summary (GITHUB_STEP_SUMMARY accumulates steps),
+    each atomically (checks/formats/outputs.py). An OSError reaches the caller, which keeps the verdict."""
+    if junit:
+        write_atomic(junit, junit_xml(results, command, proposal, seed, seconds, model))
+    if summary:
+        write_atomic(summary, summary_markdown(results, command, proposal, seed, states, seconds, model), append=True)

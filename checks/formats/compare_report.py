@@ -8,9 +8,8 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from checks.analyses.compare import Comparison
+from checks.formats.outputs import inside, slug
 from checks.formats.scenario import trace_to_scenario, write_scenario
 
 
@@ -28,8 +27,9 @@ def save(c: Comparison, out) -> dict:
             expect["values"] = dict(d.values)
         name = (f"reachable under {side.proposal.name}, never under {other.proposal.name}: {d.what}")
         doc = trace_to_scenario(side.model, d.trace, side.proposal, name, expect)
-        stem = f"{side.proposal.name}-not-{other.proposal.name}-{d.kind}".replace(" ", "-")
-        paths[id(d)] = str(write_scenario(Path(out) / "compare" / f"{stem}.scenario.yaml", doc))
+        # Proposal names are the user's text: slugged, and the path confined to `out` (checks/formats/outputs.py).
+        stem = slug(f"{slug(side.proposal.name, 36)}-not-{slug(other.proposal.name, 36)}-{d.kind}")
+        paths[id(d)] = str(write_scenario(inside(out, "compare", f"{stem}.scenario.yaml"), doc))
     return paths
 
 

@@ -18,6 +18,7 @@ import json
 import re
 from pathlib import Path
 
+from checks.formats.outputs import write_new
 from model.domains import Bool, Enum, IntRange
 from model.evaluate import eval_expr
 from model.trace import Trace
@@ -204,27 +205,6 @@ def to_dot(model, trace: Trace, title: str = "trace", violated: bool = False) ->
 
 
 # -- files ----------------------------------------------------------------------------------------
-
-def write_new(path: Path, text: str) -> Path:
-    """Write text to a new file; an existing file is kept and a numeric suffix is used instead.
-
-    >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp())
-    >>> write_new(d / "a.md", "x").name, write_new(d / "a.md", "y").name
-    ('a.md', 'a-2.md')
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    stem, ext = path.name.split(".", 1) if "." in path.name else (path.name, "")
-    target, n = path, 2
-    while True:
-        try:
-            with open(target, "x", encoding="utf-8") as fh:  # "x": never replace a file
-                fh.write(text)
-            return target
-        except FileExistsError:
-            target = path.with_name(f"{stem}-{n}.{ext}" if ext else f"{stem}-{n}")
-            n += 1
-
 
 def write_companions(model, trace: Trace, scenario_path: Path, title: str, proposal=None,
                      violates: str | None = None) -> list[Path]:

@@ -12,19 +12,23 @@ import json
 
 import networkx as nx
 
+from checks.formats.outputs import atomic_open
+
 
 def write_graph(g, path: str) -> None:
-    """Write `g` (the explorer's MultiDiGraph) as .graphml or as .dot, chosen by the file name."""
+    """Write `g` (the explorer's MultiDiGraph) as .graphml or as .dot, chosen by the file name; atomically
+    (an interrupted write of a large graph leaves the old file, or none)."""
     if path.endswith(".graphml"):
         for _, _, d in g.edges(data=True):
             d["args"] = json.dumps(d["args"])
-        nx.write_graphml(g, path)
+        with atomic_open(path, binary=True) as fh:
+            nx.write_graphml(g, fh)
     else:
         _write_dot(g, path)
 
 
 def _write_dot(g, path: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         fh.write("digraph explored {\n")
         for n, d in g.nodes(data=True):
             fh.write(f'  s{n} [label="{n}\\nd={d["depth"]}"];\n')

@@ -24,13 +24,11 @@ The same results always give the same bytes: no timestamps, times rounded to the
 """
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 
 from checks.formats.html_assets import CSS, JS
 from checks.formats.html_board import Lane, e, viewer
+from checks.formats.outputs import check_file, write_atomic
 from checks.results import summary_verdict
 from model.errors import ModelError
 from model.trace import Trace
@@ -41,37 +39,14 @@ BAD = ("violated", "missed", "caught")  # verdicts whose trace is a counterexamp
 # -- files ----------------------------------------------------------------------------------------
 
 def check_path(path) -> Path:
-    """Raise ValueError (with the reason) unless a report can be written at `path`.
-
-    Missing directories are created, as `--out` does; a file is written there and removed, which
-    is the only reliable test (permission bits say nothing to root or on a read-only mount).
-    """
-    p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"'{path}' is a directory")
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-        os.close(fd)
-        os.unlink(tmp)
-    except OSError as err:
-        raise ValueError(f"cannot write '{path}': {err.strerror or err}") from None
-    return p
+    """Raise ValueError (an `OutputError`, with the reason) unless a report can be written at `path`;
+    missing directories are created, as `--out` does (checks/formats/outputs.py)."""
+    return check_file(path)
 
 
 def write(path, text: str) -> None:
     """Write the page to `path` atomically: a reader sees the old file or the whole new one."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would keep a report meant to be shared from its readers
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text)
 
 
 # -- the page -------------------------------------------------------------------------------------

@@ -1,51 +1,32 @@
-"""Load a designer's proposal file (YAML) with precise, located errors.
+"""Load a designer's proposal file (YAML) with precise, located errors, against one declared schema.
 
-Errors name the file, line and column, say what was expected and what was
-found, and list the valid choices. Switches may be named by key
-(`karama-eome-timing`) or by catalogue ID (`A4`). What a proposal may say
-comes from the game (`Game.switches`, `Game.bound_shapes`, `Game.defects`),
-which is also the one source of the JSON Schema (`json_schema`).
+What a proposal may say comes from the game (`Game.switches`, `Game.bound_shapes`, `Game.defects`)
+and is declared once, as a `checks.formats.schema` tree (`proposal_schema`): the loader validates
+with it (every error at once, each at `file:line:col`, saying what was expected, what was found and
+the valid choices) and `rulecheck interpretations --schema` prints it as a JSON Schema
+(`json_schema`). Switches may be named by key (`karama-eome-timing`) or by catalogue ID (`A4`).
+The file itself is read through `checks.formats.inputs` (size, encoding, nesting, alias limits).
+
+>>> from model.moritani import GAME
+>>> import tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "p.yaml")
+>>> _ = open(p, "w").write("name: late karama\\ninterpretation: {A4: after-reply}\\nbounds: {turns: 1}\\n")
+>>> prop = load_proposal(GAME, p)
+>>> prop.name, prop.interpretation.choice("A4"), prop.bounds.turns
+('late karama', 'after-reply', 1)
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
-
+from checks.formats.inputs import load_yaml
+from checks.formats.relations import AtMost, Exclusive, OncePerRow, Requires, Within
+from checks.formats.schema import INVALID, Boolean, Choice, Integer, ListOf, Loc, Record, Row, Text, _pos
 from model.errors import InputError, ModelError, choices
 
 TOP_KEYS = ("name", "description", "interpretation", "bounds", "defects")
-
-
-def load_yaml(path: str):
-    """Parse YAML keeping positions; a syntax error becomes an InputError with its location."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
-    try:
-        return YAML(typ="rt").load(text)
-    except MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        raise InputError(path, line, col, f"malformed YAML: {e.problem or e.context}") from None
-
-
-def key_pos(node, key):
-    try:
-        line, col = node.lc.key(key)
-        return line + 1, col + 1
-    except (AttributeError, KeyError, TypeError):
-        return None, None
-
-
-def value_pos(node, key):
-    try:
-        line, col = node.lc.value(key)
-        return line + 1, col + 1
-    except (AttributeError, KeyError, TypeError):
-        return None, None
+NAME_LENGTH, DESCRIPTION_LENGTH = 120, 4000
 
 
 def resolve(game, name_or_path: str | None):
@@ -61,190 +42,154 @@ def resolve(game, name_or_path: str | None):
     return load_proposal(game, name_or_path)
 
 
-def load_proposal(game, path: str):
-    """Load a proposal file; every error in it is reported at once (InputError.others)."""
-    data = load_yaml(path)
-    if data is None:
-        return game.proposal(Path(path).stem, source=path)
-    if not isinstance(data, dict):
-        raise InputError(path, 1, 1, f"expected a mapping with keys {choices(TOP_KEYS)}; found {type(data).__name__}")
-    errors: list[InputError] = []
-    for k in data:
-        if k not in TOP_KEYS:
-            line, col = key_pos(data, k)
-            errors.append(InputError(path, line, col, f"unknown key '{k}'; valid: {choices(TOP_KEYS)}"))
-    name = str(data.get("name") or Path(path).stem)
-    interp = interpretation(game, path, data.get("interpretation"), data, errors)
-    bounds = bounds_of(game, path, data.get("bounds"), data, errors)
-    defects = data.get("defects") or []
-    valid = [d.id for d in game.defects]
-    if not isinstance(defects, list) or any(str(d) not in valid for d in defects):
-        line, col = value_pos(data, "defects")
-        bad = [d for d in defects if str(d) not in valid] if isinstance(defects, list) else [defects]
-        errors.append(InputError(path, line, col, f"unknown seeded defect {bad[0]!r}; valid: {choices(valid)}"))
-    if errors:
-        raise InputError.all_of(errors)
-    return game.proposal(name, str(data.get("description") or ""), interp, bounds, source=path,
-                         defects=tuple(str(d) for d in defects))
+# -- the schema, from the game's declarations ---------------------------------------------------------
+
+def _item(spec, invalid: str | None = None):
+    if isinstance(spec, dict):
+        return Integer(spec["min"], spec["max"])
+    return Choice(tuple(spec), why=invalid or "is not one of the choices")
 
 
-def interpretation(game, path, node, parent, errors: list):
-    """The interpretation a mapping of switch: choice names; errors are appended, located."""
-    if node is None:
-        return game.interpretation()
-    if not isinstance(node, dict):
-        line, col = value_pos(parent, "interpretation")
-        errors.append(InputError(path, line, col, "interpretation: expected a mapping of switch: choice"))
-        return game.interpretation()
-    keys = [sw.key for sw in game.switches]
-    ids = [i for sw in game.switches for i in sw.ids if i.startswith("A")]
-    chosen = {}
-    for key, value in node.items():
-        sw = game.switch(str(key))
-        if sw is None:
-            line, col = key_pos(node, key)
-            errors.append(InputError(path, line, col, f"unknown switch '{key}'; valid: {choices(keys)} "
-                                                      f"(or their IDs {choices(ids)})"))
-            continue
-        if str(value) not in sw.choices:
-            line, col = value_pos(node, key)
-            errors.append(InputError(path, line, col, f"switch '{sw.key}' ({'/'.join(sw.ids)}) has no choice "
-                                                      f"'{value}'; valid: {choices(sw.choices)}"))
-            continue
-        if sw.key in chosen:
-            line, col = key_pos(node, key)
-            errors.append(InputError(path, line, col, f"switch '{sw.key}' is set twice"))
-            continue
-        chosen[sw.key] = str(value)
-    return game.interpretation(tuple(sorted(chosen.items())))
+def _json_default(v):
+    return [_json_default(x) for x in v] if isinstance(v, (tuple, list)) else v
 
 
-def bounds_of(game, path, node, parent, errors: list):
-    """The bounds a mapping names; errors are appended, located at the entry that is wrong."""
-    Bounds, shapes = game.bounds, game.bound_shapes
-    if node is None:
-        return Bounds()
-    if not isinstance(node, dict):
-        line, col = value_pos(parent, "bounds")
-        errors.append(InputError(path, line, col, "bounds: expected a mapping"))
-        return Bounds()
-    kw = {}
-    before = len(errors)
-    for key, value in node.items():
-        line, col = value_pos(node, key)
-        if key not in shapes:
-            kl, kc = key_pos(node, key)
-            errors.append(InputError(path, kl, kc, f"unknown bound '{key}'; valid: {choices(shapes)}"))
-            continue
-        try:
-            kw[key] = _bound_value(path, line, col, key, value, shapes[key])
-        except InputError as e:
-            errors.append(e)
-    if len(errors) == before:
-        # Bounds depend on each other (factions and alliances, strongholds and ambassador): a set that
-        # is valid together is valid, even if one entry alone would clash with the other defaults.
-        try:
-            return Bounds(**kw)
-        except ModelError:
-            pass
-    for key, value in list(kw.items()):
-        # Point at the entry that is wrong on its own, when there is one.
-        try:
-            Bounds(**{key: value})
-        except ModelError as e:
-            line, col = value_pos(node, key)
-            msg = str(e) if str(e).startswith(f"bounds.{key}") else f"bounds.{key}: {e}"
-            errors.append(InputError(path, line, col, msg))
-            del kw[key]
-    if len(errors) > before:
-        return Bounds()
-    try:
-        return Bounds(**kw)
-    except ModelError as e:
-        line, col = key_pos(parent, "bounds")
-        errors.append(InputError(path, line, col, str(e)))
-        return Bounds()
-
-
-def _bound_value(path, line, col, key, value, shape: dict):
-    kind = shape["kind"]
-    if kind == "rows":
-        width = shape["width"]
-        if not isinstance(value, list) or not all(isinstance(x, list) and len(x) == width for x in value):
-            raise InputError(path, line, col, f"bounds.{key}: expected a list of {width}-item lists")
-        return tuple(tuple(x) for x in value)
-    if kind == "list":
-        if not isinstance(value, list):
-            raise InputError(path, line, col, f"bounds.{key}: expected a list; found {value!r}")
-        return tuple(value)
+def bound_node(shape: dict, default=None):
+    """One bounds entry's node, from its shape (`Game.bound_shapes`)."""
+    kind, doc, dflt = shape["kind"], shape.get("why", ""), _json_default(default)
+    if kind == "int":
+        return Integer(shape["min"], shape["max"], doc=doc, default=dflt)
     if kind == "bool":
-        if not isinstance(value, bool):
-            raise InputError(path, line, col, f"bounds.{key}: expected true or false; found {value!r}")
-        return value
+        return Boolean(doc=doc, default=dflt)
     if kind == "enum":
-        return None if value is None else str(value)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(path, line, col, f"bounds.{key}: expected a whole number; found {value!r}")
-    return value
+        return Choice(tuple(shape["values"]), null=bool(shape.get("null")), doc=doc, default=dflt,
+                      why=shape.get("invalid", "is not one of the choices"))
+    if kind == "list":
+        return ListOf(_item(shape["items"], shape.get("invalid")), shape.get("min", 0), shape.get("max", 10_000),
+                      unique=bool(shape.get("unique")), first=shape.get("first"), doc=doc, default=dflt)
+    row = Row(tuple(_item(i) for i in shape["items"]), distinct=bool(shape.get("distinct")))
+    return ListOf(row, shape.get("min", 0), shape.get("max", 10_000), key=shape.get("key"), doc=doc, default=dflt)
 
 
-def _item_schema(items) -> dict:
-    return {"type": "integer", "minimum": 0} if items == "int" else {"enum": list(items)}
+def bounds_schema(game, base=None) -> Record:
+    """The `bounds` mapping: every entry's node and the relations between entries; `base` (Bounds)
+    gives the defaults the relations read (the engine defaults unless a profile is the base)."""
+    base = base if base is not None else game.bounds()
+    defaults = {k: _json_default(v) for k, v in base.as_dict().items()}
+    fields, relations = {}, []
+    for key, shape in game.bound_shapes.items():
+        fields[key] = bound_node(shape, defaults.get(key))
+        why = shape.get("why", "")
+        if shape.get("within"):
+            relations.append(Within(key, shape["within"], why, column=shape.get("key")))
+        if shape.get("at_most"):
+            relations.append(AtMost(key, shape["at_most"], why))
+        if shape.get("once"):
+            relations.append(OncePerRow(key, why))
+    return Record(fields, relations=tuple(relations), defaults=defaults, what="bound", optional_null=True,
+                  doc="the finite game the proposal is checked on; entries not given keep the engine defaults")
+
+
+def _switch_ids(sw) -> list:
+    return [i for i in sw.ids if i.startswith("A")]
+
+
+def interpretation_schema(game) -> Record:
+    fields, relations = {}, []
+    for sw in game.switches:
+        node = Choice(tuple(sw.choices), why=f"is not a choice of switch {sw.key} ({'/'.join(sw.ids)})",
+                      default=sw.default, doc=f"{sw.question} ({', '.join(sw.ids)}; default from {sw.source})")
+        fields[sw.key] = node
+        for i in _switch_ids(sw):  # a switch may also be named by its catalogue ID
+            fields[i] = dataclasses.replace(node, doc=f"same as {sw.key}")
+        if _switch_ids(sw):
+            relations.append(Exclusive((sw.key, *_switch_ids(sw)), f"both set switch '{sw.key}'; set it once"))
+    keys = [sw.key for sw in game.switches]
+    ids = [i for sw in game.switches for i in _switch_ids(sw)]
+    return Record(fields, relations=tuple(relations), what="switch", optional_null=True,
+                  names=tuple(keys), also=f" (or their IDs {choices(ids)})",
+                  doc="one entry per interpretation switch to set (by key or catalogue ID); the rest keep "
+                      "the engine default")
+
+
+def proposal_schema(game, base=None, defects: bool = True) -> Record:
+    """The whole proposal file (a scenario's `setup.proposal` has no `defects`: they go in `setup`)."""
+    fields = {
+        "name": Text(NAME_LENGTH, optional_null=True, doc="shown in reports; default: the file name"),
+        "description": Text(DESCRIPTION_LENGTH, multiline=True, optional_null=True),
+        "interpretation": interpretation_schema(game),
+        "bounds": bounds_schema(game, None if base is None else base.bounds),
+    }
+    if not defects:
+        return Record(fields, optional_null=True)
+    fields["defects"] = defects_schema(game)
+    return Record(fields, relations=defect_needs(game, ("bounds",)), optional_null=True)
+
+
+def defect_needs(game, bounds_path: tuple) -> tuple:
+    """A seeded defect of an optional module needs the module on (`Defect.needs`); `bounds_path` is where
+    the bounds mapping sits below the record that lists the defects."""
+    defaults = game.bounds()
+    return tuple(Requires("defects", d.id, (*bounds_path, key), value, getattr(defaults, key),
+                          f"is a defect of a module that is off: it needs bounds.{key}: {str(value).lower()}")
+                 for d in game.defects for key, value in getattr(d, "needs", ()))
+
+
+def defects_schema(game) -> ListOf:
+    return ListOf(Choice(tuple(sorted(d.id for d in game.defects)), why="is not a seeded defect"), unique=True,
+                  optional_null=True, doc="seeded defects (for demonstrating the checker only)")
 
 
 def json_schema(game) -> dict:
     """A JSON Schema (draft 2020-12) for proposal files, so editors can complete them.
 
-    Generated from the same switch and bounds definitions the loader checks against.
+    Printed from the very schema the loader validates with (`proposal_schema`).
 
     >>> from model.moritani import GAME
     >>> s = json_schema(GAME)
     >>> s["properties"]["interpretation"]["properties"]["A4"]["enum"]
     ['before-reply', 'after-reply']
     """
-    switches = {}
-    for sw in game.switches:
-        entry = {"enum": list(sw.choices), "default": sw.default,
-                 "description": f"{sw.question} ({', '.join(sw.ids)}; default from {sw.source})"}
-        switches[sw.key] = entry
-        for i in sw.ids:  # a switch may also be named by its catalogue ID
-            switches[i] = dict(entry, description=f"same as {sw.key}")
-    defaults = game.bounds()
-    bounds = {}
-    for key, shape in game.bound_shapes.items():
-        default = getattr(defaults, key)
-        kind = shape["kind"]
-        if kind == "list":
-            prop = {"type": "array", "items": _item_schema(shape["items"])}
-            if shape["items"] != "int":
-                prop["uniqueItems"] = True
-        elif kind == "rows":
-            prop = {"type": "array", "items": {"type": "array", "prefixItems": [_item_schema(i) for i in shape["items"]],
-                                               "minItems": shape["width"], "maxItems": shape["width"]}}
-            if len(set(map(str, shape["items"]))) == 1:
-                prop["items"] = {"type": "array", "items": _item_schema(shape["items"][0]),
-                                 "minItems": shape["width"], "maxItems": shape["width"]}
-        elif kind == "enum":
-            prop = {"enum": [*shape["values"], None] if shape.get("null") else list(shape["values"])}
-        elif kind == "bool":
-            prop = {"type": "boolean"}
-        else:
-            prop = {"type": "integer", "minimum": 0}
-        prop["default"] = list(map(list, default)) if kind == "rows" else (
-            list(default) if isinstance(default, tuple) else default)
-        bounds[key] = prop
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "rulecheck proposal",
-        "description": f"A timing interpretation of {game.description} with the bounds to check it on "
-                       "(docs/checking.md).",
-        "type": "object", "additionalProperties": False,
-        "properties": {
-            "name": {"type": "string"},
-            "description": {"type": "string"},
-            "interpretation": {"type": "object", "additionalProperties": False, "properties": switches},
-            "bounds": {"type": "object", "additionalProperties": False, "properties": bounds},
-            "defects": {"type": "array", "items": {"enum": sorted(d.id for d in game.defects)},
-                        "description": "seeded defects (for demonstrating the checker only)"},
-        },
-    }
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "rulecheck proposal",
+            "description": f"A timing interpretation of {game.description} with the bounds to check it on "
+                           "(docs/checking.md, docs/inputs.md)."} | proposal_schema(game).json()
+
+
+# -- loading --------------------------------------------------------------------------------------
+
+def check_document(schema: Record, data, path: str) -> dict:
+    """The document's checked values; every error at once (InputError.others), in file order."""
+    if data is None:
+        return {}
+    errors: list = []
+    values = schema.check(data, Loc(path, errors, "", 1, 1))
+    if errors or values is INVALID:
+        raise InputError.all_of(errors or [InputError(path, 1, 1, "invalid document")])
+    return values
+
+
+def build_proposal(game, values: dict, path: str, raw, base=None, name: str | None = None):
+    """A Proposal from checked values; `base` (a Proposal) supplies what the values leave out."""
+    base = base if base is not None else game.proposal(name or Path(path).stem)
+    chosen = dict(base.interpretation.chosen)
+    for k, v in (values.get("interpretation") or {}).items():
+        chosen[game.switch(k).key] = v
+    shapes = game.bound_shapes
+    given = {k: tuple(tuple(r) for r in v) if shapes[k]["kind"] == "rows" else tuple(v) if isinstance(v, list) else v
+             for k, v in (values.get("bounds") or {}).items()}
+    try:
+        bounds = dataclasses.replace(base.bounds, **given)
+    except ModelError as e:  # the schema and Bounds disagree: still the user's input, located at `bounds`
+        line, col = _pos(raw, "key", "bounds")
+        raise InputError(path, line, col, f"bounds: {e}") from None
+    return dataclasses.replace(base, name=values.get("name") or name or base.name,
+                               description=values.get("description") or base.description,
+                               interpretation=game.interpretation(tuple(sorted(chosen.items()))), bounds=bounds,
+                               source=path, defects=tuple(values.get("defects") or base.defects))
+
+
+def load_proposal(game, path: str):
+    """Load a proposal file; every error in it is reported at once (InputError.others)."""
+    data = load_yaml(path)
+    values = check_document(proposal_schema(game), data, path)
+    return build_proposal(game, values, path, data, name=Path(path).stem)

@@ -5,8 +5,9 @@ import dataclasses
 import json
 from pathlib import Path
 
-from checks.results import CheckResult, summary_verdict
+from checks.formats.outputs import inside, slug
 from checks.formats.scenario import trace_to_scenario, write_scenario
+from checks.results import CheckResult, summary_verdict
 
 VERSION = "0.1.0"
 
@@ -86,6 +87,6 @@ def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
             found_on = dataclasses.replace(found_on, bounds=m.provenance.bounds,
                                            interpretation=m.provenance.interpretation)
         doc = trace_to_scenario(m, r.trace, found_on, title, expect, r.rules)
-        path = write_scenario(out / folder / f"{r.id}.scenario.yaml", doc)
+        path = write_scenario(inside(out, folder, f"{slug(r.id)}.scenario.yaml"), doc)
         r.trace_path = str(path)
         write_companions(m, r.trace, path, title, found_on, expect.get("violates"))

@@ -11,21 +11,37 @@ Format (YAML, see docs/scenario-format.md):
         says: turn 2, Shipment & Movement: ...  # game words (ignored on replay)
     expect: {violates: <check id>} | {reachable: true} | {blocked_at: <step>}
             (optionally `values: {slot: value}` checked at the end)
+
+Loading validates the file against one declared schema (`scenario_schema`, which reuses the proposal's
+`interpretation` and `bounds` parts; `rulecheck interpretations --schema scenario` prints it), then
+what depends on the built model: check names, slot names and their values' types, the step number of
+`blocked_at`. `setup.proposal.name`, when it names an embedded profile, is the base the file's
+interpretation and bounds change (the shipped acceptance scenarios say only `name: default`).
+Every problem is an InputError at `file:line:col` (exit 3).
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ruamel.yaml import YAML
 
-from checks.formats.proposal import bounds_of, interpretation, key_pos, load_yaml, value_pos
+from checks.formats.inputs import load_yaml
+from checks.formats.outputs import write_new
+from checks.formats.proposal import (NAME_LENGTH, bound_node, build_proposal, check_document, defect_needs,
+                                     defects_schema, proposal_schema)
+from checks.formats.relations import Alone, Exclusive
+from checks.formats.schema import Const, Integer, ListOf, Loc, MapOf, Record, Scalar, Text, _pos, found, quoted
+from model.domains import Bool, Enum, IntRange
 from model.errors import InputError, ModelError, choices
 from model.evaluate import apply, enabled, eval_expr
 from model.trace import Trace
 
 EXPECTATIONS = ("violates", "reachable", "blocked_at", "values")
+MAX_STEPS = 10_000
 
 
 def trace_to_scenario(model, trace: Trace, proposal, name: str, expect: dict, cites=()) -> dict:
@@ -54,15 +70,169 @@ def dump(doc: dict) -> str:
 
 
 def write_scenario(path: Path, doc: dict) -> Path:
-    """Write a new file; never overwrite one that exists (a numeric suffix is added instead)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    target, n = path, 2
-    while target.exists():
-        target = path.with_name(path.name.replace(".scenario.yaml", f"-{n}.scenario.yaml"))
-        n += 1
-    target.write_text(dump(doc), encoding="utf-8")
-    return target
+    """Write a new file, atomically; never overwrite one that exists (a numeric suffix is added instead)."""
+    return write_new(path, dump(doc))
 
+
+# -- the schema ------------------------------------------------------------------------------------
+
+def scenario_schema(game, base=None) -> Record:
+    """The scenario file; `base` (an embedded profile named by `setup.proposal.name`) gives the
+    defaults its bounds relations read."""
+    options = {k: bound_node(shape) for k, shape in game.build_options.items()}
+    setup = Record({
+        "proposal": proposal_schema(game, base, defects=False),
+        "defects": defects_schema(game),
+        "options": Record(options, what="build option", optional_null=True,
+                          doc="the model's other build options (its provenance), e.g. game B of a leak pair"),
+        "initial_pids": dataclasses.replace(options["pids"], optional_null=True, doc="the older form of options.pids")
+        if "pids" in options else Text(0),
+    }, relations=(Exclusive(("options", "initial_pids"), "both give the initial public IDs; keep options"),
+                  *defect_needs(game, ("proposal", "bounds"))), what="setup key", optional_null=True)
+    step = Record({"do": Text(400, doc="the exact action label replay runs"),
+                   "says": Text(2000, optional_null=True, doc="game words for the reader; ignored on replay")},
+                  required=("do",), what="step key")
+    expect = Record({
+        "violates": Text(100, doc="the invariant (or no-deadlock) the final state violates"),
+        "reachable": Const(True, why="every step runs (for a step the rules refuse, use blocked_at: <step>)"),
+        "blocked_at": Integer(1, MAX_STEPS, doc="the step number the rules refuse (every earlier step runs)"),
+        "values": MapOf(Text(200), Scalar(), doc="slot values at the end, as the model shows them"),
+    }, relations=(Alone("blocked_at", ("reachable", "violates", "values"),
+                        "the game stops at the refused step, so nothing at its end can be expected"),),
+        min_keys=1, what="expectation")
+    return Record({
+        "scenario": Const(1, why="the scenario format version"),
+        "name": Text(NAME_LENGTH, optional_null=True),
+        "cites": ListOf(Text(40), optional_null=True, doc="catalogue IDs the game illustrates"),
+        "setup": setup,
+        "steps": ListOf(step, max_items=MAX_STEPS, optional_null=True),
+        "expect": expect,
+    }, required=("setup", "steps", "expect"), optional_null=False)
+
+
+def scenario_json_schema(game) -> dict:
+    """The JSON Schema of scenario files (`rulecheck interpretations --schema scenario`).
+
+    >>> from model.moritani import GAME
+    >>> scenario_json_schema(GAME)["properties"]["expect"]["properties"]["blocked_at"]["type"]
+    'integer'
+    """
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "rulecheck scenario",
+            "description": "A concrete game with an expectation (docs/scenario-format.md). Check names, slot "
+                           "names and slot values depend on the model the setup builds and are checked on "
+                           "loading; with an embedded profile as setup.proposal.name, its bounds are the "
+                           "defaults."} | scenario_schema(game).json()
+
+
+# -- loading ----------------------------------------------------------------------------------------
+
+class Scenario(NamedTuple):
+    model: object
+    steps: list          # [(action label, line, says)]
+    expect: dict
+    expect_line: int | None
+    name: str
+    proposal: object
+
+
+def _base(game, data):
+    """The embedded profile `setup.proposal.name` names, if it names one."""
+    try:
+        name = data["setup"]["proposal"]["name"]
+    except (KeyError, TypeError, IndexError):
+        return None
+    return game.profiles.get(name) if isinstance(name, str) else None
+
+
+def scenario_setup(game, path: str):
+    """(proposal, build options, data, checked values) a scenario file was recorded with, before any
+    model is built (`check --scenarios` compares them with the run's proposal)."""
+    data = load_yaml(path)
+    if data is None:
+        raise InputError(path, 1, 1, "the file is empty; a scenario needs setup, steps and expect")
+    base = _base(game, data)
+    values = check_document(scenario_schema(game, base), data, path)
+    raw_setup = data.get("setup") or {}
+    setup = values.get("setup", {})
+    prop_values = setup.get("proposal", {})
+    raw_prop = raw_setup.get("proposal") or {}
+    named = prop_values.get("name") or "scenario"
+    prop = build_proposal(game, prop_values, path, raw_prop, base=base or game.proposal(named), name=named)
+    prop = dataclasses.replace(prop, defects=tuple(setup.get("defects", ())))
+    options = {k: tuple(v) for k, v in setup.get("options", {}).items()}
+    if "initial_pids" in setup:
+        options["pids"] = tuple(setup["initial_pids"])
+    return prop, options, data, values
+
+
+def load_scenario(game, path: str, model=None) -> Scenario:
+    """Load and check a scenario file: schema first, then what depends on the built model (`model`, when
+    given, is the model of the file's setup, already built)."""
+    prop, options, data, values = scenario_setup(game, path)
+    loc = Loc(path, [], "", 1, 1)
+    raw_setup = data.get("setup") or {}
+    try:
+        model = model or game.build(prop, **options)
+    except (ModelError, TypeError, ValueError) as e:
+        key = "options" if "options" in raw_setup else "initial_pids" if "initial_pids" in raw_setup else None
+        at = loc.value(data, "setup")
+        at = at.value(raw_setup, key) if key else at
+        raise InputError(path, at.line, at.col, f"{at.trail}: {e}") from None
+    raw_steps = data.get("steps") or []
+    steps = [(st["do"], _pos(raw_steps, "item", i)[0], st.get("says") or "")
+             for i, st in enumerate(values.get("steps", []))]
+    expect, raw_expect = values["expect"], data["expect"]
+    _check_expect(model, expect, raw_expect, len(steps), loc.value(data, "expect"))
+    if loc.errors:
+        raise InputError.all_of(loc.errors)
+    name = values.get("name") or Path(path).stem
+    return Scenario(model, steps, expect, _pos(data, "key", "expect")[0], name, prop)
+
+
+def _check_expect(model, expect: dict, raw, n_steps: int, loc: Loc) -> None:
+    """What the schema cannot know: the model's checks and slots, and the number of steps."""
+    if "violates" in expect:
+        known = [p.name for p in model.invariants] + ["no-deadlock"]
+        if expect["violates"] not in known:
+            loc.value(raw, "violates").error(f"unknown check {quoted(expect['violates'])}; valid: {choices(known)}")
+    if "blocked_at" in expect and expect["blocked_at"] > n_steps:
+        loc.value(raw, "blocked_at").error(f"step {expect['blocked_at']} does not exist: the scenario has "
+                                           f"{n_steps} step{'s' if n_steps != 1 else ''}")
+    sch, raw_values = model.schema, raw.get("values") if isinstance(raw, dict) else None
+    for slot, want in (expect.get("values") or {}).items():
+        at = loc.value(raw, "values").value(raw_values, slot)
+        if slot not in sch.slot_names:
+            near = [n for n in sch.slot_names if n.split("[")[0] == slot.split("[")[0]][:8]
+            at.error(f"unknown slot {quoted(slot)}" + (f"; slots of that field: {', '.join(near)}" if near else
+                                                       f"; fields: {choices({n.split('[')[0] for n in sch.slot_names})}"))
+            continue
+        dom = sch.slot_fields[sch.slot_names.index(slot)].domain
+        if shown_value(dom, want) is None:
+            at.error(f"expected {_expected(dom)}; found {found(want)}")
+
+
+def shown_value(dom, want) -> str | None:
+    """`want` (from a scenario file) as the domain shows values, or None if it is not one of them."""
+    if isinstance(dom, Bool):
+        return {True: "yes", False: "no", "yes": "yes", "no": "no"}.get(want) if isinstance(want, (bool, str)) \
+            else None
+    if isinstance(dom, IntRange):
+        ok = isinstance(want, int) and not isinstance(want, bool) and dom.contains(want)
+        return str(want) if ok else None
+    if isinstance(dom, Enum):
+        return want if isinstance(want, str) and want in dom.labels else None
+    return None
+
+
+def _expected(dom) -> str:
+    if isinstance(dom, Bool):
+        return "yes or no (or true/false)"
+    if isinstance(dom, IntRange):
+        return f"a whole number from {dom.lo} to {dom.hi}"
+    return f"one of {choices(dom.labels)}"
+
+
+# -- replay -----------------------------------------------------------------------------------------
 
 @dataclass
 class StepReport:
@@ -81,97 +251,52 @@ class ReplayResult:
     steps: list = field(default_factory=list)
     problem: str = ""
     line: int | None = None
+    proposal: str = ""
 
-
-def scenario_setup(game, path: str, data=None):
-    """(interpretation, bounds, defects, build options, data) a scenario file was recorded with."""
-    data = load_yaml(path) if data is None else data
-    if not isinstance(data, dict):
-        raise InputError(path, 1, 1, "expected a scenario mapping (setup, steps, expect)")
-    for key in ("setup", "steps", "expect"):
-        if key not in data:
-            raise InputError(path, 1, 1, f"missing '{key}'; a scenario needs setup, steps and expect")
-    setup = data["setup"] or {}
-    prop = setup.get("proposal") or {}
-    errors: list = []
-    interp = interpretation(game, path, prop.get("interpretation"), prop, errors)
-    bounds = bounds_of(game, path, prop.get("bounds"), prop, errors)
-    if errors:
-        raise InputError.all_of(errors)
-    defects = list(setup.get("defects") or [])
-    valid = [d.id for d in game.defects]
-    for d in defects:
-        if d not in valid:
-            line, col = value_pos(setup, "defects")
-            raise InputError(path, line, col, f"unknown seeded defect '{d}'; valid: {choices(valid)}")
-    # Build options the trace was found with (a leak pair's game B records its initial public IDs).
-    options = {k: tuple(v) for k, v in (setup.get("options") or {}).items()}
-    if setup.get("initial_pids"):  # the form written before build options existed
-        options["pids"] = tuple(setup["initial_pids"])
-    return interp, bounds, tuple(defects), options, data
-
-
-def load_scenario(game, path: str, model=None):
-    """(model, steps [(label, line)], expect, expect_line, name) from a scenario file; `model`, when given,
-    is the model of the file's setup, already built."""
-    interp, bounds, defects, options, data = scenario_setup(game, path)
-    prop = (data["setup"] or {}).get("proposal") or {}
-    try:
-        model = model or game.build(game.proposal(str(prop.get("name") or "scenario"), interpretation=interp, bounds=bounds,
-                                         defects=defects), **options)
-    except (ModelError, TypeError) as e:
-        line, col = key_pos(data, "setup")
-        raise InputError(path, line, col, str(e)) from None
-    steps = []
-    if not isinstance(data["steps"], list):
-        line, col = value_pos(data, "steps")
-        raise InputError(path, line, col, "steps: expected a list of {do: <action>} items")
-    for i, st in enumerate(data["steps"]):
-        if not isinstance(st, dict) or "do" not in st:
-            line = data["steps"].lc.item(i)[0] + 1
-            raise InputError(path, line, None, f"step {i + 1}: expected a mapping with 'do: <action label>'")
-        steps.append((str(st["do"]), data["steps"].lc.item(i)[0] + 1, str(st.get("says", ""))))
-    expect = data["expect"]
-    if not isinstance(expect, dict) or not set(expect) <= set(EXPECTATIONS) or not expect:
-        line, col = value_pos(data, "expect")
-        raise InputError(path, line, col, f"expect: one or more of {choices(EXPECTATIONS)}")
-    if "violates" in expect:
-        known = [p.name for p in model.invariants] + ["no-deadlock"]
-        if expect["violates"] not in known:
-            line, col = value_pos(expect, "violates")
-            raise InputError(path, line, col, f"unknown check '{expect['violates']}'; valid: {choices(known)}")
-    return model, steps, expect, key_pos(data, "expect")[0], str(data.get("name") or Path(path).stem)
+    def fail(self, line, problem: str) -> "ReplayResult":
+        self.ok, self.line, self.problem = False, line, problem
+        return self
 
 
 def replay_file(game, path: str, model=None) -> ReplayResult:
-    """Run a scenario step by step and check its expectation (on `model`, the setup's, when given)."""
-    model, steps, expect, expect_line, _ = load_scenario(game, path, model)
+    """Run a scenario step by step and check every key of its expectation (on `model`, the setup's, when
+    given)."""
+    sc = load_scenario(game, path, model)
+    model, expect = sc.model, sc.expect
     schema = model.schema
     s = model.init[0]
-    res = ReplayResult(path, True)
+    res = ReplayResult(path, True, proposal=sc.proposal.name)
     blocked_at = expect.get("blocked_at")
     labels = {a.label: a for a in model.actions}
-    for i, (label, line, says) in enumerate(steps, 1):
+    for i, (label, line, says) in enumerate(sc.steps, 1):
         a = labels.get(label)
         if a is None:
-            near = sorted(l for l in labels if l.split("(")[0] == label.split("(")[0])[:6]
+            near = sorted(lb for lb in labels if lb.split("(")[0] == label.split("(")[0])[:6]
             res.steps.append(StepReport(i, label, line, False, says, "no such action"))
-            res.ok, res.line = False, line
-            res.problem = f"step {i}: no action '{label}'" + (f"; actions of that rule: {', '.join(near)}" if near else "")
-            return res
+            return res.fail(line, f"step {i}: no action {quoted(label, 200)}"
+                            + (f"; actions of that rule: {', '.join(near)}" if near else ""))
         if not enabled(a, s, schema):
             if blocked_at == i:
                 res.steps.append(StepReport(i, label, line, True, says, "blocked, as expected"))
                 return res
             res.steps.append(StepReport(i, label, line, False, says, "not enabled here"))
-            res.ok, res.line, res.problem = False, line, f"step {i}: '{label}' is not enabled in this state"
-            return res
+            return res.fail(line, f"step {i}: '{label}' is not enabled in this state")
+        if blocked_at == i:
+            res.steps.append(StepReport(i, label, line, False, says, "enabled, expected blocked"))
+            return res.fail(line, f"step {i}: '{label}' is enabled here; expected the rules to refuse it")
         s2 = apply(a, s, schema)
         res.steps.append(StepReport(i, label, line, True, model.narrate(model, a, s, s2) if model.narrate else says))
         s = s2
-    if blocked_at is not None:
-        res.ok, res.line, res.problem = False, expect_line, f"expected step {blocked_at} to be blocked; every step ran"
-        return res
+    problem = _final(model, s, expect)
+    return res.fail(sc.expect_line, problem) if problem else res
+
+
+def _final(model, s, expect: dict) -> str:
+    """What is wrong with the final state `s` under `expect` ('' when every key is met)."""
+    schema = model.schema
+    bad = schema.check(s)
+    if bad:  # reachable, and every other key, speak of a state inside the model's domains
+        return f"the final state leaves its declared ranges ({', '.join(bad[:3])})"
     if "violates" in expect:
         target = expect["violates"]
         if target == "no-deadlock":
@@ -183,19 +308,13 @@ def replay_file(game, path: str, model=None) -> ReplayResult:
             prop = next(p for p in model.invariants if p.name == target)
             ok = not eval_expr(prop.predicate, s, schema)
         if not ok:
-            res.ok, res.line, res.problem = False, expect_line, f"the final state does not violate {target}"
-            return res
+            return f"the final state does not violate {target}"
     for slot, want in (expect.get("values") or {}).items():
-        if slot not in schema.slot_names:
-            res.ok, res.line = False, expect_line
-            res.problem = f"expect.values: unknown slot '{slot}'"
-            return res
         i = schema.slot_names.index(slot)
         got = schema.show(i, s[i])
-        if str(want) != got and want != s[i]:
-            res.ok, res.line, res.problem = False, expect_line, f"at the end {slot} is {got}, expected {want}"
-            return res
-    return res
+        if shown_value(schema.slot_fields[i].domain, want) != got:
+            return f"at the end {slot} is {got}, expected {want}"
+    return ""
 
 
 def replay_matching(game, proposal, directory: str, model=None) -> tuple[list, int]:
@@ -215,18 +334,18 @@ def replay_matching(game, proposal, directory: str, model=None) -> tuple[list, i
     results, skipped = [], 0
     root = Path(directory)
     for path in sorted(root.rglob("*.scenario.yaml")):
-        interp, bounds, defects, options, data = scenario_setup(game, str(path))
-        if options or (interp.as_dict(), bounds.as_dict(), tuple(sorted(defects))) != want:
+        prop, options, data, values = scenario_setup(game, str(path))
+        if options or (prop.interpretation.as_dict(), prop.bounds.as_dict(), tuple(sorted(prop.defects))) != want:
             skipped += 1
             continue
         t0 = time.perf_counter()
         model = model or game.build(proposal)
         r = replay_file(game, str(path), model)
-        name = str(data.get("name") or path.name.replace(".scenario.yaml", ""))
+        name = str(values.get("name") or path.name.replace(".scenario.yaml", ""))
         rel = path.relative_to(root).as_posix()
         results.append(CheckResult(
             id=f"scenario:{name}", kind="scenario", verdict="holds" if r.ok else "violated", engine="replay",
-            rules=tuple(data.get("cites") or ()), depth=len(r.steps), seconds=time.perf_counter() - t0,
+            rules=tuple(values.get("cites") or ()), depth=len(r.steps), seconds=time.perf_counter() - t0,
             detail=f"{rel}: expectation met" if r.ok else f"{rel}:{r.line}: {r.problem}",
             extra={"file": rel}))
     return results, skipped

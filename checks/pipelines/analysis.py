@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from checks.formats.report import save_traces, to_json
-from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, write_ci, write_html
+from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, write_ci, write_html, written
 
 
 def ambiguities(opts: Options) -> Run:
@@ -44,20 +44,21 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
         if r.trace is not None and "model" not in r.extra:  # a minimised trace brings its own model
             r.extra["model"] = GAME.build(defect_proposal(GAME, GAME.defect(r.id), prop))
     secs = time.perf_counter() - t0
+    # A defect not caught because a budget ran out says nothing about the checker: inconclusive.
+    missed = sum(r.verdict == "missed" for r in results)
+    run = Run("", 0 if caught == len(results) else 12 if missed else 4)
     if opts.out:
         for r in results:
             if r.trace is not None:
-                save_traces([r], r.extra.get("model"), prop, Path(opts.out))
-    write_ci(opts, results, prop, None, secs, None)
-    # A defect not caught because a budget ran out says nothing about the checker: inconclusive.
-    missed = sum(r.verdict == "missed" for r in results)
-    code = 0 if caught == len(results) else 12 if missed else 4
+                written(run, "the traces under", opts.out, save_traces, [r], r.extra.get("model"), prop,
+                        Path(opts.out))
+    write_ci(opts, run, results, prop, None, secs, None)
     if opts.fmt == "json":
         doc = json.loads(to_json(results, prop, opts.seed, None, secs))
         doc["summary"].update({"caught": caught, "total": len(results)})
-        run = Run(json.dumps(doc, indent=2), code)
+        run.stdout = json.dumps(doc, indent=2)
     else:
-        run = Run(_selftest_text(results, notes, caught, secs), code)
+        run.stdout = _selftest_text(results, notes, caught, secs)
     # Each caught defect's trace is drawn with its own model (r.extra["model"], never in the JSON report).
     write_html(opts, run, lambda h: h.report(results, "selftest", prop, opts.seed, None, secs, None, notes))
     return run
@@ -85,11 +86,11 @@ def compare(opts: Options, a_name: str, b_name: str) -> Run:
     from checks.formats.compare_report import save, to_json as compare_json, to_text as compare_text
     a, b = Options(proposal=a_name).resolve(), Options(proposal=b_name).resolve()
     c = compare_proposals(a, b, GAME.build, opts.config(max_depth=None, progress=False))
-    paths = save(c, opts.out) if opts.out else {}
+    run = Run("", {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
+    paths = (written(run, "the distinguishing games under", opts.out, save, c, opts.out) or {}) if opts.out else {}
     if opts.fmt == "json":
-        text = json.dumps(compare_json(c, opts.seed, paths), indent=2)
+        run.stdout = json.dumps(compare_json(c, opts.seed, paths), indent=2)
     else:
-        text = "\n".join([compare_text(c, opts.seed)] + [f"wrote {p}" for p in paths.values()])
-    run = Run(text, {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
+        run.stdout = "\n".join([compare_text(c, opts.seed)] + [f"wrote {p}" for p in paths.values()])
     write_html(opts, run, lambda h: h.comparison(c, opts.seed))
     return run

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from checks.analyses.verdicts import coverage, make_explorer, run_explicit
-from checks.pipelines.common import GAME, Options, Run, report, stats
+from checks.pipelines.common import GAME, Options, Run, report, stats, written
 
 # Regenerates the shipped proof seed for one embedded profile (docs/checking.md, "Proof cache").
 SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profile}"
@@ -37,9 +37,11 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
         from checks.analyses.minimise import minimise_results
         notes += minimise_results(GAME, results, prop, opts.config(max_depth=None, progress=False))
     small = GAME.build(GAME.small(prop))
-    results += small_leak_results(small, opts.seed)
+    results += small_leak_results(small, opts.seed, opts.config())
+    warnings: list = []
     if z3_budget:
         results += _z3_guards(opts, prop, small, z3_budget, proof_cache, extra, notes)
+        warnings = extra["proofs"].pop("warnings", [])
     if scenarios is not None:
         from checks.formats.scenario import replay_matching
         kept, skipped = replay_matching(GAME, prop, scenarios, model)
@@ -47,16 +49,19 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
         extra["scenarios"] = {"directory": scenarios, "replayed": len(kept), "skipped_other_setup": skipped}
         notes.append(f"{len(kept)} scenario file(s) under {scenarios} replayed; {skipped} recorded with other "
                      f"bounds, interpretation or defects skipped")
-    return report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
+    run = report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
+    run.stderr[:0] = [f"rulecheck: warning: {w}" for w in warnings]
+    return run
 
 
 def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: list) -> list:
     """The agreement guard on the small bounds and the Spacer proofs that fit `z3_budget`."""
     from checks.analyses.quick_z3 import agreement_result, quick_proofs
-    out = [agreement_result(small, opts.seed)]
+    out = [agreement_result(small, opts.seed, opts.config())]
     cache_dir = "default" if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
     cache_stats: dict = {}
-    proofs, attempted = quick_proofs(GAME.build(prop, unbounded=True), opts.seed, z3_budget, cache_dir, cache_stats)
+    proofs, attempted = quick_proofs(GAME.build(prop, unbounded=True), opts.seed, z3_budget, cache_dir, cache_stats,
+                                     opts.config())
     out += proofs
     extra["proofs"] = {"rlimit": z3_budget, "attempted": attempted,
                        "proved": [r.id for r in proofs],
@@ -66,6 +71,9 @@ def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: li
         notes.append(f"the shipped Spacer certificates (checks/engines/spacer-proofs.json) do not match this "
                      f"encoding of the embedded profile '{prop.name}', so Spacer ran from scratch; regenerate "
                      f"them with: {SEED_COMMAND.format(profile=prop.name)}")
+    if cache_stats.get("timed_out"):
+        notes.append(f"Spacer not attempted on {len(cache_stats['timed_out'])} invariant(s): --timeout "
+                     f"{opts.timeout}s ran out first; their verdicts above are the explicit ones")
     if cache_stats.get("known_unknown_skipped"):
         notes.append(f"Spacer not re-run on {len(cache_stats['known_unknown_skipped'])} invariant(s) it could "
                      f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof cache; "
@@ -74,23 +82,37 @@ def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: li
 
 
 def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetry: bool = False,
-            engine: str = "scalar", jobs: int | None = None) -> Run:
-    """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml)."""
+            engine: str = "scalar", jobs: int | None = None, detail: bool = False) -> Run:
+    """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml);
+    `detail` (--stats) adds the states per depth and which rules fired (and which never did)."""
     prop = opts.resolve()
     model = GAME.build(prop)
     ex = make_explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry, engine=engine,
                                           jobs=jobs)).run()
     st = stats(ex) | {"states_per_second": round(len(ex.states) / max(ex.seconds, 1e-9))}
-    if graph:
-        from checks.formats.graph import write_graph
-        write_graph(ex.to_graph(), graph)
-        st["graph"] = graph
-    if opts.fmt == "json":
-        text = json.dumps({"schema_version": 1, "tool": "rulecheck", "seed": opts.seed,
-                           "proposal": prop.to_json(), "exploration": st}, indent=2)
-    else:
-        text = "\n".join(f"{k}: {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}: {v}"
-                         for k, v in st.items())
+    if detail:
+        st |= _detail(model, ex)
     depth_cut = ex.stop_reason is not None and ex.stop_reason.startswith("depth bound")
     # A budget is never success: only a complete search, or the depth the user asked for, exits 0.
-    return Run(text, 0 if ex.complete or (depth_cut and opts.max_depth is not None) else 4)
+    run = Run("", 0 if ex.complete or (depth_cut and opts.max_depth is not None) else 4)
+    if graph:
+        from checks.formats.graph import write_graph
+        if written(run, "the graph", graph, lambda: write_graph(ex.to_graph(), graph) or True):
+            st["graph"] = graph
+    if opts.fmt == "json":
+        run.stdout = json.dumps({"schema_version": 1, "tool": "rulecheck", "seed": opts.seed,
+                                 "proposal": prop.to_json(), "exploration": st}, indent=2)
+    else:
+        run.stdout = "\n".join(f"{k}: {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}: {v}"
+                                for k, v in st.items())
+    return run
+
+
+def _detail(model, ex) -> dict:
+    """--stats: states per BFS depth, and the rules that fired and never fired."""
+    per_depth: dict = {}
+    for d in ex.depth:
+        per_depth[d] = per_depth.get(d, 0) + 1
+    cov = coverage(model, ex)
+    return {"states_per_depth": dict(sorted(per_depth.items())), "rules_fired": f"{cov['fired']} of {cov['rules']}",
+            "never_fired": cov["never_fired"]}

@@ -9,6 +9,7 @@ engines below receive the models it builds and never import it.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,10 +36,11 @@ class Options:
     summary: str | None = None
     command: str = ""
     html: str | None = None
+    started: float = field(default_factory=time.perf_counter)  # --timeout counts from here, for every engine
 
     def config(self, **kw) -> CheckConfig:
         base = dict(max_states=self.max_states, max_depth=self.max_depth, timeout=self.timeout, seed=self.seed,
-                    progress=self.progress)
+                    progress=self.progress, started=self.started)
         return CheckConfig(**(base | kw))
 
     def resolve(self):
@@ -57,21 +59,38 @@ class Run:
     code: int
     stderr: list = field(default_factory=list)
 
+    def lost(self, what: str, path, err: Exception) -> None:
+        """A file that could not be written after the verdict: the verdict is still printed, the reason goes
+        to stderr, and a run that would exit 0 exits 2 (a violation's 12 or an inconclusive 4 stands)."""
+        reason = getattr(err, "strerror", None) or str(err)
+        self.stderr.append(f"rulecheck: cannot write {what} '{path}': {reason}; the verdict above is not affected")
+        if self.code == 0:
+            self.code = 2
+
+
+def written(run: Run, what: str, path, write, *args, **kw):
+    """`write(*args, **kw)`, or None after recording on `run` that the file could not be written."""
+    try:
+        return write(*args, **kw)
+    except (OSError, ValueError) as err:
+        run.lost(what, path, err)
+        return None
+
 
 def report(opts: Options, results: list, proposal, states, seconds: float, model, extra=None, notes=(),
            leaks=()) -> Run:
     """Save traces (--out), render text or JSON, write the CI and HTML reports, and map the verdict to an
-    exit code."""
+    exit code. A file that cannot be written never costs the verdict (`Run.lost`)."""
+    run = Run("", EXIT[summary_verdict(results)])
     if opts.out:
-        save_traces(results, model, proposal, Path(opts.out))
+        written(run, "the traces under", opts.out, save_traces, results, model, proposal, Path(opts.out))
     if opts.fmt == "json":
-        text = to_json(results, proposal, opts.seed, states, seconds, extra)
+        run.stdout = to_json(results, proposal, opts.seed, states, seconds, extra)
     else:
-        text = to_text(results, proposal, opts.seed, states, seconds, model, notes)
+        run.stdout = to_text(results, proposal, opts.seed, states, seconds, model, notes)
         if extra and extra.get("coverage", {}).get("never_fired"):
-            text += "\nrules that never fired: " + ", ".join(extra["coverage"]["never_fired"])
-    write_ci(opts, results, proposal, states, seconds, model)
-    run = Run(text, EXIT[summary_verdict(results)])
+            run.stdout += "\nrules that never fired: " + ", ".join(extra["coverage"]["never_fired"])
+    write_ci(opts, run, results, proposal, states, seconds, model)
     write_html(opts, run, lambda h: h.report(results, opts.command, proposal, opts.seed, states, seconds, model,
                                              notes, leaks))
     return run
@@ -79,21 +98,19 @@ def report(opts: Options, results: list, proposal, states, seconds: float, model
 
 def write_html(opts: Options, run: Run, render) -> None:
     """Write the --html report from `render(checks.formats.html)`, atomically. The path was checked
-    before the run; if the write still fails, the verdict still reaches stdout and the exit code is 2."""
+    before the run; if the write still fails, the verdict still reaches stdout (`Run.lost`)."""
     if not opts.html:
         return
     from checks.formats import html
-    try:
-        html.write(opts.html, render(html))
-    except OSError as err:
-        run.stderr.append(f"rulecheck: cannot write the HTML report '{opts.html}': {err.strerror or err}")
-        run.code = 2
+    written(run, "the HTML report", opts.html, lambda: html.write(opts.html, render(html)))
 
 
-def write_ci(opts: Options, results, proposal, states, seconds, model) -> None:
+def write_ci(opts: Options, run: Run, results, proposal, states, seconds, model) -> None:
+    """--junit and --summary (checks/formats/cireport.py), atomically; a failure is `Run.lost`."""
     if opts.junit or opts.summary:
         from checks.formats.cireport import write_reports
-        write_reports(results, opts.command, proposal, opts.seed, states, seconds, model, opts.junit, opts.summary)
+        written(run, "the CI report", opts.junit or opts.summary, write_reports, results, opts.command, proposal,
+                opts.seed, states, seconds, model, opts.junit, opts.summary)
 
 
 def stats(ex) -> dict:

@@ -9,6 +9,7 @@ import json
 import time
 from pathlib import Path
 
+from checks.formats.outputs import write_atomic
 from checks.pipelines.common import GAME, Options, Run
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -19,20 +20,25 @@ def replay(file: str, fmt: str = "text") -> Run:
     from checks.formats.scenario import replay_file
     res = replay_file(GAME, file)
     if fmt == "json":
-        return Run(json.dumps({"schema_version": 1, "tool": "rulecheck", "scenario": file, "ok": res.ok,
+        return Run(json.dumps({"schema_version": 1, "tool": "rulecheck", "scenario": file, "proposal": res.proposal,
+                               "ok": res.ok,
                                "problem": res.problem or None, "line": res.line,
                                "steps": [{"step": s.number, "do": s.action, "line": s.line, "ok": s.ok,
                                           "says": s.says, "problem": s.problem or None} for s in res.steps]},
                               indent=2), 0 if res.ok else 12)
     lines = [f"{'ok  ' if s.ok else 'FAIL'} {s.number:>3}. {s.says or s.action}"
              + (f"  <- {s.problem}" if s.problem else "") for s in res.steps]
-    lines.append(f"{file}: replayed {len(res.steps)} steps; expectation met" if res.ok
-                 else f"{file}:{res.line}: {res.problem}")
+    lines.append(f"{file}: replayed {len(res.steps)} steps under proposal '{res.proposal}'; expectation met"
+                 if res.ok else f"{file}:{res.line}: {res.problem}")
     return Run("\n".join(lines), 0 if res.ok else 12)
 
 
-def interpretations(fmt: str = "text", schema: bool = False) -> Run:
-    """Every interpretation switch: its choices, its default and its catalogue IDs."""
+def interpretations(fmt: str = "text", schema: str | None = None) -> Run:
+    """Every interpretation switch: its choices, its default and its catalogue IDs; with `schema`
+    ("proposal" or "scenario"), the JSON Schema the loader of those files validates with."""
+    if schema == "scenario":
+        from checks.formats.scenario import scenario_json_schema
+        return Run(json.dumps(scenario_json_schema(GAME), indent=2), 0)
     if schema:
         from checks.formats.proposal import json_schema
         return Run(json.dumps(json_schema(GAME), indent=2), 0)
@@ -54,7 +60,10 @@ def export(promela: str, proposal: str | None, with_spin: bool, max_states: int)
     from checks.formats.promela import SpinUnavailable, run_spin, spin_counterexample, to_promela
     model = GAME.build(Options(proposal=proposal).resolve())
     pm = to_promela(model)
-    Path(promela).write_text(pm.text, encoding="utf-8")
+    try:
+        write_atomic(promela, pm.text)
+    except OSError as err:
+        return Run("", 2, [f"rulecheck: cannot write '{promela}': {err.strerror or err}"])
     lines = [f"wrote {promela}: {len(pm.variables)} state variables, {len(model.actions)} actions, "
              f"{len(pm.assertions)} assertions"]
     if not with_spin:
@@ -98,5 +107,5 @@ def docs(which: str, check_only: bool = False) -> Run:
         current = target.exists() and target.read_text(encoding="utf-8") == text
         return Run(f"{target.name} is {'current' if current else 'stale: run rulecheck docs ' + which}",
                    0 if current else 1)
-    target.write_text(text, encoding="utf-8")
+    write_atomic(target, text)
     return Run(f"wrote {target.relative_to(ROOT)}", 0)

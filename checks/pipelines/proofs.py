@@ -9,7 +9,7 @@ import dataclasses
 import time
 from pathlib import Path
 
-from checks.pipelines.common import GAME, Options, Run, UsageProblem, report
+from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, written
 
 
 def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000) -> Run:
@@ -29,7 +29,9 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     if opts.max_depth is not None:
         depth = min(depth, opts.max_depth)
     t0 = time.perf_counter()
-    results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored, timeout=opts.timeout)
+    # --timeout bounds the whole command: what the exploration above used is gone (NOTE in checks/config.py).
+    results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
+                        timeout=opts.config().left())
     return report(opts, results, prop, None, time.perf_counter() - t0, model,
                   {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "seed": opts.seed,
                           "model": "unbounded turns"}})
@@ -52,33 +54,37 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
         results, stats = check_leaks(model, opts.config(), list(observers) or None)
     extra = {"product": stats}
     if engine in ("z3", "both"):
-        z3_results, extra["z3"] = check_leaks_z3(model, z3_depth, opts.seed, list(observers) or None,
-                                                 prove=z3_proof, timeout=opts.timeout)
+        depth = z3_depth if opts.max_depth is None else min(z3_depth, opts.max_depth)  # one depth budget
+        z3_results, extra["z3"] = check_leaks_z3(model, depth, opts.seed, list(observers) or None,
+                                                 prove=z3_proof, timeout=opts.config().left())
         results += z3_results
-    notes, pairs = [], []
+    notes, pairs, saving = [], [], Run("", 0)
     for r in results:
         leak = r.extra.pop("leak", None)
         if leak is not None:
             pairs.append(leak)
             notes.append(side_by_side(leak, model))
             if opts.out:
-                tag = "-z3" if r.engine == "z3" else ""
-                save_leak_pair(leak, model, prop, Path(opts.out), tag)
-                who = leak.observer.replace(" ", "-") + tag
-                r.trace_path = str(Path(opts.out) / "leaks" / f"hidden-identity-{who}-A.scenario.yaml")
+                r.trace_path = written(saving, "a leak pair under", opts.out, save_leak_pair, leak, model, prop,
+                                       Path(opts.out), "-z3" if r.engine == "z3" else "")
     run = report(dataclasses.replace(opts, out=None), results, prop, stats["states"],
                  time.perf_counter() - t0, model, extra, leaks=pairs)
+    run.stderr[:0] = saving.stderr
+    run.code = 2 if saving.stderr and run.code == 0 else run.code
     if opts.fmt == "text" and notes:
         run.stdout = "".join(n + "\n\n" for n in notes) + run.stdout
     return run
 
 
-def save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> None:
+def save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> str:
     """Both games of a leak as scenario files that `rulecheck replay` accepts (game B's model records
-    its own build options, e.g. the exchanged initial public IDs)."""
+    its own build options, e.g. the exchanged initial public IDs); the path of game A's file."""
+    from checks.formats.outputs import inside, slug
     from checks.formats.scenario import trace_to_scenario, write_scenario
+    written = []
     for side, trace, m in (("A", leak.game_a, model), ("B", leak.game_b, leak.model_b)):
         doc = trace_to_scenario(m, trace, prop, f"hidden-identity leak to {leak.observer}: game {side}",
                                 {"reachable": True}, ("H3", "H6"))
-        who = leak.observer.replace(" ", "-") + tag
-        write_scenario(out / "leaks" / f"hidden-identity-{who}-{side}.scenario.yaml", doc)
+        name = f"hidden-identity-{slug(leak.observer)}{tag}-{side}.scenario.yaml"
+        written.append(write_scenario(inside(out, "leaks", name), doc))
+    return str(written[0])

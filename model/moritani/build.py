@@ -31,7 +31,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     `edit_rules(rules) -> rules` changes the rules before the model is assembled, so that every
     declaration is made over the changed rules (`rulecheck mutate` builds its mutants this way).
     """
-    c = Ctx(bounds or Bounds(), interpretation or Interpretation(), check_defects(defects), unbounded)
+    bounds = bounds or Bounds()
+    c = Ctx(bounds, interpretation or Interpretation(), check_defects(defects, bounds), unbounded)
     sch = schema(c)
     s0 = initial(c, sch, pids)
     n = len(c.bounds.factions)

@@ -156,6 +156,15 @@ class Bounds:
                 raise ModelError(f"unknown faction '{f}'; valid: {choices(RIVALS)}")
         if len(set(self.factions)) != len(self.factions) or len(self.factions) < 2:
             raise ModelError("bounds.factions needs Moritani and at least one distinct rival")
+        for name in ("strongholds", "faces", "karama", "leaderless"):
+            if len(set(getattr(self, name))) != len(getattr(self, name)):
+                raise ModelError(f"bounds.{name} lists an entry twice")
+        if len({f for f, _, _ in self.forces}) != len(self.forces):
+            raise ModelError("bounds.forces has two entries for one faction")
+        if not self.faces:
+            raise ModelError("bounds.faces needs at least one Terror face")
+        if not 1 <= len(self.leaders) <= 4 or not all(0 <= x <= 12 for x in self.leaders):
+            raise ModelError("bounds.leaders takes 1 to 4 leader strengths, each 0..12")
         if not 1 <= len(self.strongholds) <= 5:
             raise ModelError("bounds.strongholds takes 1 to 5 of the ordinary strongholds")
         for s in self.strongholds:
@@ -205,28 +214,49 @@ BOUND_FIELDS = tuple(f.name for f in fields(Bounds))
 
 
 def bound_shapes() -> dict:
-    """What each bounds entry holds: the one description from which proposal files are loaded
-    (`checks/formats/proposal.py`) and their JSON Schema is generated (`rulecheck interpretations --schema`).
+    """What each bounds entry may hold: the one description from which proposal and scenario files are
+    validated (`checks/formats/proposal.py`, with `file:line:col` errors) and their JSON Schema is
+    generated (`rulecheck interpretations --schema`). `Bounds.__post_init__` enforces the same rules on
+    the model side (tests/test_schema.py checks on generated bounds that the two agree).
+
+    kinds: `int` (`min`..`max`), `bool`, `enum` (`values`, `null`: may be empty), `list` (`items`: a
+    list of choices or an int range {min, max}; `min`/`max` entries; `unique`; `first`: the first
+    entry) and `rows` (fixed-width lists; `items` per column; `distinct`: a row's entries differ;
+    `key`: a column whose values are unique; `once`: a value is in at most one row). Relations:
+    `within` (every choice is in another entry's list, given or default), `at_most` (another entry's
+    number). `why` says the rule in words for error messages; `invalid` what a wrong choice is.
 
     >>> bound_shapes()["forces"]["width"]
     3
     """
-    factions = ["Moritani", *RIVALS]
-    lists = {"factions": factions, "strongholds": list(STRONGHOLDS), "faces": list(FACES), "karama": factions,
-             "leaderless": list(RIVALS), "leaders": "int"}
-    out = {}
-    for f in fields(Bounds):
-        default = f.default
-        if f.name in lists:
-            out[f.name] = {"kind": "list", "items": lists[f.name]}
-        elif f.name == "alliances":
-            out[f.name] = {"kind": "rows", "width": 2, "items": [factions, factions]}
-        elif f.name == "forces":
-            out[f.name] = {"kind": "rows", "width": 3, "items": [list(RIVALS), "int", "int"]}
-        elif f.name == "ambassador":
-            out[f.name] = {"kind": "enum", "values": list(STRONGHOLDS), "null": True}
-        elif isinstance(default, bool):
-            out[f.name] = {"kind": "bool"}
-        else:
-            out[f.name] = {"kind": "int"}
-    return out
+    factions, rivals = ["Moritani", *RIVALS], list(RIVALS)
+    count = {"kind": "int", "min": 0, "max": 12}
+    return {
+        "factions": {"kind": "list", "items": factions, "unique": True, "first": "Moritani", "min": 2,
+                     "why": "the factions are Moritani and its rivals"},
+        "strongholds": {"kind": "list", "items": list(STRONGHOLDS), "unique": True, "min": 1, "max": 5,
+                        "invalid": "is not a legal Terror destination (R8)"},
+        "faces": {"kind": "list", "items": list(FACES), "unique": True, "min": 1},
+        "turns": {"kind": "int", "min": 1, "max": 6},
+        "storm": {"kind": "bool"},
+        "bidding": {"kind": "bool"},
+        "moritani_ships": {"kind": "bool"},
+        "forces": {"kind": "rows", "width": 3, "items": [rivals, {"min": 0, "max": 4}, {"min": 0, "max": 4}],
+                   "key": 0, "within": "factions", "why": "forces belong to a rival in bounds.factions"},
+        "moritani_forces": count, "spice": count, "moritani_spice": count,
+        "hand": count | {"at_most": "hand_limit", "why": "no starting hand exceeds the hand limit"},
+        "moritani_hand": count | {"at_most": "hand_limit", "why": "no starting hand exceeds the hand limit"},
+        "hand_limit": count,
+        "karama": {"kind": "list", "items": rivals, "unique": True, "within": "factions",
+                   "why": "a Karama holder must be a rival in bounds.factions"},
+        "alliances": {"kind": "rows", "width": 2, "items": [factions, factions], "distinct": True, "once": True,
+                      "within": "factions",
+                      "why": "an alliance is two factions from bounds.factions, each in at most one alliance (R25)"},
+        "ambassador": {"kind": "enum", "values": list(STRONGHOLDS), "null": True, "within": "strongholds",
+                       "why": "the Ambassador sits in one of bounds.strongholds (or none: empty)"},
+        "leaders": {"kind": "list", "items": {"min": 0, "max": 12}, "min": 1, "max": 4,
+                    "why": "strengths of each rival's leaders"},
+        "leaderless": {"kind": "list", "items": rivals, "unique": True, "within": "factions",
+                       "why": "a leaderless faction must be a rival in bounds.factions"},
+        "assassinate_leaders": {"kind": "bool"},
+    }

@@ -20,7 +20,10 @@ class Defect:
     ids: tuple       # catalogue IDs of the hazard
     doc: str
     bounds: tuple = ()  # ((field, value), ...) overrides that let the defect show within small bounds
+    needs: tuple = ()   # ((field, value), ...) bounds without which the defect does not exist (its module)
 
+
+MODULE = (("assassinate_leaders", True),)  # the defects of the optional Assassinate Leaders module
 
 DEFECTS = (
     Defect("reload-recredits-extortion", "extortion-once", ("H1", "H2"),
@@ -129,22 +132,25 @@ DEFECTS = (
     # Assassinate Leaders module (model/moritani/assassinate.py): the bounds override turns it on.
     Defect("retired-card-reshuffled", "traitor-custody", ("R43",),
            "the Mentat replacement shuffles the revealed Traitor card back into the reserve deck instead of "
-           "setting it aside as the faction's used marker", ASSASSINATE_BOUNDS),
+           "setting it aside as the faction's used marker", ASSASSINATE_BOUNDS, MODULE),
     Defect("used-marker-ignored", "assassinate-once-per-faction", ("R43",),
            "a battle loss opens the reveal decision against a faction whose use is already spent",
-           ASSASSINATE_BOUNDS + (("leaders", (5, 2, 1)),)),
+           ASSASSINATE_BOUNDS + (("leaders", (5, 2, 1)),), MODULE),
     Defect("forfeit-resets-each-turn", "assassinate-forfeit", ("A28", "R43"),
            "a normal traitor call forfeits Assassinate Leaders for that turn only (A28's superseded reading)",
-           ASSASSINATE_BOUNDS),
+           ASSASSINATE_BOUNDS, MODULE),
     Defect("assassinate-offer-needs-card", "hidden-identity", ("R43",),
            "the reveal-or-continue decision opens only when Moritani holds a usable Traitor card, so every "
-           "rival learns from the battle cleanup whether it does", ASSASSINATE_BOUNDS),
+           "rival learns from the battle cleanup whether it does", ASSASSINATE_BOUNDS, MODULE),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 
 
-def check_defects(ids) -> frozenset:
+def check_defects(ids, bounds=None) -> frozenset:
     for d in ids:
         if d not in DEFECT_BY_ID:
             raise ModelError(f"unknown seeded defect '{d}'; valid: {choices(DEFECT_BY_ID)}")
+        for key, value in DEFECT_BY_ID[d].needs if bounds is not None else ():
+            if getattr(bounds, key) != value:
+                raise ModelError(f"seeded defect '{d}' needs bounds.{key}: {str(value).lower()}")
     return frozenset(ids)

@@ -7,6 +7,7 @@ mishandle) is not kept here by the rules but by the kernel's monitors (model/mor
 from __future__ import annotations
 
 from model.domains import Bool, IntRange
+from model.errors import ModelError
 from model.moritani.context import Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
@@ -97,7 +98,10 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
     """The first Mentat Pause: all six faces hidden in supply (R4), nothing on the map."""
     b = c.bounds
     n, nk = len(b.factions), len(b.faces)
-    pids = pids or tuple(range(1, nk + 1))
+    pids = tuple(pids) if pids else tuple(range(1, nk + 1))
+    if sorted(pids) != list(range(1, nk + 1)):
+        raise ModelError(f"pids must be a permutation of 1..{nk} (one public ID per face in bounds.faces); "
+                         f"found {list(pids)}")
     ally = {f: c.none_ally for f in range(n)}
     for a, d in b.alliances:
         ally[c.F.index(a)], ally[c.F.index(d)] = c.F.index(d), c.F.index(a)
