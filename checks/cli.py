@@ -12,9 +12,10 @@ import sys
 
 import click
 
-from checks.cli_options import COUNT, DEPTH, FORMAT, NATURAL, SECONDS, ci_reports, common, html_report, writable
+from checks.cli_options import (COUNT, DEPTH, FORMAT, NATURAL, SECONDS, ci_reports, common, html_report,
+                                mutate_options, writable)
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
-from checks.pipelines import analysis, check as checking, files, proofs
+from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs
 from checks.pipelines.common import Options, Run, UsageProblem
 from checks.results import InternalError
 from model.errors import InputError, ModelError
@@ -177,6 +178,16 @@ def leaks(opts, observers, engine, z3_depth, z3_proof):
 def ambiguities(opts):
     """Order-sensitivity of the reactions the printed rules leave unordered (A1, A2, A5)."""
     return analysis.ambiguities(opts)
+
+
+@main.command()
+@common
+@mutate_options
+@ci_reports
+@guarded
+def mutate(opts, operators, max_mutants, jobs, search_engine, min_score):
+    """Mutants generated from the rule data, each checked: the mutation score and the survivors."""
+    return mutation.mutate(opts, tuple(operators), max_mutants, jobs, min_score, search_engine)
 
 
 @main.command()
