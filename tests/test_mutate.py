@@ -217,3 +217,29 @@ def test_an_interrupt_stops_the_pool_with_130_and_no_verdict(tmp_path):
     assert time.perf_counter() - sent < 2.0
     assert "summary" not in out and "score" not in out
     assert "interrupted by" in err and "Traceback" not in err
+
+
+def test_mutant_verdicts_map_to_junit_outcomes():
+    from checks.formats.cireport import outcome
+    assert [outcome(v) for v in ("killed", "survived", "unknown", "equivalent", "invalid")] == \
+        ["pass", "failure", "error", "skipped", "skipped"]
+
+
+@pytest.mark.heavy
+def test_out_junit_summary_and_min_score(tmp_path):
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL_PROPOSAL, encoding="utf-8")
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["mutate", "--proposal", str(path), "--operator", "drop-effect", "--operator",
+                                  "swap-parameters", "--max-mutants", "4", "--jobs", "1", "--min-score", "1",
+                                  "--out", str(out), "--junit", str(tmp_path / "j.xml"),
+                                  "--summary", str(tmp_path / "s.md")])
+    doc = json.loads((out / "mutation.json").read_text(encoding="utf-8"))
+    assert {c["operator"] for c in doc["checks"]} == {"drop-effect", "swap-parameters"}
+    assert r.exit_code == (0 if doc["summary"]["score"] == 1 else 12), r.output
+    killed = [c for c in doc["checks"] if c["verdict"] == "killed" and c["depth"] is not None]
+    for c in killed:
+        assert c["trace"] and (out / "mutants").is_dir()
+    xml = (tmp_path / "j.xml").read_text(encoding="utf-8")
+    assert xml.count("<testcase") == 4 and f'failures="{doc["summary"]["survived"]}"' in xml
+    assert "rulecheck mutate: score" in (tmp_path / "s.md").read_text(encoding="utf-8")

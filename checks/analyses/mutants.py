@@ -191,6 +191,20 @@ def _short(e: Expr, width: int = 70) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
+def _becomes(a: str, b: str, width: int = 50) -> str:
+    """'a' becomes 'b', both cut to the same window around their first difference.
+
+    >>> _becomes("(if x < 3 then 10 else 14)", "(if x < 3 then 10 else 13)", width=12)
+    "'... 10 else 14)' becomes '... 10 else 13)'"
+    """
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    lo = max(0, min(i - width // 2, max(len(a), len(b)) - width))
+
+    def cut(t):
+        return ("..." if lo else "") + t[lo:lo + width] + ("..." if lo + width < len(t) else "")
+    return f"'{cut(a)}' becomes '{cut(b)}'"
+
+
 def _where(target) -> str:
     return "guard" if target == "guard" else _slot(target[1])
 
@@ -281,13 +295,16 @@ def _negate_comparison(rule, schema):
 
 def _shift_constant(rule, schema):
     for target, expr in _sites(rule):
-        for path, node, _ in _nodes(expr):
+        for path, node, parent in _nodes(expr):
             if isinstance(node, Const) and not isinstance(node.value, bool):
                 for d in (1, -1):
                     if node.value + d >= 0:
+                        new = Const(node.value + d)
+                        around = "" if parent is None else \
+                            ": " + _becomes(show(parent), show(with_child(parent, path[-1], new)))
                         yield (f"shift-constant@{rule.name}.{_where(target)}{_path(path)}{d:+d}",
-                               f"in {_where(target)}: constant {node.value} becomes {node.value + d}"
-                               f" in '{_short(expr, 50)}'", Edit(target, path, node, Const(node.value + d)))
+                               f"in {_where(target)}, constant {node.value} becomes {node.value + d}{around}",
+                               Edit(target, path, node, new))
             elif isinstance(node, Div):
                 for d in (1, -1):
                     if node.k + d >= 1:

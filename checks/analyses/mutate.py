@@ -109,7 +109,7 @@ def _plain(config: CheckConfig, max_states: int | None = None, engine: str | Non
     """Every state stored as found (the fingerprints compare concrete states), one process per search
     (the pool is the parallelism), `config.engine` unless `engine` says otherwise."""
     return dataclasses.replace(config, fold=False, keep_edges=False, symmetry=False, progress=False, jobs=1,
-                               max_depth=None, engine=engine or config.engine,
+                               engine=engine or config.engine,
                                max_states=config.max_states if max_states is None else max_states)
 
 

@@ -74,7 +74,9 @@ def to_text(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
         some = [r for r in results if r.verdict == verdict]
         if some:
             lines += ["", f"{title} ({len(some)}):"] + [f"  {r.id}: {r.detail}" for r in some]
-    lines += ["", f"summary: {meta['verdict']} ({meta['seconds']:.1f}s)"]
+    meets = {True: "meets", False: "is below", None: "may or may not meet"}[meta["meets_min_score"]]
+    lines += ["", f"summary: {meta['verdict']} (the score {meets} --min-score {meta['min_score']}; "
+                  f"{meta['seconds']:.1f}s)"]
     return "\n".join(lines)
 
 
@@ -85,6 +87,7 @@ def to_json(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
         "proposal": proposal.to_json(),
         "checks": [r.to_json() for r in results],
         "summary": {"verdict": meta["verdict"], "score": tally["score"], "score_range": tally["score_range"],
+                    "meets_min_score": meta["meets_min_score"],
                     **{k: t[k] for k in ("killed", "survived", "equivalent", "unknown", "invalid")},
                     "generated": sum(meta["generated"].values()), "checked": len(results),
                     "states": meta["states"], "seconds": round(meta["seconds"], 3)},
@@ -97,7 +100,8 @@ def to_json(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
 def summary_markdown(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
     """Markdown for a CI job summary: the score, the per-operator table and every survivor."""
     icon = {"holds": "✅", "violated": "❌", "inconclusive": "⚠️"}[meta["verdict"]]
-    out = [f"## {icon} rulecheck mutate: {meta['verdict']}", "",
+    score = "none" if tally["score"] is None else f"{tally['score']:.3f}"
+    out = [f"## {icon} rulecheck mutate: score {score} ({meta['verdict']})", "",
            f"proposal `{proposal.name}` ({proposal.source}) · seed {seed} · {len(results)} mutants checked · "
            f"{meta['seconds']:.1f} s", "", _score_text(tally), "",
            "| operator | " + " | ".join(COLUMNS) + " |", "| --- |" + " ---: |" * len(COLUMNS)]

@@ -1,5 +1,8 @@
 """`rulecheck mutate`: generated mutants of the proposal's rules, each checked; the mutation score.
 
+The report's `summary.verdict` is `violated` if a mutant survived, `inconclusive` if one is unknown
+(JUnit agrees: a survivor is a failure); the exit code compares the score with `--min-score`.
+
 Exit code (docs/mutation.md): with the score s = killed / (killed + survived) and U unknown mutants,
 0 if s >= `--min-score` however the unknown ones turn out, 12 if s < `--min-score` however they turn
 out, 4 otherwise (or when the original's own search does not complete). The default `--min-score 0`
@@ -20,6 +23,7 @@ from checks.analyses.mutate import BUDGET_FACTOR, OriginalIncomplete, Setup, bui
     tally
 from checks.formats import mutation_report as rep
 from checks.pipelines.common import GAME, Options, Run
+from checks.results import summary_verdict
 
 DEFAULT_MAX_MUTANTS = 200  # fits the 10-minute budget on two cores for the default profile (docs/mutation.md)
 
@@ -49,7 +53,7 @@ def mutate(opts: Options, operators: tuple = (), max_mutants: int | None = DEFAU
     generated = {op: sum(m.operator == op for m in everything) for op in counts["operators"]}
     meta = {"states": ref.states, "budget": BUDGET_FACTOR * ref.states, "generated": generated,
             "max_mutants": max_mutants or None, "min_score": min_score, "seconds": time.perf_counter() - t0,
-            "verdict": {0: "holds", 12: "violated", 4: "inconclusive"}[code]}
+            "verdict": summary_verdict(results), "meets_min_score": {0: True, 12: False, 4: None}[code]}
     if opts.out:
         def model_of(r):
             m = next(x for x in chosen if x.id == r.id)
