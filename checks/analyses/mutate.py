@@ -26,7 +26,8 @@ Each mutant is built with `model.provenance.sibling(edit_rules=...)`, so the gam
 >>> from model.schema import Field, Schema
 >>> toy = GameModel("toy", Schema((Field("x", IntRange(0, 3)),)), ((0,),),
 ...                 (Rule("inc", (), Var("x") < 3, {("x", ()): Var("x") + 1}),),
-...                 (always("small", Var("x") <= 3), sometimes("three", fires=("inc",), when=Var("x").eq(2))), Var("x").eq(3))
+...                 (always("small", Var("x") <= 3), sometimes("three", fires=("inc",), when=Var("x").eq(2))),
+...                 Var("x").eq(3))
 >>> ref = reference(toy, None, CheckConfig(), {"inc"})
 >>> for m in generate(toy)[:3]:
 ...     r = check_mutant(m, toy, None, ref, CheckConfig())
@@ -34,6 +35,9 @@ Each mutant is built with `model.provenance.sibling(edit_rules=...)`, so the gam
 drop-effect@inc.x killed ['three'] None
 replace-value@inc.x=0 killed ['three'] None
 replace-value@inc.x=1 killed ['three'] None
+>>> results = run_mutants(Setup(lambda: toy, None, CheckConfig()), ref, generate(toy), jobs=1)
+>>> tally(results, ("drop-effect",))["total"]["killed"] == sum(r.verdict == "killed" for r in results)
+True
 """
 from __future__ import annotations
 
@@ -145,7 +149,13 @@ def _digest(rows: list) -> str:
 
 
 def state_fingerprint(mat: np.ndarray) -> tuple:
-    """(number of states, digest of the states' rows in sorted order) of a state matrix."""
+    """(number of states, digest of the states' rows in sorted order) of a state matrix: the same set of
+    states in any order gives the same fingerprint.
+
+    >>> a = np.array([[0, 1], [2, 3]], dtype=np.uint8)
+    >>> state_fingerprint(a) == state_fingerprint(a[::-1]), state_fingerprint(a)[0]
+    (True, 2)
+    """
     if not len(mat):
         return 0, hashlib.blake2b(b"", digest_size=16).hexdigest()
     rows = np.ascontiguousarray(mat).view(np.dtype((np.void, mat.dtype.itemsize * mat.shape[1]))).ravel()
@@ -290,7 +300,7 @@ def check_mutant(mutant: Mutant, model, small, ref: Reference, config: CheckConf
     mat = state_matrix(ex, mm.schema)
     same = state_fingerprint(mat) == ref.fingerprint
     n, digest = rule_transitions(mm, mutant.rule, mat)
-    if same and (n, digest) == ref.transitions[mutant.rule]:
+    if same and (n, digest) == ref.transitions.get(mutant.rule):
         return _result(mutant, "equivalent", t0,
                        f"equivalent: the same {len(ex.states):,} reachable states and the same {n:,} labelled "
                        f"transitions of {mutant.rule}; every other rule is unchanged" + note,

@@ -45,7 +45,8 @@ def mutate(opts: Options, operators: tuple = (), max_mutants: int | None = DEFAU
     try:
         ref = reference(model, small, config, {m.rule for m in chosen})
     except OriginalIncomplete as e:
-        return Run(f"rulecheck mutate: {e}; nothing is claimed (raise --max-states)", 4)
+        return Run(f"rulecheck mutate: {e}; nothing is claimed "
+                   f"(raise --max-states, or drop --max-depth or --timeout)", 4)
     setup = Setup(functools.partial(GAME.build, prop), functools.partial(GAME.build, small_prop), config)
     results = run_mutants(setup, ref, chosen, jobs, progress, models=(model, small))
     counts = tally(results, tuple(op for op in OPERATORS if not operators or op in operators))
@@ -71,8 +72,10 @@ def mutate(opts: Options, operators: tuple = (), max_mutants: int | None = DEFAU
 def exit_code(counts: dict, min_score: float) -> int:
     """0, 12 or 4 from the score's range (module docstring).
 
-    >>> exit_code({"score": 0.8, "score_range": None}, 0.9), exit_code({"score": 0.95, "score_range": [0.85, 0.96]}, 0.9)
-    (12, 4)
+    >>> exit_code({"score": 0.8, "score_range": None}, 0.9)
+    12
+    >>> exit_code({"score": 0.95, "score_range": [0.85, 0.96]}, 0.9)
+    4
     """
     if counts["score"] is None:
         return 0 if min_score <= 0 else 4
