@@ -1,8 +1,7 @@
 """The `rulecheck` command line: parse options, call one pipeline function, print, exit.
 
 Only this module ends the process. Exit codes follow the product contract: 0 holds, 12 violation,
-2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error. The work itself is in
-`checks/pipelines/` (one function per command).
+2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error. The work: checks/pipelines/.
 """
 from __future__ import annotations
 
@@ -13,10 +12,10 @@ import sys
 import click
 
 from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS,
-                                ci_reports, common, failure, html_report)
+                                ci_reports, common, failure, html_report, mutate_options, search_options)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
-from checks.pipelines import analysis, check as checking, files, proofs
+from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs
 from checks.pipelines.common import Options, Run, UsageProblem
 
 
@@ -71,9 +70,7 @@ def main():
 @click.option("--symmetry", is_flag=True,
               help="explore one state per orbit of the model's stronghold symmetry (verified first; refused "
                    "with exit 3 when the bounds tell strongholds apart)")
-@click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
-              show_default=True, help="explicit search: scalar (compiled Python per state) or vector (NumPy)")
-@click.option("--jobs", type=COUNT, default=None, help="vector engine: worker processes (default: every core)")
+@search_options
 @click.option("--proof-cache", default=None, metavar="DIR|off",
               help="where Spacer attempts are cached (proofs as re-checked certificates); default "
                    "$RULECHECK_CACHE or ~/.cache/rulecheck")
@@ -93,9 +90,7 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache,
 @click.option("--graph", type=OUT_FILE, default=None, help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
-@click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
-              show_default=True, help="explicit search: scalar (compiled Python per state) or vector (NumPy)")
-@click.option("--jobs", type=COUNT, default=None, help="vector engine: worker processes (default: every core)")
+@search_options
 @guarded
 def explore(opts, stats, graph, fold, symmetry, search_engine, jobs):
     """Explicit state-graph exploration only: its statistics (no traces; `check --out` writes those)."""
@@ -178,6 +173,16 @@ def leaks(opts, observers, engine, z3_depth, z3_proof):
 def ambiguities(opts):
     """Order-sensitivity of the reactions the printed rules leave unordered (A1, A2, A5)."""
     return analysis.ambiguities(opts)
+
+
+@main.command()
+@common
+@mutate_options
+@ci_reports
+@guarded
+def mutate(opts, operators, max_mutants, jobs, search_engine, min_score):
+    """Mutants generated from the rule data, each checked: the mutation score and the survivors."""
+    return mutation.mutate(opts, tuple(operators), max_mutants, jobs, min_score, search_engine)
 
 
 @main.command()

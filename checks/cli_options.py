@@ -112,3 +112,32 @@ def html_report(f):
     """--html FILE (checks/formats/html.py): the path is checked before the run starts (exit 2)."""
     return click.option("--html", type=OUT_FILE, default=None,
                         help="write a self-contained HTML report (boards step by step) to FILE")(f)
+
+
+def mutate_options(f):
+    """The options of `rulecheck mutate` (checks/pipelines/mutate.py, docs/mutation.md)."""
+    from checks.analyses.mutants import OPERATORS
+    from checks.pipelines.mutate import DEFAULT_MAX_MUTANTS
+    opts = [
+        click.option("--operator", "operators", multiple=True, type=click.Choice(OPERATORS),
+                     help="only these mutation operators (repeatable; default: all six)"),
+        click.option("--max-mutants", type=NATURAL, default=DEFAULT_MAX_MUTANTS, show_default=True,
+                     help="check a deterministic sample of this many mutants, spread across operators and rules "
+                          "(chosen by --seed; 0: every generated mutant)"),
+        click.option("--jobs", type=COUNT, default=None, help="worker processes (default: every core)"),
+        click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="vector",
+                     show_default=True, help="explicit search of each mutant (checks/engines/)"),
+        click.option("--min-score", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                     help="exit 12 if the mutation score is below this (0: report only)"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def search_options(f):
+    """--engine and --jobs of the explicit search (check, explore; checks/engines/)."""
+    f = click.option("--jobs", type=COUNT, default=None, help="vector engine: worker processes (default: every core)")(f)
+    return click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
+                        show_default=True,
+                        help="explicit search: scalar (compiled Python per state) or vector (NumPy)")(f)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from model.trace import Trace
 
 VERDICTS = ("holds", "proved", "bounded", "violated", "unknown")
+# `rulecheck mutate` (checks/analyses/mutate.py): what became of a generated mutant.
+MUTANT_VERDICTS = ("killed", "survived", "equivalent", "invalid")
 
 
 class InternalError(Exception):
@@ -58,7 +60,7 @@ class CheckResult:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        assert self.verdict in VERDICTS + ("caught", "missed"), self.verdict
+        assert self.verdict in VERDICTS + ("caught", "missed") + MUTANT_VERDICTS, self.verdict
 
     def to_json(self) -> dict:
         out = {"id": self.id, "kind": self.kind, "verdict": self.verdict, "engine": self.engine,
@@ -70,8 +72,8 @@ class CheckResult:
 
 
 def summary_verdict(results: list[CheckResult]) -> str:
-    """violated beats inconclusive beats holds."""
-    if any(r.verdict in ("violated", "missed") for r in results):
+    """violated beats inconclusive beats holds (a surviving mutant counts as a violation)."""
+    if any(r.verdict in ("violated", "missed", "survived") for r in results):
         return "violated"
     if any(r.verdict in ("unknown",) for r in results):
         return "inconclusive"

@@ -9,6 +9,8 @@ mapping never turns an inconclusive verdict into a pass:
 | `violated`, `missed` | `<failure>` | a replayed counterexample (or a vacuous witness, or a missed defect) |
 | `unknown` | `<error>` | a budget ran out or the solver gave up: nothing is claimed (exit 4) |
 | `bounded` | `<skipped>` | no violation up to a depth only; neither a pass nor a failure |
+| `killed` / `survived` | pass / `<failure>` | a generated mutant (`rulecheck mutate`) some check tells apart, or none |
+| `equivalent`, `invalid` | `<skipped>` | a mutant that is the original, or that does not build: not scored |
 
 Output is deterministic for a deterministic run: no timestamps or host names, results in the
 order the command produced them, times rounded to 0.1 s.
@@ -20,8 +22,9 @@ import xml.etree.ElementTree as ET
 from checks.formats.outputs import write_atomic
 from checks.results import CheckResult, summary_verdict
 
-PASS = ("holds", "proved", "caught")
-FAIL = ("violated", "missed")
+PASS = ("holds", "proved", "caught", "killed")
+FAIL = ("violated", "missed", "survived")
+SKIPPED = ("bounded", "equivalent", "invalid")
 ICON = {"pass": "✅", "failure": "❌", "error": "⚠️", "skipped": "➖"}
 
 
@@ -35,7 +38,7 @@ def outcome(verdict: str) -> str:
         return "pass"
     if verdict in FAIL:
         return "failure"
-    if verdict == "bounded":
+    if verdict in SKIPPED:
         return "skipped"
     return "error"  # unknown, and anything a later engine adds: never silently a pass
 
