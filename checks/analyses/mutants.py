@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from model.domains import Bool, Enum, IntRange
 from model.errors import ModelError
+from model.schema import Schema
 from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Param, Sub, Var, all_of,
                         children, show)
 
@@ -370,12 +371,15 @@ def generate(model, operators: tuple = OPERATORS) -> list[Mutant]:
     makes it `invalid`), not here.
     """
     out, seen = [], set()
+    # Rules may not read monitors (model/monitors.py `check_history`), so a monitor is never a replacement.
+    observed = {m.field.name for m in model.monitors}
+    schema = Schema(tuple(f for f in model.schema.fields if f.name not in observed))
     for op in OPERATORS:
         if op not in operators:
             continue
         for rule in model.rules:
             original = _signature(rule)
-            for mid, change, edit in GENERATORS[op](rule, model.schema):
+            for mid, change, edit in GENERATORS[op](rule, schema):
                 try:
                     sig = _signature(apply_edit(rule, edit))
                 except ModelError:

@@ -8,7 +8,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 """
 from __future__ import annotations
 
-from model.expr import Const, Param, Var, count, ite, lift
+from model.expr import Const, Param, Var, ite, lift
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -70,7 +70,6 @@ def may_resolve(c: Ctx, r: str):
 
 
 def _arrival(c: Ctx, f, to, cause: str, advisor):
-    v = c.v
     tq = terror_qualifies(c, f, to)
     amb = ambassador_eligible(c, f, to)
     return {

@@ -108,6 +108,16 @@ DEFECTS = (
            "Robbery takes half the entrant's spice rounded down"),
     Defect("bounty-paid-by-entrant", "assassination-bounty", ("R35",),
            "the Assassination bounty is taken from the victim's owner instead of the bank"),
+    Defect("move-renumbers-token", "ids-are-stable", ("H4",),
+           "moving a placed token is handled as a removal and a new placement: the token gets a new public ID"),
+    Defect("rob-any-rival", "target-is-entrant", ("R11", "R39"),
+           "Robbery's spice option lets Moritani rob any rival, not only the entrant"),
+    Defect("extortion-queue-skips", "extortion-queue", ("H25", "A9"),
+           "a refusal to pay the Extortion moves the payer queue on by two rivals"),
+    Defect("reload-restarts-extortion-queue", "faults-change-nothing", ("H1", "H25"),
+           "a reload during the Extortion payer queue re-opens it from its first rival"),
+    Defect("decline-keeps-decision", "every-step-progresses", ("H40", "R13"),
+           "declining the Terror decision leaves the decision open, so Moritani can decline again and again"),
     # Order sensitivity: a pair that should commute stops commuting (checks/analyses/ambiguity.py).
     Defect("advisor-overwrites-ambassador-payer", "bg-advisor~ecaz-ambassador", ("A1", "A2", "H9"),
            "the BG advisor's arrival overwrites the arrival the pending Ecaz Ambassador charges, so the "

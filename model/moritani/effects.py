@@ -107,7 +107,8 @@ def _robbery(c: Ctx) -> list[Rule]:
     return [
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
-        Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & v("entrant").eq(e) & e.ne(M),
+        Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & e.ne(M)
+             & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e)),
              {("spice", (e,)): v("spice", e) - take, ("stage", ()): done} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
         Rule("rob_card", (), c.stage_is("robbery"),

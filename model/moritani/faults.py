@@ -21,6 +21,10 @@ def rules(c: Ctx) -> list[Rule]:
                           ("reloads_left", ()): Const(0)}
     out = [Rule("reload", (), mentat & (v("reloads_left") >= 1), reload_effects, ("H1",), kind="fault",
                 doc="the server reloads and re-runs the Mentat Pause start handler")]
+    if c.has("reload-restarts-extortion-queue"):
+        out.append(Rule("reload_queue", (), c.stage_is("extortion_pay") & (v("payer") >= 1) & (v("reloads_left") >= 1),
+                        {("payer", ()): Const(0), ("reloads_left", ()): Const(0)}, ("H1", "H25"), kind="fault",
+                        doc="the reload re-opens the Extortion payer queue from its first rival"))
     if c.has("reload-recredits-extortion"):
         out.append(Rule(
             "reload_extortion", (), c.stage_is("extortion_pay") & v("ext_credited") & (v("reloads_left") >= 1)

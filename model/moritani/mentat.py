@@ -138,11 +138,16 @@ def placement_rules(c: Ctx) -> list[Rule]:
         | ({("placement_used", ()): False} if c.choice("A13") == "retry" else {}) | lands,
         ("R29", "A13", "H29"), actor=f,
         doc="a rival plays Karama: the placement is cancelled, custody unchanged"))
+    renumber: dict = {}
+    if c.has("move-renumbers-token"):  # the bug: a move is handled as a removal and a new placement
+        moved = v("tstatus", k).eq(c.Status.index("placed"))
+        renumber = {("pid", (k,)): ite(moved, v("next_pid"), v("pid", k)),
+                    ("next_pid", ()): v("next_pid") + ite(moved, 1, 0)}
     rules.append(Rule(
         "commit_placement", (K,), c.stage_is("placement_karama") & v("pending_face").eq(k),
         {("stage", ()): c.st(_after_placement(c)),
          ("tstatus", (k,)): c.Status.index("placed"), ("tloc", (k,)): v("pending_dest"),
-         ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest},
+         ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest} | renumber,
         ("R7", "R8", "R10", "H1"), kind="system",
         doc="no Karama: the token is placed (or moved), hidden; nothing triggers (R10)"))
     return rules
@@ -198,7 +203,7 @@ def extortion_rules(c: Ctx) -> list[Rule]:
               ("tstatus", (Const(ext),)): c.Status.index("removed")} | settle,
              ("R37", "A8", "H25"), actor=f, doc="a rival pays Moritani 3: Extortion stays out of the game"),
         Rule("refuse_extortion", (P("f", c.F),), at & elig & ~Const(c.has("extortion-pass-missing")),
-             {("payer", ()): v("payer") + 1}, ("R37", "H25"), actor=f),
+             {("payer", ()): v("payer") + (2 if c.has("extortion-queue-skips") else 1)}, ("R37", "H25"), actor=f),
         Rule("skip_payer", (P("f", c.F),), at & ~elig, {("payer", ()): v("payer") + 1},
              ("A8",), kind="system", doc="not an eligible payer under A8 (Moritani never pays itself)"),
     ]

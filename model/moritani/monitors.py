@@ -25,7 +25,7 @@ misbehaves without updating its own bookkeeping is still seen:
 from __future__ import annotations
 
 from model.domains import Bool, IntRange
-from model.expr import Const, count, ite, post
+from model.expr import count, ite, post
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field

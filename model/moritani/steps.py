@@ -13,7 +13,9 @@ cannot see.
 """
 from __future__ import annotations
 
-from model.expr import Const, count, half_up, implies, ite, post, sum_of
+import itertools
+
+from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
 from model.moritani.context import TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always_step
@@ -23,9 +25,10 @@ def step_properties(c: Ctx) -> list[Property]:
     out = [_spice_transfer(c), _spice_payee(c), _token_destinations(c), _reveal_entered_token(c),
            _karama_cancels_placement(c), _karama_spends_one_card(c), _refusal_forces_reveal(c),
            _no_shipment_into_aftermath(c), _atomics_kills_all(c), _sneak_attack_legal(c),
-           _entry_never_refunded(c), _arrival_respects_occupancy(c), _forces_transfer(c), _shipment_is_paid(c)]
+           _entry_never_refunded(c), _arrival_respects_occupancy(c), _forces_transfer(c), _shipment_is_paid(c),
+           _ids_are_stable(c), _target_is_entrant(c), *_faults_and_progress(c)]
     if c.face("Extortion") is not None:
-        out.append(_extortion_payer(c))
+        out += [_extortion_payer(c), _extortion_queue(c)]
     if c.face("Sabotage") is not None:
         out.append(_gift_is_a_transfer(c))
     if c.face("Robbery") is not None:
@@ -326,3 +329,53 @@ def _assassinate_forfeit(c: Ctx) -> Property:
     reveals = c.any_of(~c.zone(t, "held") & post("trz", t).eq(held) for t in range(len(c.cards)))
     return always_step("assassinate-forfeit", ~(c.v("tr_called") & reveals), ("R43", "A28"),
                        "no Assassinate Leaders reveal after Moritani revealed a Traitor card normally this game")
+
+
+def _ids_are_stable(c: Ctx) -> Property:
+    """H4: public IDs rotate only for a token that returns to supply; the IDs of placed and removed tokens
+    (and of the revealed Extortion in front of the shield) never change, moved or not."""
+    v, S = c.v, c.Status
+    ok = Const(True)
+    for k in c.faces:
+        kept = v("tstatus", k).ne(S.index("supply")) & post("tstatus", k).eq(v("tstatus", k))
+        ok = ok & implies(kept, post("pid", k).eq(v("pid", k)))
+    return always_step("ids-are-stable", ok, ("H4", "H3"),
+                       "only a token returning to supply gets a new public ID; a token on the map keeps its own")
+
+
+def _target_is_entrant(c: Ctx) -> Property:
+    """R11, R19, R20, R35, R39, R40: Terror resolves against the entrant; the alliance is offered to it and
+    answered by it; Robbery, Sabotage and Assassination act on it. The model's Terror and alliance steps
+    name the faction they act on by the parameter `e` (model/moritani/terror.py, arrivals.py), so a step
+    naming any other faction acts on someone the rules do not name."""
+    e = c.v("entrant")
+    return always_step("target-is-entrant", Arg("e", -1).eq(-1) | Arg("e", -1).eq(e),
+                       ("R11", "R19", "R20", "R35", "R39", "R40"),
+                       "every Terror and alliance step acts on (or answers for) the entrant, and no other faction")
+
+
+def _extortion_queue(c: Ctx) -> Property:
+    """H25, A9: the payer queue is approached in storm order, one rival at a time: the cursor only moves on by
+    one position while the window is open."""
+    v = c.v
+    moves = post("payer").ne(v("payer"))
+    ok = implies(c.stage_is("extortion_pay") & post("stage").eq(v("stage")) & moves,
+                 post("payer").eq(v("payer") + 1))
+    return always_step("extortion-queue", ok, ("H25", "A9"),
+                       "the Extortion payer queue moves on one rival at a time, in storm order, never back")
+
+
+def _faults_and_progress(c: Ctx) -> list[Property]:
+    """H1, H7, H9, H40: a reload or a retried action is rejected atomically (it changes nothing), and every
+    other step changes the game (a step that changes nothing can be taken forever: the entry, or the
+    game, never ends)."""
+    from model.moritani import faults
+    from model.moritani.state import schema
+    fault_rules = tuple(sorted(r.name for r in faults.rules(c) if r.kind == "fault"))
+    slots = [(f.name, idx) for f in schema(c).fields for idx in itertools.product(*(d.values for d in f.dims))]
+    changes = c.any_of(post(name, *idx).ne(c.v(name, *idx)) for name, idx in slots)
+    fault = Fired(fault_rules)
+    return [always_step("faults-change-nothing", implies(fault, ~changes), ("H1", "H7", "H9"),
+                        "a reload or a retried action is rejected without any change to the game"),
+            always_step("every-step-progresses", fault | changes, ("H40",),
+                        "every move of the game changes it: no step can be repeated forever in place")]

@@ -61,8 +61,9 @@ def rules(c: Ctx) -> list[Rule]:
             & v("entry_cause").eq(c.Cause.index("shipment")) & (v("bank") >= 1)
         logged = logged | {("forces", (ent, l)): v("forces", ent, l) - 1, ("reserves", (ent,)): v("reserves", ent) + 1,
                            ("spice", (ent,)): v("spice", ent) + 1, ("bank", ()): v("bank") - 1}
+    closes = {} if c.has("decline-keeps-decision") else {("stage", ()): c.st("entry_done")}
     rules = [Rule("decline", params, decline_guard,
-                  {("stage", ()): c.st("entry_done")} | logged,
+                  closes | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
     before = c.choice("A4") == "before-reply"
