@@ -116,6 +116,13 @@ DEFECTS = (
            "a refusal to pay the Extortion moves the payer queue on by two rivals"),
     Defect("reload-restarts-extortion-queue", "faults-change-nothing", ("H1", "H25"),
            "a reload during the Extortion payer queue re-opens it from its first rival"),
+    Defect("decline-runs-sneak-attack", "effect-follows-its-reveal", ("R13", "R41"),
+           "declining a Sneak Attack token keeps it hidden but still lets Moritani send its free forces"),
+    Defect("assassination-skips-close", "entry-closes", ("H40", "H20"),
+           "after the Assassination victim is drawn the engine resumes the arrival's reactions without closing "
+           "the entry"),
+    Defect("robbery-takes-both", "one-effect-per-reveal", ("R39",),
+           "after Robbery's spice is taken the choice stays open, so Moritani can also draw the card"),
     Defect("decline-keeps-decision", "every-step-progresses", ("H40", "R13"),
            "declining the Terror decision leaves the decision open, so Moritani can decline again and again"),
     # Order sensitivity: a pair that should commute stops commuting (checks/analyses/ambiguity.py).

@@ -56,7 +56,7 @@ def _assassination(c: Ctx) -> list[Rule]:
         Rule("assassinate", (P("e", c.F), P("j", c.Leader)),
              c.stage_is("assassinate") & v("entrant").eq(e) & e.ne(M) & v("leader", e, j),
              {("leader", (e, j)): False, ("spice", (Const(M),)): v("spice", M) + c.strength(j),
-              ("stage", ()): c.st("entry_done")} | bounty,
+              ("stage", ()): c.st("react" if c.has("assassination-skips-close") else "entry_done")} | bounty,
              ("R35", "H31", "H7"), kind="system",
              doc="the random victim is one of the entrant's living leaders; Moritani takes its strength in spice"),
     ]
@@ -108,8 +108,10 @@ def _robbery(c: Ctx) -> list[Rule]:
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
         Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & e.ne(M)
-             & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e)),
-             {("spice", (e,)): v("spice", e) - take, ("stage", ()): done} | gains, ("R39", "A3"), actor=Const(M),
+             & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e))
+             & (~v("robbed") if c.has("robbery-takes-both") else Const(True)),
+             {("spice", (e,)): v("spice", e) - take,
+              **({("robbed", ()): True} if c.has("robbery-takes-both") else {("stage", ()): done})} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
         Rule("rob_card", (), c.stage_is("robbery"),
              {("hand", (Const(M),)): v("hand", M) + 1, ("stage", ()): ite(over, c.st("robbery_discard"), done)}, ("R39", "H18"), actor=Const(M),

@@ -7,6 +7,9 @@ misbehaves without updating its own bookkeeping is still seen:
 - `placements`: tokens placed or moved onto the map during this turn (R7, H1);
 - `ext_credits`: 5-spice awards to Moritani during the Mentat Pause while the revealed Extortion is
   out (R37, H2);
+- `effects_resolved`: steps of the current Terror entry that deliver an effect: spice or a card to
+  Moritani, a card to the entrant, Moritani's forces out of reserves, a leader killed, the
+  Extortion 5 reserved, the Aftermath laid (R11, R14, R39, R40, R41);
 - `rng_draws`: random outcomes of the current Terror entry's effect: a leader killed, a card drawn
   or discarded at random, an Aftermath laid (H7);
 - `pid_shown[face]`: the face's current public ID has been on the map (H4);
@@ -67,7 +70,7 @@ def new_turn(c: Ctx):
 
 def monitors(c: Ctx) -> list[Monitor]:
     out = [_placements(c), _rng_draws(c), _pid_shown(c), _terror_due(c), _entry_history(c, "offer_blocked"),
-           _entry_history(c, "refused")]
+           _entry_history(c, "refused"), _effects_resolved(c)]
     if c.face("Extortion") is not None:
         out.append(_ext_credits(c))
     if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
@@ -104,6 +107,21 @@ def _rng_draws(c: Ctx) -> Monitor:
     draw = c.stage_is(*TERROR_STAGES, "entry_done") & (killed | drawn | discarded | laid)
     return Monitor(Field("rng_draws", IntRange(0, 2), doc="random outcomes of this entry's effect (H7)"),
                    0, ite(closes_entry(c), 0, v("rng_draws") + ite(draw, 1, 0)), ("H7",))
+
+
+def _effects_resolved(c: Ctx) -> Monitor:
+    """R11, R14: one revealed token, one effect; R39: Robbery is spice *or* a card, never both."""
+    v, M = c.v, c.M
+    n = len(c.bounds.factions)
+    e = v("entrant")
+    killed = c.any_of(v("leader", f, j) & ~post("leader", f, j) for f in range(n) for j in range(len(c.bounds.leaders)))
+    laid = v("aftermath").eq(c.none_dest) & post("aftermath").ne(c.none_dest)
+    event = ((post("spice", M) > v("spice", M)) | (post("hand", M) > v("hand", M)) | (post("hand", e) > v("hand", e))
+             | (post("reserves", M) < v("reserves", M)) | becomes(c, "ext_reserved", True) | killed | laid)
+    now = v("effects_resolved")
+    bump = ite(c.stage_is(*TERROR_STAGES) & event, ite(now >= 2, 2, now + 1), now)
+    return Monitor(Field("effects_resolved", IntRange(0, 2), doc="effects delivered by this Terror entry"),
+                   0, ite(closes_entry(c), 0, bump), ("R11", "R14", "R39", "R40", "R41"))
 
 
 def _pid_shown(c: Ctx) -> Monitor:

@@ -22,6 +22,9 @@ def schema(c: Ctx) -> Schema:
     # Seeded leak `decline-logs-face`: the engine's public log keeps the declined token's face.
     log = (Field("declined_log", c.Effect, doc="engine bug: the public log names the declined face"),) \
         if c.has("decline-logs-face") else ()
+    # Seeded defect `robbery-takes-both`: the engine keeps Robbery open after the spice is taken.
+    log += (Field("robbed", Bool(), doc="engine bug: Robbery's spice was taken, the choice stays open"),) \
+        if c.has("robbery-takes-both") else ()
     return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
 
 
@@ -136,6 +139,8 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
     }
     if c.has("decline-logs-face"):
         values["declined_log"] = 0
+    if c.has("robbery-takes-both"):
+        values["robbed"] = False
     if c.module:
         # Every Traitor card starts in the reserve deck; the first step deals Moritani its secret card.
         values |= {"stage": c.st("traitor_deal"),

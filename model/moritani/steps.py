@@ -18,7 +18,7 @@ import itertools
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
 from model.moritani.context import TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
-from model.properties import Property, always_step
+from model.properties import Property, always, always_step
 
 
 def step_properties(c: Ctx) -> list[Property]:
@@ -26,7 +26,8 @@ def step_properties(c: Ctx) -> list[Property]:
            _karama_cancels_placement(c), _karama_spends_one_card(c), _refusal_forces_reveal(c),
            _no_shipment_into_aftermath(c), _atomics_kills_all(c), _sneak_attack_legal(c),
            _entry_never_refunded(c), _arrival_respects_occupancy(c), _forces_transfer(c), _shipment_is_paid(c),
-           _ids_are_stable(c), _target_is_entrant(c), *_faults_and_progress(c)]
+           _ids_are_stable(c), _target_is_entrant(c), *_faults_and_progress(c), _effect_follows_its_reveal(c),
+           _entry_closes(c), _one_effect_per_reveal(c)]
     if c.face("Extortion") is not None:
         out += [_extortion_payer(c), _extortion_queue(c)]
     if c.face("Sabotage") is not None:
@@ -346,10 +347,10 @@ def _ids_are_stable(c: Ctx) -> Property:
 def _target_is_entrant(c: Ctx) -> Property:
     """R11, R19, R20, R35, R39, R40: Terror resolves against the entrant; the alliance is offered to it and
     answered by it; Robbery, Sabotage and Assassination act on it. The model's Terror and alliance steps
-    name the faction they act on by the parameter `e` (model/moritani/terror.py, arrivals.py), so a step
-    naming any other faction acts on someone the rules do not name."""
+    name the faction they act on by the parameter `e` (model/moritani/terror.py, effects.py), so a step of
+    a Terror entry naming any other faction acts on someone the rules do not name."""
     e = c.v("entrant")
-    return always_step("target-is-entrant", Arg("e", -1).eq(-1) | Arg("e", -1).eq(e),
+    return always_step("target-is-entrant", implies(c.stage_is(*TERROR_STAGES), Arg("e", -1).eq(-1) | Arg("e", -1).eq(e)),
                        ("R11", "R19", "R20", "R35", "R39", "R40"),
                        "every Terror and alliance step acts on (or answers for) the entrant, and no other faction")
 
@@ -379,3 +380,39 @@ def _faults_and_progress(c: Ctx) -> list[Property]:
                         "a reload or a retried action is rejected without any change to the game"),
             always_step("every-step-progresses", fault | changes, ("H40",),
                         "every move of the game changes it: no step can be repeated forever in place")]
+
+
+EFFECT_STAGES = {"Robbery": "robbery", "Assassination": "assassinate", "Sabotage": "sabotage_gift",
+                 "Sneak Attack": "sneak"}
+
+
+def _effect_follows_its_reveal(c: Ctx) -> Property:
+    """R11, R14, R35, R39, R40, R41: a token's effect is resolved because that token is revealed: the step
+    that opens an effect's resolution is the reveal of a token of that face."""
+    v, S = c.v, c.Status
+    ok = Const(True)
+    for face, stage in EFFECT_STAGES.items():
+        k = c.face(face)
+        if k is None:
+            continue
+        revealed = v("tstatus", k).eq(S.index("placed")) & post("tstatus", k).eq(S.index("removed"))
+        ok = ok & implies(becomes(c, "stage", c.st(stage)), revealed)
+    return always_step("effect-follows-its-reveal", ok, ("R11", "R14", "R35", "R39", "R40", "R41"),
+                       "an effect is resolved only by the reveal of a token with that face")
+
+
+def _entry_closes(c: Ctx) -> Property:
+    """H40, A1, H20: a Terror entry (its decision, the alliance offer and reply, the effect) ends only
+    through its close, after which the arrival's remaining reactions resume: no step leaves it for
+    another phase of the turn."""
+    inside = c.stage_is(*TERROR_STAGES)
+    stays = c.any_of(post("stage").eq(c.st(s)) for s in (*TERROR_STAGES, "entry_done"))
+    return always_step("entry-closes", implies(inside, stays), ("H40", "A1", "H20"),
+                       "a Terror entry ends only through its close, never by a jump to another phase")
+
+
+def _one_effect_per_reveal(c: Ctx) -> Property:
+    """R11, R14, R39, R40, R41: a revealed token resolves its one effect once (Robbery: the spice or the
+    card, not both; one gift; one Sneak Attack), read from the `effects_resolved` monitor."""
+    return always("one-effect-per-reveal", c.v("effects_resolved") <= 1, ("R11", "R14", "R39", "R40", "R41"),
+                  "each Terror entry delivers at most one effect")

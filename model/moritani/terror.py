@@ -62,6 +62,9 @@ def rules(c: Ctx) -> list[Rule]:
         logged = logged | {("forces", (ent, l)): v("forces", ent, l) - 1, ("reserves", (ent,)): v("reserves", ent) + 1,
                            ("spice", (ent,)): v("spice", ent) + 1, ("bank", ()): v("bank") - 1}
     closes = {} if c.has("decline-keeps-decision") else {("stage", ()): c.st("entry_done")}
+    sneak = c.face("Sneak Attack")
+    if c.has("decline-runs-sneak-attack") and sneak is not None:  # the bug: the face's follow-up runs anyway
+        closes = {("stage", ()): ite(v("entry_face").eq(sneak), c.st("sneak"), c.st("entry_done"))}
     rules = [Rule("decline", params, decline_guard,
                   closes | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
