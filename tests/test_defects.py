@@ -53,6 +53,8 @@ EXPECTED_DEPTH = {
     "decline-runs-sneak-attack": 7,
     "assassination-skips-close": 8,
     "robbery-takes-both": 9,
+    "turn-skips-shipment": 3,
+    "karama-block-persists": 10,
     "advisor-overwrites-ambassador-payer": 5,
     "face-printed": 2,
     "terror-options-public": 6,

@@ -123,6 +123,10 @@ DEFECTS = (
            "the entry"),
     Defect("robbery-takes-both", "one-effect-per-reveal", ("R39",),
            "after Robbery's spice is taken the choice stays open, so Moritani can also draw the card"),
+    Defect("karama-block-persists", "offer-state-is-this-entrys", ("H8", "H20", "R30"),
+           "the Karama block on Enemy of My Enemy is not cleared when the entry closes: later entries get no offer"),
+    Defect("turn-skips-shipment", "turn-sequence", ("H40",),
+           "the next turn resumes at the Mentat Pause: Shipment & Movement (and every entry) is skipped"),
     Defect("decline-keeps-decision", "every-step-progresses", ("H40", "R13"),
            "declining the Terror decision leaves the decision open, so Moritani can decline again and again"),
     # Order sensitivity: a pair that should commute stops commuting (checks/analyses/ambiguity.py).

@@ -38,7 +38,8 @@ def rules(c: Ctx) -> list[Rule]:
             out += build(c)
     out.append(Rule(
         "close_entry", (), c.stage_is("entry_done"),
-        {("eome_blocked", ()): False, ("eome_refused", ()): False, ("stage", ()): c.st("react")},
+        {("eome_refused", ()): False, ("stage", ()): c.st("react")}
+        | ({} if c.has("karama-block-persists") else {("eome_blocked", ()): False}),
         ("H20", "H40"), kind="system",
         doc="the entry is finished; the arrival's remaining reactions resume once"))
     return out

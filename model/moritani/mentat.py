@@ -214,6 +214,8 @@ def turn_rules(c: Ctx) -> list[Rule]:
     v = c.v
     b = c.bounds
     next_stage = c.st("storm" if b.storm else "bidding" if b.bidding else "ship_move")
+    if c.has("turn-skips-shipment"):  # the bug: the new turn resumes at the Mentat Pause
+        next_stage = c.st("mentat_place")
     # NOTE(unbounded): without a turn bound the turn field only tells the storm seat, which
     # cycles; every other per-turn fact is a flag reset here, so the state space stays finite
     # apart from the public-ID counter.

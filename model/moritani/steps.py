@@ -9,14 +9,14 @@ cannot see.
 
 >>> from model.moritani.build import build_model
 >>> sorted(p.name for p in build_model().properties if p.kind == "step")[:3]
-['assassination-bounty', 'atomics-kills-all', 'entry-never-refunded']
+['arrival-respects-occupancy', 'assassination-bounty', 'atomics-kills-all']
 """
 from __future__ import annotations
 
 import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
-from model.moritani.context import TERROR_STAGES, Ctx
+from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
 
@@ -27,7 +27,7 @@ def step_properties(c: Ctx) -> list[Property]:
            _no_shipment_into_aftermath(c), _atomics_kills_all(c), _sneak_attack_legal(c),
            _entry_never_refunded(c), _arrival_respects_occupancy(c), _forces_transfer(c), _shipment_is_paid(c),
            _ids_are_stable(c), _target_is_entrant(c), *_faults_and_progress(c), _effect_follows_its_reveal(c),
-           _entry_closes(c), _one_effect_per_reveal(c)]
+           _entry_closes(c), _one_effect_per_reveal(c), _turn_sequence(c), _offer_state_is_this_entrys(c)]
     if c.face("Extortion") is not None:
         out += [_extortion_payer(c), _extortion_queue(c)]
     if c.face("Sabotage") is not None:
@@ -416,3 +416,35 @@ def _one_effect_per_reveal(c: Ctx) -> Property:
     card, not both; one gift; one Sneak Attack), read from the `effects_resolved` monitor."""
     return always("one-effect-per-reveal", c.v("effects_resolved") <= 1, ("R11", "R14", "R39", "R40", "R41"),
                   "each Terror entry delivers at most one effect")
+
+
+def _turn_sequence(c: Ctx) -> Property:
+    """The turn's sequence, where the rules fix it whatever the interpretation (E3 turn order; R11, R14,
+    R37, H40): an entry's close follows its Terror resolution; an effect's resolution leads only to that
+    close (Robbery's card through its discard); the Mentat Pause is entered only from the end of the
+    turn's earlier phases, and its end leads only to the next turn or the end of the game."""
+    stage, before = post("stage"), c.v("stage")
+    enters = stage.ne(before)
+
+    def into(*names):
+        return enters & c.any_of(stage.eq(c.st(n)) for n in names)
+    mentat = (*MENTAT_STAGES, "mentat_end")
+    earlier = ("ship_move", "battle", "traitor_draw", "traitor_deal", "assassinate_offer") if c.module else ("ship_move",)
+    ok = implies(into("entry_done"), c.stage_is(*TERROR_STAGES)) \
+        & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard")) \
+        & implies(c.stage_is("robbery_discard", "assassinate", "sabotage_gift", "sneak") & enters, into("entry_done")) \
+        & implies(into(*mentat), c.stage_is(*mentat, *earlier)) \
+        & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:]))
+    return always_step("turn-sequence", ok, ("R11", "R14", "R37", "H40"),
+                       "an entry closes after its Terror resolution, an effect leads only to that close, and the "
+                       "Mentat Pause comes at the end of the turn")
+
+
+def _offer_state_is_this_entrys(c: Ctx) -> Property:
+    """R21, R30, H8, H20, H24: the engine's record that this entry's alliance offer was cancelled by Karama or
+    refused is exactly what happened in this entry (the `offer_blocked` and `refused` monitors), so no
+    cancellation or refusal carries over to the next entry, and none is forgotten within one."""
+    v = c.v
+    ok = v("eome_blocked").eq(v("offer_blocked")) & v("eome_refused").eq(v("refused"))
+    return always("offer-state-is-this-entrys", ok, ("R21", "R30", "H8", "H20", "H24"),
+                  "a Karama cancellation or a refusal of the alliance offer holds for its own entry only")
