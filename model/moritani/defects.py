@@ -125,6 +125,13 @@ DEFECTS = (
            "after Robbery's spice is taken the choice stays open, so Moritani can also draw the card"),
     Defect("karama-block-persists", "offer-state-is-this-entrys", ("H8", "H20", "R30"),
            "the Karama block on Enemy of My Enemy is not cleared when the entry closes: later entries get no offer"),
+    Defect("cancelled-placement-kept", "nothing-pending-outside-its-window", ("H1", "H29"),
+           "a placement cancelled by Karama stays recorded as declared (a reload could still commit it)"),
+    Defect("commit-any-supply-token", "placement-as-declared", ("R7", "R8"),
+           "the placement that survives its Karama window lands whichever supply token the engine picks, not "
+           "necessarily the declared one"),
+    Defect("refusal-out-of-turn", "actor-has-the-turn", ("R37", "A9", "H25"),
+           "any eligible rival may refuse the Extortion payment at any point of the queue, moving it on"),
     Defect("turn-skips-shipment", "turn-sequence", ("H40",),
            "the next turn resumes at the Mentat Pause: Shipment & Movement (and every entry) is skipped"),
     Defect("decline-keeps-decision", "every-step-progresses", ("H40", "R13"),

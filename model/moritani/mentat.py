@@ -133,8 +133,8 @@ def placement_rules(c: Ctx) -> list[Rule]:
         lands = {("tstatus", (k,)): c.Status.index("placed"), ("tloc", (k,)): v("pending_dest")}
     rules.append(Rule(
         "karama_placement", params, guard,
-        {("stage", ()): c.st(after_cancel), ("karama", (f,)): False,
-         ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest}
+        {("stage", ()): c.st(after_cancel), ("karama", (f,)): False, ("pending_face", ()): 0}
+        | ({} if c.has("cancelled-placement-kept") else {("pending_dest", ()): c.none_dest})
         | ({("placement_used", ()): False} if c.choice("A13") == "retry" else {}) | lands,
         ("R29", "A13", "H29"), actor=f,
         doc="a rival plays Karama: the placement is cancelled, custody unchanged"))
@@ -144,7 +144,9 @@ def placement_rules(c: Ctx) -> list[Rule]:
         renumber = {("pid", (k,)): ite(moved, v("next_pid"), v("pid", k)),
                     ("next_pid", ()): v("next_pid") + ite(moved, 1, 0)}
     rules.append(Rule(
-        "commit_placement", (K,), c.stage_is("placement_karama") & v("pending_face").eq(k),
+        "commit_placement", (K,), c.stage_is("placement_karama")
+        & (v("tstatus", k).eq(c.Status.index("supply")) | v("pending_face").eq(k) if c.has("commit-any-supply-token")
+           else v("pending_face").eq(k)),
         {("stage", ()): c.st(_after_placement(c)),
          ("tstatus", (k,)): c.Status.index("placed"), ("tloc", (k,)): v("pending_dest"),
          ("pending_face", ()): 0, ("pending_dest", ()): c.none_dest} | renumber,
@@ -202,7 +204,9 @@ def extortion_rules(c: Ctx) -> list[Rule]:
              {("spice", (f,)): v("spice", f) - (0 if minted else 3), ("spice", (Const(M),)): v("spice", M) + 3,
               ("tstatus", (Const(ext),)): c.Status.index("removed")} | settle,
              ("R37", "A8", "H25"), actor=f, doc="a rival pays Moritani 3: Extortion stays out of the game"),
-        Rule("refuse_extortion", (P("f", c.F),), at & elig & ~Const(c.has("extortion-pass-missing")),
+        Rule("refuse_extortion", (P("f", c.F),),
+             (c.stage_is("extortion_pay") & (v("payer") < n) if c.has("refusal-out-of-turn") else at) & elig
+             & ~Const(c.has("extortion-pass-missing")),
              {("payer", ()): v("payer") + (2 if c.has("extortion-queue-skips") else 1)}, ("R37", "H25"), actor=f),
         Rule("skip_payer", (P("f", c.F),), at & ~elig, {("payer", ()): v("payer") + 1},
              ("A8",), kind="system", doc="not an eligible payer under A8 (Moritani never pays itself)"),

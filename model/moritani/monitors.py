@@ -10,6 +10,8 @@ misbehaves without updating its own bookkeeping is still seen:
 - `effects_resolved`: steps of the current Terror entry that deliver an effect: spice or a card to
   Moritani, a card to the entrant, Moritani's forces out of reserves, a leader killed, the
   Extortion 5 reserved, the Aftermath laid (R11, R14, R39, R40, R41);
+- `declared_face`, `declared_dest`: the token and stronghold Moritani named when declaring this
+  Mentat placement or move, until the placement's Karama window closes (R7, R8, R29);
 - `rng_draws`: random outcomes of the current Terror entry's effect: a leader killed, a card drawn
   or discarded at random, an Aftermath laid (H7);
 - `pid_shown[face]`: the face's current public ID has been on the map (H4);
@@ -28,7 +30,7 @@ misbehaves without updating its own bookkeeping is still seen:
 from __future__ import annotations
 
 from model.domains import Bool, IntRange
-from model.expr import count, ite, post
+from model.expr import Arg, Fired, count, ite, post
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field
@@ -70,7 +72,7 @@ def new_turn(c: Ctx):
 
 def monitors(c: Ctx) -> list[Monitor]:
     out = [_placements(c), _rng_draws(c), _pid_shown(c), _terror_due(c), _entry_history(c, "offer_blocked"),
-           _entry_history(c, "refused"), _effects_resolved(c)]
+           _entry_history(c, "refused"), _effects_resolved(c), *_declared(c)]
     if c.face("Extortion") is not None:
         out.append(_ext_credits(c))
     if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
@@ -122,6 +124,18 @@ def _effects_resolved(c: Ctx) -> Monitor:
     bump = ite(c.stage_is(*TERROR_STAGES) & event, ite(now >= 2, 2, now + 1), now)
     return Monitor(Field("effects_resolved", IntRange(0, 2), doc="effects delivered by this Terror entry"),
                    0, ite(closes_entry(c), 0, bump), ("R11", "R14", "R39", "R40", "R41"))
+
+
+def _declared(c: Ctx) -> list[Monitor]:
+    """What Moritani declared (the action's arguments), kept while its Karama window is open."""
+    declares = Fired(("place_token", "move_token"))
+    window = post("stage").eq(c.st("placement_karama"))
+    out = []
+    for name, arg, dom, rest in (("declared_face", "k", c.K, 0), ("declared_dest", "to", c.Dest, c.none_dest)):
+        update = ite(window, ite(declares, Arg(arg, rest), c.v(name)), rest)
+        out.append(Monitor(Field(name, dom, doc=f"the {arg} of the placement Moritani declared"), rest, update,
+                           ("R7", "R8", "R29")))
+    return out
 
 
 def _pid_shown(c: Ctx) -> Monitor:

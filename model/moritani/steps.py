@@ -27,7 +27,8 @@ def step_properties(c: Ctx) -> list[Property]:
            _no_shipment_into_aftermath(c), _atomics_kills_all(c), _sneak_attack_legal(c),
            _entry_never_refunded(c), _arrival_respects_occupancy(c), _forces_transfer(c), _shipment_is_paid(c),
            _ids_are_stable(c), _target_is_entrant(c), *_faults_and_progress(c), _effect_follows_its_reveal(c),
-           _entry_closes(c), _one_effect_per_reveal(c), _turn_sequence(c), _offer_state_is_this_entrys(c)]
+           _entry_closes(c), _one_effect_per_reveal(c), _turn_sequence(c), _offer_state_is_this_entrys(c),
+           _nothing_pending_outside_its_window(c), _placement_as_declared(c), _actor_has_the_turn(c)]
     if c.face("Extortion") is not None:
         out += [_extortion_payer(c), _extortion_queue(c)]
     if c.face("Sabotage") is not None:
@@ -448,3 +449,51 @@ def _offer_state_is_this_entrys(c: Ctx) -> Property:
     ok = v("eome_blocked").eq(v("offer_blocked")) & v("eome_refused").eq(v("refused"))
     return always("offer-state-is-this-entrys", ok, ("R21", "R30", "H8", "H20", "H24"),
                   "a Karama cancellation or a refusal of the alliance offer holds for its own entry only")
+
+
+def _nothing_pending_outside_its_window(c: Ctx) -> Property:
+    """H1, H9, H20, H35, H40: what an engine keeps for a decision in progress (the declared placement, the
+    Extortion queue's cursor and credit, the entry and its pending reactions, the alliance offer's
+    state, the turn's used placement) is cleared when its window closes, so no later step (a reload
+    above all, H1) can act on an obligation that no longer exists."""
+    v = c.v
+    arrival = ("react", "advisor", "ambassador", *TERROR_STAGES, "entry_done")
+    rest = {
+        ("placement_karama",): {"pending_face": 0, "pending_dest": c.none_dest},
+        ("extortion_pay",): {"payer": 0, "ext_credited": False},
+        arrival: {"entrant": c.M, "entry_loc": c.desert, "entry_cause": 0, "entry_face": 0, "entry2": False,
+                  "amb_payer": 0, "pend_advisor": 0, "pend_ambassador": False, "pend_terror": False},
+        (*TERROR_STAGES, "entry_done"): {"eome_blocked": False, "eome_refused": False},
+        (*MENTAT_STAGES, "mentat_end", "game_over"): {"placement_used": False},
+    }
+    ok = Const(True)
+    for window, fields in rest.items():
+        at_rest = c.all_of(v(name).eq(value) for name, value in fields.items())
+        ok = ok & implies(~c.stage_is(*window), at_rest)
+    return always("nothing-pending-outside-its-window", ok, ("H1", "H9", "H20", "H35", "H40"),
+                  "a decision's pending state is cleared when its window closes")
+
+
+def _placement_as_declared(c: Ctx) -> Property:
+    """R7, R8, R29: the token that lands at the end of the placement's Karama window is the one Moritani
+    declared, in the stronghold it declared (the `declared_face` and `declared_dest` monitors keep the
+    declaring action's arguments)."""
+    v = c.v
+    ok = Const(True)
+    for k in c.faces:
+        lands = _placed(c, k, True) & (changed(c, "tstatus", k) | changed(c, "tloc", k))
+        ok = ok & implies(lands, v("declared_face").eq(k) & post("tloc", k).eq(v("declared_dest")))
+    return always_step("placement-as-declared", ok, ("R7", "R8", "R29"),
+                       "a placement lands the declared token in the declared stronghold")
+
+
+def _actor_has_the_turn(c: Ctx) -> Property:
+    """E3 turn order, R37, A9, H25, H40: in Shipment & Movement only the faction whose turn it is in storm
+    order ships, moves or passes; in the Extortion queue only the rival it has reached pays, refuses or
+    is skipped. The model names the acting faction of these steps by the parameter `f`."""
+    f = Arg("f", -1)
+    ok = implies(c.stage_is("ship_move") & f.ne(-1), c.at_position("mover", f))
+    if c.face("Extortion") is not None:
+        ok = ok & implies(c.stage_is("extortion_pay") & f.ne(-1), c.at_position("payer", f))
+    return always_step("actor-has-the-turn", ok, ("R37", "A9", "H25", "H40"),
+                       "only the faction whose turn it is (in storm order, or in the Extortion queue) acts")
