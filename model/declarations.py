@@ -26,6 +26,9 @@ class Provenance:
 
     `sibling(**changes)` builds the model with some of these replaced, through the game's `rebuild`;
     `sibling(edit_rules=fn)` builds it with its rules changed by `fn` (the declarations follow).
+    `edit_rules` is recorded, so every further sibling of a changed model (a leak pair's game B,
+    the unbounded-turn model of a proof) is built over the same changed rules; pass
+    `edit_rules=None` to drop it.
     """
 
     game: str
@@ -34,6 +37,7 @@ class Provenance:
     defects: frozenset = frozenset()
     unbounded: bool = False
     options: tuple = ()
+    edit_rules: Callable | None = field(default=None, repr=False)
     rebuild: Callable | None = field(default=None, compare=False, repr=False)
 
     def sibling(self, **changes):
@@ -66,9 +70,10 @@ class Secrets(Protocol):
     def spec(self, observer: int) -> tuple: ...              # the observation as model data (Z3)
     def hidden(self, state: tuple) -> list: ...              # secret values in state
     def swap(self, state: tuple, a: int, b: int) -> tuple: ...
-    def exchange_label(self, action, a: int, b: int) -> str: ...
+    def exchange_label(self, action, a: int, b: int, domain: str = "Face") -> str: ...
     def public_key(self, action, pre: tuple) -> tuple: ...
     def public_group(self, action) -> str: ...
+    def public_label(self, action, pre: tuple) -> str: ...   # the step in words the public sees
     def permutation(self, t: tuple, t2: tuple) -> dict | None: ...
     def unobserved_fields(self) -> set: ...
     def partner_models(self, model, pair: tuple) -> Iterable: ...

@@ -104,6 +104,114 @@ def test_a_difference_without_a_partner_game_is_an_internal_error_not_holds(tmp_
     assert "internal error" in r.output and "game A" in r.output and "holds" not in r.output
 
 
+def test_the_forced_internal_error_needs_a_partner_game_that_matches_every_observation(monkeypatch):
+    """PartnerGameError stays for a genuine inconsistency only: here game B is played from the same
+    start as game A (no exchange), so it looks like game A at every step."""
+    import checks.analyses.leaks as lk
+    from model.moritani.secrets import FaceSecrets
+    monkeypatch.setattr(FaceSecrets, "partner_models", lambda self, model, pair: iter((model,)))
+    with pytest.raises(lk.PartnerGameError, match="shows the same at every step"):
+        check_leaks(build(defects=("face-printed",)), CheckConfig(), observers=["Atreides"])
+
+
+# -- game B may diverge before the end, or be unable to take a step (partner_game) -------------
+
+def _edit(rules, drop_stage=(), disable="", drop=None):
+    """Rules of the 1-stronghold model with `drop_stage` rules no longer writing the stage, every
+    rule whose name starts with `disable` never enabled, and `drop` = (rule, field): that rule no
+    longer writing that field (module level: picklable)."""
+    from model.expr import Const
+    out = []
+    for r in rules:
+        if r.name in drop_stage:
+            r = dataclasses.replace(r, effects={k: v for k, v in r.effects.items() if k[0] != "stage"})
+        if disable and r.name.startswith(disable):
+            r = dataclasses.replace(r, guard=Const(False))
+        if drop and r.name == drop[0]:
+            r = dataclasses.replace(r, effects={k: v for k, v in r.effects.items() if k[0] != drop[1]})
+        out.append(r)
+    return out
+
+
+def _offer_keeps_stage(face: int = 1):
+    import functools
+    return build_model(SMALL, edit_rules=functools.partial(_edit, drop_stage=(f"offer_alliance_{face}",)))
+
+
+def test_a_per_face_rule_that_keeps_the_stage_is_a_replayed_leak_not_an_internal_error():
+    """The `drop-effect@offer_alliance_1.stage` mutant: the stage after the offer says which face
+    offered. Game B is played in the same mutated rules (the partner model keeps `edit_rules`)."""
+    m = _offer_keeps_stage(1)
+    results, _ = check_leaks(m, CheckConfig(), observers=["Atreides"])
+    (r,) = results
+    assert r.verdict == "violated" and r.depth == 9, r.detail
+    leak = r.extra["leak"]
+    assert leak.component == "public board" and set(leak.seen_a) == {"stage"}
+    assert leak.game_a.replay(m) == [] and leak.game_b.replay(leak.model_b) == []
+    assert leak.game_a.depth == leak.game_b.depth
+    offers = {x.split("(")[0] for x in leak.game_a.labels + leak.game_b.labels if x.startswith("offer_alliance_")}
+    assert "offer_alliance_1" in offers and len(offers) == 2
+    assert ("stage", ()) not in leak.model_b.rule("offer_alliance_1").effects  # B plays the mutant too
+    twin = m.provenance.sibling(options=(("pids", (2, 1, 3, 4, 5, 6)),))
+    assert ("stage", ()) not in twin.rule("offer_alliance_1").effects
+
+
+def _partners(monkeypatch, **changes):
+    """Game B's models replaced: the real partner models rebuilt with `changes`."""
+    from model.moritani.secrets import FaceSecrets
+    real = FaceSecrets.partner_models
+
+    def partners(self, model, pair):
+        for mb in real(self, model, pair):
+            yield mb.provenance.sibling(**changes)
+    monkeypatch.setattr(FaceSecrets, "partner_models", partners)
+
+
+def test_game_b_that_looks_different_before_the_end_cuts_both_games_there(monkeypatch):
+    """Case (a) at an earlier step: in game B's rules a move leaves the forces where they were, so
+    every game B looks different right after game A's move, while the difference found was at
+    step 9 (the stage after the offer); both games end after the move."""
+    import functools
+    m = _offer_keeps_stage(1)
+    (r,) = check_leaks(m, CheckConfig(), observers=["Atreides"])[0]
+    full = r.extra["leak"].game_a
+    k, move = next((k, lab) for k, lab in enumerate(full.labels, 1) if "forces" in
+                   {f for f, _ in m.action(lab).rule.effects})
+    assert 0 < k < 9
+    _partners(monkeypatch, edit_rules=functools.partial(_edit, drop_stage=("offer_alliance_1",),
+                                                        drop=(m.action(move).rule.name, "forces")))
+    (r,) = check_leaks(m, CheckConfig(), observers=["Atreides"])[0]
+    leak = r.extra["leak"]
+    assert r.verdict == "violated" and r.depth == k and leak.game_b.depth == k, r.detail
+    assert leak.game_a.labels == full.labels[:k] and leak.component == "public board"
+    assert any(x.startswith("forces") for x in leak.seen_a) and leak.seen_a != leak.seen_b
+    assert leak.game_a.replay(m) == [] and leak.game_b.replay(leak.model_b) == []
+
+
+def test_game_b_that_cannot_take_a_step_of_game_a_is_a_leak(monkeypatch, tmp_path):
+    """Case (b): in game B's rules Moritani can never offer an alliance, so no game B takes game A's
+    last step; the pair is game A (9 steps) and game B (8 steps), and every printer takes it."""
+    import functools
+
+    from checks.formats.html import leak_viewers
+    from checks.pipelines.proofs import save_leak_pair
+    m = _offer_keeps_stage(1)
+    _partners(monkeypatch, edit_rules=functools.partial(_edit, disable="offer_alliance_"))
+    (r,) = check_leaks(m, CheckConfig(), observers=["Atreides"])[0]
+    leak = r.extra["leak"]
+    assert r.verdict == "violated" and r.depth == 9 and leak.game_b.depth == 8, r.detail
+    assert leak.component == "public step" and leak.seen_a.startswith("offer_alliance(") and leak.seen_b == "no such step"
+    assert "no public equivalent" in r.detail
+    assert leak.game_a.replay(m) == [] and leak.game_b.replay(leak.model_b) == []
+    text = side_by_side(leak, m)
+    assert len(text.splitlines()) == 1 + 9 + 2 and "cannot take game A's step 9" in text
+    html = leak_viewers([leak], m, "lk")
+    assert "game B cannot take game A&#x27;s step 9" in html and "public step" in html
+    path = save_leak_pair(leak, m, prop(), tmp_path)
+    assert path.endswith("-A.scenario.yaml")
+    assert len(list((tmp_path / "leaks").glob("*-B.scenario.yaml"))) == 1
+
+
 @pytest.mark.heavy
 def test_exchanging_faces_maps_every_grounded_action_and_replays_step_by_step():
     """The face exchange on actions is derived from declared data (parameters over Face, per-face

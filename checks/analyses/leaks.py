@@ -12,11 +12,14 @@ same public board with another secret):
   secret that a step copies into a public field; the second is what makes the state-by-state
   comparison cover every pair of public-equivalent games, as the Z3 relational proof does.
 
-A difference is never discarded. Game A is the shortest path to it; game B is searched for in
+A difference is never discarded. Game A is the shortest path to it; games B are searched for in
 lockstep: from a start with two values exchanged, B takes at each step an action with the same
-public label as A's, and must end where the rival sees something else. Both games are replayed
-through the reference semantics. If no game B exists, that is `PartnerGameError` (an internal
-error, exit 1) carrying game A and the state it was compared with, never `holds`.
+public label as A's. Game A is a leak witness when every such B either shows the rival something
+else at some step (the start and the end included) or cannot take one of A's steps at all
+(`partner_game`); the pair is cut where the rival tells the games apart. Both games are replayed
+through the reference semantics. If, for every exchange, some game B looks like game A at every
+step, that is `PartnerGameError` (an internal error, exit 1) carrying game A and the state it was
+compared with, never `holds`.
 """
 from __future__ import annotations
 
@@ -33,7 +36,8 @@ from model.trace import Step, Trace
 
 RULES = ("H3", "H4", "H6", "A21")  # and R43 when the Assassinate Leaders module is on
 COMPONENTS = ("public board", "Terror tokens on the map", "revealed tokens", "own Karama card",
-              "prompt (legal choices)", "engine leak")
+              "prompt (legal choices)", "engine leak", "public step")
+STEP, NO_STEP = COMPONENTS[-1], "no such step"  # a leak shown by a step game B cannot take
 
 
 @dataclass
@@ -185,9 +189,11 @@ def _verdict(model, ex, f: int, search: _Search, secs: float) -> CheckResult:
     if f in search.found:
         lk = search.found[f]
         labels = sec.value_labels if lk.secret == "Face" else sec.card_labels
+        what = (f"game A's last step ({lk.seen_a}) has no public equivalent once the two are exchanged"
+                if lk.component == STEP else f"its {lk.component} differs")
         return CheckResult(**common, verdict="violated", depth=lk.game_a.depth, trace=lk.game_a,
                            detail=f"{name} can tell {labels[lk.faces[0]]} from {labels[lk.faces[1]]} after "
-                                  f"{lk.game_a.depth} steps: its {lk.component} differs",
+                                  f"{lk.game_a.depth} steps: {what}",
                            extra={"observer": name, "leak": lk})
     if not ex.complete or search.cut:
         return CheckResult(**common, verdict="unknown", depth=None, extra={"observer": name},
@@ -293,8 +299,12 @@ def _leak(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: t
           secret: str = "Face") -> Leak:
     """The pair of games behind a difference found at state `idx` (then action `step`), replayed.
 
-    Raises PartnerGameError when no game B shows the difference: a found difference is never
-    dropped (docs/noninterference.md, "Counterexamples").
+    Game A is the shortest path to the difference; `partner_game` decides, per start with two
+    values exchanged, whether every public-equivalent game B fails to match it (a witness, which
+    may end earlier than the difference: both games are then cut where the rival tells them
+    apart). Raises PartnerGameError when, for every exchange, some game B matches game A's
+    observations at every step: a found difference is never dropped (docs/noninterference.md,
+    "Counterexamples").
     """
     sec = model.secrets
     game_a = ex.trace_to(idx)
@@ -304,25 +314,40 @@ def _leak(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: t
     validated(model, game_a, "the leak witness (game A)")
     # For the Traitor card, game B starts where game A does: a secret draw's public label hides the
     # card, so B may simply draw another one (NOTE(traitor-secret) in checks/analyses/leaks_z3.py).
+    # The draw of either card is then exchanged: game B draws the other card where game A draws one.
     candidates = sec.partner_models(model, pair) if secret == "Face" else (model,)
+    drawn = None
+    if secret != "Face":
+        drawn = [sec.exchange_label(a, *pair, domain=secret) if _names_card(a, pair) else None
+                 for a in map(model.action, game_a.labels)]
+    chosen = None  # the first exchange with an observed difference; else the first with a missing step
     for model_b in candidates:
-        game_b = partner_game(model, game_a, model_b, f)
-        if game_b is None:
-            continue
-        validated(model_b, game_b, "the leak witness (game B)")
-        o1, o2 = _observe_end(model, game_a, f), _observe_end(model_b, game_b, f)
-        comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
-        seen_a, seen_b = o1[comp], o2[comp]
-        if comp == 0:  # name the public slots that differ rather than print the whole board
-            end_a, end_b, sch = game_a.states[-1], game_b.states[-1], model.schema
-            slots = [i for i in sec.public_slots() if end_a[i] != end_b[i]]
-            seen_a = {sch.slot_names[i]: sch.show(i, end_a[i]) for i in slots} or seen_a
-            seen_b = {sch.slot_names[i]: sch.show(i, end_b[i]) for i in slots} or seen_b
-        return Leak(sec.label(f), pair, game_a, game_b, COMPONENTS[comp], seen_a, seen_b, model_b, secret)
-    raise PartnerGameError(
-        f"hidden-identity: {sec.label(f)} sees a difference after game A, but no game with the same public "
-        f"steps from a start with two {'faces' if secret == 'Face' else 'cards'} exchanged shows it",
-        model, game_a, state_b)
+        found = partner_game(model, game_a, model_b, f, drawn)
+        if found is not None and (chosen is None or chosen[1].stuck and not found.stuck):
+            chosen = (model_b, found)
+            if not found.stuck:
+                break
+    if chosen is None:
+        raise PartnerGameError(
+            f"hidden-identity: {sec.label(f)} sees a difference after game A, but a game with the same public "
+            f"steps from every start with two {'faces' if secret == 'Face' else 'cards'} exchanged shows "
+            f"the same at every step", model, game_a, state_b)
+    model_b, found = chosen
+    game_a = Trace(game_a.init, game_a.steps[:found.steps])
+    game_b = found.game_b
+    validated(model_b, game_b, "the leak witness (game B)")
+    if found.stuck:  # game B cannot take game A's last step: the public step itself differs
+        pre, act = game_a.states[-2], model.action(game_a.labels[-1])
+        return Leak(sec.label(f), pair, game_a, game_b, STEP, sec.public_label(act, pre), NO_STEP, model_b, secret)
+    o1, o2 = _observe_end(model, game_a, f), _observe_end(model_b, game_b, f)
+    comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
+    seen_a, seen_b = o1[comp], o2[comp]
+    if comp == 0:  # name the public slots that differ rather than print the whole board
+        end_a, end_b, sch = game_a.states[-1], game_b.states[-1], model.schema
+        slots = [i for i in sec.public_slots() if end_a[i] != end_b[i]]
+        seen_a = {sch.slot_names[i]: sch.show(i, end_a[i]) for i in slots} or seen_a
+        seen_b = {sch.slot_names[i]: sch.show(i, end_b[i]) for i in slots} or seen_b
+    return Leak(sec.label(f), pair, game_a, game_b, COMPONENTS[comp], seen_a, seen_b, model_b, secret)
 
 
 def _observe_end(model, game: Trace, f: int) -> tuple:
@@ -330,33 +355,71 @@ def _observe_end(model, game: Trace, f: int) -> tuple:
     return model.secrets.observer(f).observe(end, [a for a, _ in successors(model, end)])
 
 
-def partner_game(model, game_a: Trace, model_b, f: int) -> Trace | None:
-    """A game of `model_b` whose steps have game A's public labels, at whose end rival f sees
-    something else than at game A's end; None if there is none.
+@dataclass
+class Partner:
+    """A game B that shows rival f a difference from game A: after `steps` of game A's steps B's
+    state looks different (`stuck` False; B has `steps` steps), or B cannot take game A's step
+    number `steps` (`stuck` True; B has `steps - 1` steps)."""
 
-    Depth-first in action order over the steps that match A's public label at each step (usually
-    one: the token is named by its public ID), each state of B visited once per step number.
+    game_b: Trace
+    steps: int
+    stuck: bool
+
+
+class _Matched(Exception):
+    """Some game B takes every public step of game A and shows rival f the same at every step."""
+
+
+def partner_game(model, game_a: Trace, model_b, f: int, labels: list | None = None) -> Partner | None:
+    """Whether every game of `model_b` with game A's public steps shows rival f a difference, and
+    the witness if so; None if some such game looks the same as game A at every step.
+
+    A game B takes, at each step, an action whose public key (`Secrets.public_key`) is that of
+    A's step. It diverges (a) at step i if f's observation of B's state (prompts included) is not
+    its observation of A's state i (i = 0 is the start), or (b) at step i + 1 if no enabled action
+    of B has the key of A's step i + 1. Game A is a leak witness when every B diverges; the witness
+    is the B that diverges by (a) the earliest, else the B stuck (b) the latest. Depth-first in
+    action order, each state of B expanded once per step number: what follows depends only on
+    those two, so the answer and the witness are deterministic. `labels[i]`, where not None, is the
+    one action B must take at step i (a secret draw of an exchanged Traitor card: the other card).
     """
     sec = model.secrets
     keys = [sec.public_key(model.action(lab), pre) for lab, pre in zip(game_a.labels, game_a.states)]
-    end_a = _observe_end(model, game_a, f)
-    watch = model_b.secrets.observer(f)
+    watch_a, watch = sec.observer(f), model_b.secrets.observer(f)
+    seen_a = [watch_a.observe(s, [a for a, _ in successors(model, s)]) for s in game_a.states]
+    public_key = model_b.secrets.public_key
+    best: dict = {}  # "diverges": (i, steps) earliest; "stuck": (i, steps) latest
     seen: set = set()
 
-    def search(i: int, s: tuple, steps: list):
+    def search(i: int, s: tuple, steps: list) -> None:
+        succ = successors(model_b, s)
+        if watch.observe(s, [a for a, _ in succ]) != seen_a[i]:
+            if "diverges" not in best or i < best["diverges"][0]:
+                best["diverges"] = (i, steps)
+            return
         if i == len(keys):
-            return steps if watch.observe(s, [a for a, _ in successors(model_b, s)]) != end_a else None
-        for act, t in successors(model_b, s):
-            if model_b.secrets.public_key(act, s) == keys[i] and (i + 1, t) not in seen:
+            raise _Matched
+        nxt = [(act, t) for act, t in succ if public_key(act, s) == keys[i]
+               and (labels is None or labels[i] is None or act.label == labels[i])]
+        if not nxt and ("stuck" not in best or i > best["stuck"][0]):
+            best["stuck"] = (i, steps)
+        for act, t in nxt:
+            if (i + 1, t) not in seen:
                 seen.add((i + 1, t))
-                got = search(i + 1, t, steps + [Step(act.label, t)])
-                if got is not None:
-                    return got
-        return None
+                search(i + 1, t, steps + [Step(act.label, t)])
 
     s0 = model_b.init[0]
-    found = search(0, s0, [])
-    return Trace(s0, tuple(found)) if found is not None else None
+    try:
+        search(0, s0, [])
+    except _Matched:
+        return None
+    if "diverges" in best:
+        i, steps = best["diverges"]
+        return Partner(Trace(s0, tuple(steps)), i, False)
+    if "stuck" in best:
+        i, steps = best["stuck"]
+        return Partner(Trace(s0, tuple(steps)), i + 1, True)
+    return None
 
 
 def side_by_side(leak: Leak, model) -> str:
@@ -365,6 +428,8 @@ def side_by_side(leak: Leak, model) -> str:
     b = leak.game_b.narrative(leak.model_b).splitlines()
     w = max(len(x) for x in a) if a else 10
     lines = [f"{'game A':<{w}}  |  game B"]
-    lines += [f"{x:<{w}}  |  {y}" for x, y in zip(a, b)]
+    lines += [f"{x:<{w}}  |  {y}" for x, y in itertools.zip_longest(a, b, fillvalue="")]
+    if leak.component == STEP:
+        lines.append(f"game B cannot take game A's step {leak.game_a.depth}: no enabled step has its public label")
     lines.append(f"{leak.observer} sees a different {leak.component}: A={leak.seen_a!r}  B={leak.seen_b!r}")
     return "\n".join(lines)

@@ -173,15 +173,20 @@ def leak_viewers(leaks, model, anchor: str) -> str:
     for n, same in enumerate(groups.values()):
         lk = same[0]
         who = ", ".join(x.observer for x in same)
-        seen = (f'<div class="seen"><b>{e(who)}</b> {"sees" if len(same) == 1 else "see"} a different <b>{e(lk.component)}</b> at the end:'
+        stuck = lk.component == "public step"  # game B cannot take game A's last step (one step shorter)
+        seen = (f'<div class="seen"><b>{e(who)}</b> {"sees" if len(same) == 1 else "see"} a different <b>{e(lk.component)}</b> '
+                + ("last: game B cannot take game A's last step" if stuck else "at the end") + ':'
                 f'<div class="panels"><div>game A<pre>{e(_seen(lk.seen_a))}</pre></div>'
                 f'<div>game B<pre>{e(_seen(lk.seen_b))}</pre></div></div></div>')
         out.append(f'<div class="leak">{seen}')
         out.append(viewer(f"hidden-identity: {who} can tell two games apart ({lk.game_a.depth} steps)",
-                          [Lane("game A", model, lk.game_a), Lane("game B", lk.model_b, lk.game_b)],
+                          [Lane("game A", model, lk.game_a),
+                           Lane("game B", lk.model_b, lk.game_b,
+                                f"game B cannot take game A's step {lk.game_a.depth}" if stuck else "")],
                           f"{anchor}-{n}", "the two games differ only in which hidden "
                           f"{'face' if lk.secret == 'Face' else 'card'} lies where (omniscient view); every "
-                          "public step is the same", "the observer's view differs"))
+                          "public step is the same" + (", but for game A's last, which game B cannot take" if stuck
+                                                       else ""), "the observer's view differs"))
         out.append("</div>")
     return "".join(out)
 

@@ -52,7 +52,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     outcome = Outcome(tuple(i for i, n in enumerate(sch.slot_names) if n.split("[")[0] in fields_),
                       sch.slot("stage"), frozenset(c.st(st) for st in stages))
     options = (("pids", tuple(pids)),) if pids else ()
-    provenance = Provenance("moritani-terror", c.bounds, c.interp, c.defects, unbounded, options, rebuild=sibling)
+    provenance = Provenance("moritani-terror", c.bounds, c.interp, c.defects, unbounded, options, edit_rules,
+                            rebuild=sibling)
     model = GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
         terminal=c.stage_is("game_over"), dispatch="stage", monitors=tuple(history(c)), narrate=narrate,
@@ -70,4 +71,5 @@ def sibling(p: Provenance, **changes) -> GameModel:
     opts = dict(changes.pop("options", p.options))
     return build_model(changes.get("bounds", p.bounds), changes.get("interpretation", p.interpretation),
                        tuple(changes.get("defects", p.defects)), pids=opts.get("pids"),
-                       unbounded=changes.get("unbounded", p.unbounded), edit_rules=changes.get("edit_rules"))
+                       unbounded=changes.get("unbounded", p.unbounded),
+                       edit_rules=changes.get("edit_rules", p.edit_rules))

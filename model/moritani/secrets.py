@@ -67,8 +67,8 @@ class FaceSecrets:
     def swap(self, s: tuple, a: int, b: int) -> tuple:
         return observe.swap_faces(self.model, s, a, b)
 
-    def exchange_label(self, action, a: int, b: int) -> str:
-        return observe.exchange_label(self.model, action, a, b)
+    def exchange_label(self, action, a: int, b: int, domain: str = "Face") -> str:
+        return observe.exchange_label(self.model, action, a, b, domain)
 
     def exchange_slots(self, a: int, b: int) -> tuple:
         return observe.exchange_slots(self.model, a, b)
@@ -84,6 +84,9 @@ class FaceSecrets:
 
     def public_group(self, action) -> str:
         return observe.public_group(self.model, action)
+
+    def public_label(self, action, pre: tuple) -> str:
+        return observe.public_label(self.model, action, pre)
 
     def value_params(self, action) -> list:
         return observe.face_params(action)
