@@ -322,7 +322,7 @@ def _leak(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: t
                  for a in map(model.action, game_a.labels)]
     chosen = None  # the first exchange with an observed difference; else the first with a missing step
     for model_b in candidates:
-        found = partner_game(model, game_a, model_b, f, drawn)
+        found = partner_game(model, game_a, model_b, f, drawn, pair if secret == "Face" else None)
         if found is not None and (chosen is None or chosen[1].stuck and not found.stuck):
             chosen = (model_b, found)
             if not found.stuck:
@@ -370,7 +370,8 @@ class _Matched(Exception):
     """Some game B takes every public step of game A and shows rival f the same at every step."""
 
 
-def partner_game(model, game_a: Trace, model_b, f: int, labels: list | None = None) -> Partner | None:
+def partner_game(model, game_a: Trace, model_b, f: int, labels: list | None = None,
+                 pair: tuple | None = None) -> Partner | None:
     """Whether every game of `model_b` with game A's public steps shows rival f a difference, and
     the witness if so; None if some such game looks the same as game A at every step.
 
@@ -382,8 +383,17 @@ def partner_game(model, game_a: Trace, model_b, f: int, labels: list | None = No
     action order, each state of B expanded once per step number: what follows depends only on
     those two, so the answer and the witness are deterministic. `labels[i]`, where not None, is the
     one action B must take at step i (a secret draw of an exchanged Traitor card: the other card).
+
+    NOTE(declassified): from the first state of game A where a value of the exchanged `pair` is no
+    longer hidden (a reveal; an Extortion can later return to supply hidden again), B may differ
+    because the rules made the secret public, not because of a leak. Such a divergence is never a
+    witness; if it is all there is, no witness exists and the caller reports PartnerGameError (an
+    internal error carrying game A), never a violation it cannot substantiate.
     """
     sec = model.secrets
+    limit = len(game_a.states)
+    if pair is not None:
+        limit = next((i for i, s in enumerate(game_a.states) if not set(pair) <= set(sec.hidden(s))), limit)
     keys = [sec.public_key(model.action(lab), pre) for lab, pre in zip(game_a.labels, game_a.states)]
     watch_a, watch = sec.observer(f), model_b.secrets.observer(f)
     seen_a = [watch_a.observe(s, [a for a, _ in successors(model, s)]) for s in game_a.states]
@@ -394,6 +404,8 @@ def partner_game(model, game_a: Trace, model_b, f: int, labels: list | None = No
     def search(i: int, s: tuple, steps: list) -> None:
         succ = successors(model_b, s)
         if watch.observe(s, [a for a, _ in succ]) != seen_a[i]:
+            if i >= limit:
+                return  # the rules declassified the pair before this difference: not a witness
             if "diverges" not in best or i < best["diverges"][0]:
                 best["diverges"] = (i, steps)
             return
@@ -401,7 +413,7 @@ def partner_game(model, game_a: Trace, model_b, f: int, labels: list | None = No
             raise _Matched
         nxt = [(act, t) for act, t in succ if public_key(act, s) == keys[i]
                and (labels is None or labels[i] is None or act.label == labels[i])]
-        if not nxt and ("stuck" not in best or i > best["stuck"][0]):
+        if not nxt and i + 1 < limit and ("stuck" not in best or i > best["stuck"][0]):
             best["stuck"] = (i, steps)
         for act, t in nxt:
             if (i + 1, t) not in seen:
