@@ -136,6 +136,17 @@ def test_a_redundant_conjunct_dropped_is_equivalent_and_a_live_one_is_not():
     assert over.verdict == "killed" and over.extra["killed_by"] == ["bounded"]
 
 
+def test_a_fault_that_only_adds_or_removes_steps_that_change_nothing_is_equivalent_up_to_stuttering():
+    from model.rule import Rule
+    base = counter_model()
+    reload = Rule("reload", (), Var("x").eq(0), {}, ("H1",), kind="fault")  # rejected without change (H9)
+    model = base.with_changes(rules=base.rules + (reload,))
+    mutants = generate(model)
+    ref = reference(model, None, CheckConfig(), {"reload"})
+    anywhere = check_mutant(by_id(mutants, "negate-comparison@reload.guard"), model, None, ref, CheckConfig())
+    assert anywhere.verdict == "equivalent" and "up to stuttering" in anywhere.detail, anywhere.detail
+
+
 def test_a_budget_that_runs_out_is_unknown_never_survived(small_setup):
     model, mutants, ref = small_setup
     tight = dataclasses.replace(ref, states=10)  # the mutant may explore 4 x 10 states

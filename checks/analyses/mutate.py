@@ -183,21 +183,24 @@ def _pinned_values(model):
 
 
 def rule_transitions(model, rule: str, mat: np.ndarray) -> tuple:
-    """(count, digest) of the labelled transitions (state, action label, successor) that the actions of
-    `rule` take from the states of `mat` (its guards and effects compiled alone, model/compile.py)."""
+    """(count, digest, count, digest): the labelled transitions (state, action label, successor) that the
+    actions of `rule` take from the states of `mat` (its guards and effects compiled alone,
+    model/compile.py), all of them, then only those that change the state (no self-loops)."""
     sub = CompiledModel.build(model.with_changes(rules=(model.rule(rule),), properties=()))
     acts = range(len(sub.model.actions))
     labels = [a.label.encode() for a in sub.model.actions]
     stages = _pinned_values(sub.model)
     if stages is not None:
         mat = mat[np.isin(mat[:, sub.dispatch_slot], sorted(stages))]
-    items = []
+    items, moving = [], []
     for row, s in zip(mat, mat.tolist()):
         for n in acts:
             if sub.guards[n](s):
-                items.append(row.tobytes() + b"\0" + labels[n] + b"\0"
-                             + np.array(sub.effects[n](s), dtype=mat.dtype).tobytes())
-    return len(items), _digest(items)
+                t = sub.effects[n](s)
+                items.append(row.tobytes() + b"\0" + labels[n] + b"\0" + np.array(t, dtype=mat.dtype).tobytes())
+                if list(t) != s:
+                    moving.append(items[-1])
+    return len(items), _digest(items), len(moving), _digest(moving)
 
 
 # One mutant -----------------------------------------------------------------------------------
@@ -299,12 +302,23 @@ def check_mutant(mutant: Mutant, model, small, ref: Reference, config: CheckConf
     note = f"; leak check: {leak}" if leak else ""
     mat = state_matrix(ex, mm.schema)
     same = state_fingerprint(mat) == ref.fingerprint
-    n, digest = rule_transitions(mm, mutant.rule, mat)
-    if same and (n, digest) == ref.transitions.get(mutant.rule):
+    n, digest, moved, moving = rule_transitions(mm, mutant.rule, mat)
+    original = ref.transitions.get(mutant.rule) or (None,) * 4
+    if same and (n, digest) == original[:2]:
         return _result(mutant, "equivalent", t0,
                        f"equivalent: the same {len(ex.states):,} reachable states and the same {n:,} labelled "
                        f"transitions of {mutant.rule}; every other rule is unchanged" + note,
                        states=len(ex.states), how={"states": ref.fingerprint[1], "transitions": digest})
+    if same and mm.rule(mutant.rule).kind == "fault" and (moved, moving) == original[2:]:
+        # NOTE(stutter): a fault (a reload, a retried action: environment events the engine must reject
+        # without change, H9) differs only in steps that change nothing; each was checked by every step
+        # property (none failed, or the mutant would be killed), and no state invariant or witness can
+        # see them. Not for game rules: there a step that changes nothing can hide a livelock.
+        return _result(mutant, "equivalent", t0,
+                       f"equivalent up to stuttering: the same {len(ex.states):,} reachable states and the same "
+                       f"{moved:,} state-changing transitions of {mutant.rule}; only steps that change nothing "
+                       f"were added or removed" + note,
+                       states=len(ex.states), how={"states": ref.fingerprint[1], "moving_transitions": moving})
     what = "its own transitions differ" if same else "its reachable states differ"
     return _result(mutant, "survived", t0, f"every check gives the original verdict; {what}" + note,
                    states=len(ex.states))
