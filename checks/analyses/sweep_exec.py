@@ -145,7 +145,7 @@ class DaskExecutor:
         jobs = list(jobs)
         futures = {self.client.submit(fn, job, pure=False, retries=RETRIES): job for job in jobs}
         self._futures = list(futures)
-        for fut in as_completed(futures):
+        for fut in as_completed(futures, loop=self.client.loop):
             job = futures[fut]
             try:
                 yield job, fut.result(), None

@@ -4,7 +4,8 @@
 combinations are left out and counted): at each node it splits on the switch that leaves the
 fewest rows misclassified (ties: the switch order of the sweep), and children with the same subtree
 are merged, so a switch the verdict does not depend on never appears. The tree is read back as a
-disjunction of conjunctions of `switch=choice` literals (`A12 in {reject, force-discard}`,
+disjunction of conjunctions of `switch=choice` literals, each literal and clause dropped that the
+rows do not need (`A12 in {reject, force-discard}`,
 `A4!=after-reply` for all but one choice), and that statement is then evaluated on every decided
 row: `Explanation.agrees` counts the rows it matches (all of them, or the summary says which not).
 
@@ -14,7 +15,7 @@ from the base proposal.
 >>> rows = [({"a": a, "b": b}, a == "y" or b == "q") for a in "xy" for b in "pq"]
 >>> ex = explain(rows, (("a", ("x", "y")), ("b", ("p", "q"))), {"a": "A1", "b": "B"})
 >>> ex.statement, ex.depends_on, ex.agrees
-('holds iff A1=y or (A1=x and B=q)', ('A1', 'B'), 4)
+('holds iff A1=y or B=q', ('A1', 'B'), 4)
 """
 from __future__ import annotations
 
@@ -86,11 +87,35 @@ def _matches(clauses, combo) -> bool:
     return any(all(combo[k] in cs for k, cs in clause) for clause in clauses)
 
 
+def _agrees(clauses, rows) -> bool:
+    return all(_matches(clauses, combo) == v for combo, v in rows)
+
+
+def _simplify(clauses: tuple, rows: list) -> tuple:
+    """Drop every literal, then every clause, whose removal still matches every row (a tree's path repeats
+    the tests that its earlier siblings already decided); the simplest clause first."""
+    if not _agrees(clauses, rows):
+        return tuple(sorted(clauses, key=len))
+    out = list(clauses)
+    for i in range(len(out)):
+        for lit in list(out[i]):
+            trial = out[:i] + [tuple(x for x in out[i] if x != lit)] + out[i + 1:]
+            if _agrees(trial, rows):
+                out = trial
+    for clause in list(out):
+        trial = [c for c in out if c is not clause]
+        if trial and _agrees(trial, rows):
+            out = trial
+    return tuple(sorted(out, key=len))
+
+
 def explain(rows: list, axes: tuple, labels: dict, undecided: int = 0) -> Explanation:
     """`rows`: [(combination {key: choice}, holds?)] over the decided rows; `axes`: ((key, choices), ...)."""
     all_choices = dict(axes)
     tree = _tree(rows, tuple(axes))
-    clauses = tuple(sorted(_paths(tree), key=len))  # the simplest clause first
+    pos = {k: n for n, (k, _) in enumerate(axes)}
+    clauses = tuple(tuple(sorted(c, key=lambda lit: pos[lit[0]])) for c in _simplify(tuple(_paths(tree)), rows))
+    clauses = tuple(sorted(clauses, key=lambda c: (len(c), [pos[k] for k, _ in c])))  # simplest first, switch order
     keys = []
     for clause in clauses:
         keys += [k for k, _ in clause if k not in keys]
