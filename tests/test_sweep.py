@@ -190,3 +190,37 @@ def _raises_on_terror_first(job):
     if job.proposal.interpretation.choice("A1") == "terror-first":
         raise RuntimeError("no")
     return check_task(job)
+
+
+TINY = ("name: tiny\nbounds: {factions: [Moritani, Atreides, Bene Gesserit], alliances: [], strongholds: [Arrakeen], "
+        "ambassador: null, turns: 1, faces: [Sabotage, Extortion], karama: [Atreides]}\n")
+
+
+@pytest.mark.heavy
+def test_sigint_exits_130_and_keeps_the_lines_written(tmp_path):
+    """A real SIGINT once a model is checked: exit 130, no summary, the pool's workers gone, every line whole;
+    --resume then runs only what is missing."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    (tmp_path / "tiny.yaml").write_text(TINY, encoding="utf-8")
+    args = [sys.executable, "-c", "from checks.cli import run; run()", "sweep", "--proposal", str(tmp_path / "tiny.yaml"),
+            "--switch", "A13", "--switch", "A12", "--jobs", "1", "--out", str(tmp_path / "o")]
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    p = subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:
+        if line.startswith("sweep: models checked 1/"):
+            break
+    p.send_signal(signal.SIGINT)
+    sent = time.perf_counter()
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and time.perf_counter() - sent < 5, (out, err)
+    assert "summary" not in out and "interrupted by SIGINT" in err and "Traceback" not in err
+    rows, bad = read_rows(tmp_path / "o" / "sweep.jsonl")
+    assert bad == 0 and 1 <= len(rows) < 6
+    r = subprocess.run([*args, "--resume"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert f"resuming: {len(rows)} of 6 combination(s) already done" in r.stderr
+    assert len(read_rows(tmp_path / "o" / "sweep.jsonl")[0]) == 6

@@ -24,6 +24,9 @@ from checks.formats.scenario import dump
 ROWS = "sweep.jsonl"
 DECIDED = ("holds", "violated")
 SCENARIO_DIR = "violations"
+SHOWN_GROUPS = 10  # merged groups listed in the text summary (all of them in JSON)
+MATRIX_ROWS = 1000  # combinations drawn in the HTML matrix (all of them in sweep.jsonl)
+EVERYWHERE = "holds on every combination"
 
 
 # -- sweep.jsonl ----------------------------------------------------------------------------------
@@ -155,11 +158,14 @@ def to_text(checks: list, proposal, seed: int, meta: dict) -> str:
              f"{meta['seconds']:.1f} s on {meta['where']}"]
     if meta["resumed"]:
         lines.append(f"resumed: {meta['resumed']} combination(s) were already in {meta['file']}")
-    for g in meta["merged"]:
+    for g in meta["merged"][:SHOWN_GROUPS]:
         lines.append(f"same model: {' = '.join(g['combinations'])}")
+    if len(meta["merged"]) > SHOWN_GROUPS:
+        lines.append(f"... and {len(meta['merged']) - SHOWN_GROUPS} more groups of merged combinations "
+                     f"(--format json lists them)")
     for f in meta["failed"]:
         lines.append(f"FAILED {f['combination']}: {f['error']}")
-    everywhere = [c["id"] for c in checks if c["holds_iff"] == "holds on every combination"]
+    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE]
     if everywhere:
         lines.append(f"{len(everywhere)} check(s) hold on every combination: {', '.join(everywhere)}")
     rest = [c for c in checks if c["id"] not in everywhere]
@@ -185,30 +191,35 @@ def to_text(checks: list, proposal, seed: int, meta: dict) -> str:
 
 def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: dict) -> str:
     """The sweep's page: the proposal, the switches x checks matrix coloured by verdict (a row per
-    combination, merged ones marked), and each check's "holds iff" statement."""
+    combination, merged ones marked; a column per check that does not hold everywhere), and each
+    check's "holds iff" statement."""
     from checks.formats import html
     from checks.formats.html_board import e
+    shown = [c for c in checks if c["holds_iff"] != EVERYWHERE]
+    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE]
     head = "".join(f"<th>{e(a.label)}</th>" for a in axes) + "".join(
-        f'<th class="mx" title="{e(c["holds_iff"])}"><span>{e(c["id"])}</span></th>' for c in checks)
+        f'<th class="mx" title="{e(c["holds_iff"])}"><span>{e(c["id"])}</span></th>' for c in shown)
     body = []
-    for r in sorted(rows, key=lambda r: r["index"]):
+    ordered = sorted(rows, key=lambda r: r["index"])
+    for r in ordered[:MATRIX_ROWS]:
         cells = "".join(f"<td>{e(r['combination'][a.key])}</td>" for a in axes)
-        for c in checks:
-            v = r.get("verdicts", {}).get(c["id"]) if r["status"] == "done" else "unknown"
-            v = v or "unknown"
+        for c in shown:
+            v = (r.get("verdicts", {}).get(c["id"]) if r["status"] == "done" else None) or "unknown"
             cells += f'<td class="v v-{e(v)}" title="{e(c["id"])}: {e(v)}">{e(v[:1].upper())}</td>'
         same = f' title="same model as {e(r["same_model_as"])}"' if r.get("same_model_as") else ""
         body.append(f"<tr{same}>{cells}</tr>")
+    cut = f" The first {MATRIX_ROWS} are drawn; sweep.jsonl has them all." if len(ordered) > MATRIX_ROWS else ""
+    also = f" Hold on every combination (no column): {', '.join(everywhere)}." if everywhere else ""
     stmts = "".join(f'<tr><td>{e(c["id"])}</td><td><span class="v v-{e(c["verdict"])}">{e(c["verdict"])}</span>'
                     f'</td><td>{e(c["holds_iff"])}</td><td>{e(c["statement_agrees"])}</td>'
                     f'<td>{e(", ".join(sv["combination"] for sv in c["smallest_violations"][:4]))}</td></tr>'
                     for c in checks)
     matrix = (f'<section id="sweep-matrix"><h2>Switches x checks</h2><p>H holds, V violated, U unknown or '
-              f'failed; a row per combination ({meta["combinations"]}, {meta["models"]} distinct models).</p>'
-              f'<div class="scroll"><table class="verdicts sweep"><tr>{head}</tr>{"".join(body)}</table></div>'
-              f'</section><section id="sweep-iff"><h2>Per check</h2><table class="verdicts"><tr><th>check</th>'
-              f'<th>verdict</th><th>holds iff</th><th>rows agreeing</th><th>smallest violations</th></tr>{stmts}'
-              f'</table></section>')
+              f'failed; a row per combination ({meta["combinations"]}, {meta["models"]} distinct models).{cut}'
+              f'{e(also)}</p><div class="scroll"><table class="verdicts sweep"><tr>{head}</tr>{"".join(body)}'
+              f'</table></div></section><section id="sweep-iff"><h2>Per check</h2><table class="verdicts"><tr>'
+              f'<th>check</th><th>verdict</th><th>holds iff</th><th>rows agreeing</th><th>smallest violations</th>'
+              f'</tr>{stmts}</table></section>')
     facts = (("combinations", meta["combinations"]), ("distinct models", meta["models"]),
              ("failed", len(meta["failed"])), ("ran on", meta["where"]))
     return html.page("rulecheck sweep", summary_verdict(checks, meta),

@@ -233,9 +233,9 @@ def sweep(opts: Options, switches: tuple = (), jobs: int | None = None, schedule
         progress(f"sweep: {len(todo)} of {len(sw.ids)} combination(s) to run on {where}")
         groups = _fingerprints(sw, ex, todo, progress)
         merged = sum(len(ix) - 1 for ix in groups.values())
+        shown = [ix for ix in groups.values() if len(ix) > 1][:rep.SHOWN_GROUPS]
         progress(f"sweep: {len(todo)} combination(s) build {len(groups)} distinct model(s): {merged} merged"
-                  + "".join(f"\n  same model: {' = '.join(sw.ids[i] for i in sorted(ix))}" for ix in groups.values()
-                           if len(ix) > 1))
+                 + "".join(f"\n  same model: {' = '.join(sw.ids[i] for i in sorted(ix))}" for ix in shown))
         _check(sw, ex, groups, progress)
     if len(sw.rows) == len(sw.ids):
         rep.rewrite_sorted(sw.path, list(sw.rows.values()))
