@@ -110,7 +110,10 @@ def combinations_at(axes: tuple, i: int) -> tuple:
 
 
 def _key(base, axes: tuple, budget: tuple) -> str:
-    text = json.dumps([base.to_json(), [dataclasses.astuple(a) for a in axes], budget], sort_keys=True)
+    """What a resumed file must have been written with (not the proposal file's path: the same file reached
+    from another directory is the same sweep)."""
+    what = {k: v for k, v in base.to_json().items() if k != "source"}
+    text = json.dumps([what, [dataclasses.astuple(a) for a in axes], budget], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
