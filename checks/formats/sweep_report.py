@@ -213,7 +213,7 @@ def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: 
     stmts = "".join(f'<tr><td>{e(c["id"])}</td><td><span class="v v-{e(c["verdict"])}">{e(c["verdict"])}</span>'
                     f'</td><td>{e(c["holds_iff"])}</td><td>{e(c["statement_agrees"])}</td>'
                     f'<td>{e(", ".join(sv["combination"] for sv in c["smallest_violations"][:4]))}</td></tr>'
-                    for c in checks)
+                    for c in shown + [c for c in checks if c["holds_iff"] == EVERYWHERE])  # the telling ones first
     matrix = (f'<section id="sweep-matrix"><h2>Switches x checks</h2><p>H holds, V violated, U unknown or '
               f'failed; a row per combination ({meta["combinations"]}, {meta["models"]} distinct models).{cut}'
               f'{e(also)}</p><div class="scroll"><table class="verdicts sweep"><tr>{head}</tr>{"".join(body)}'
