@@ -11,11 +11,11 @@ import sys
 
 import click
 
-from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS,
-                                ci_reports, common, failure, html_report, mutate_options, search_options)
+from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS, check_options,
+                                ci_reports, common, failure, html_report, mutate_options, search_options, sweep_options)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
-from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs
+from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs, sweep as sweeping
 from checks.pipelines.common import Options, Run, UsageProblem
 
 
@@ -63,19 +63,7 @@ def main():
 
 @main.command()
 @common
-@click.option("--z3-budget", type=NATURAL, default=3_000_000, show_default=True,
-              help="rlimit per Spacer proof attempted by check (0: explicit checks only)")
-@click.option("--minimise", is_flag=True,
-              help="shrink each counterexample to the fewest factions, strongholds and faces that still fail")
-@click.option("--symmetry", is_flag=True,
-              help="explore one state per orbit of the model's stronghold symmetry (verified first; refused "
-                   "with exit 3 when the bounds tell strongholds apart)")
-@search_options
-@click.option("--proof-cache", default=None, metavar="DIR|off",
-              help="where Spacer attempts are cached (proofs as re-checked certificates); default "
-                   "$RULECHECK_CACHE or ~/.cache/rulecheck")
-@click.option("--scenarios", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
-              help="also replay every *.scenario.yaml under DIR recorded with this proposal's setup")
+@check_options
 @html_report
 @ci_reports
 @guarded
@@ -183,6 +171,16 @@ def ambiguities(opts):
 def mutate(opts, operators, max_mutants, jobs, search_engine, min_score):
     """Mutants generated from the rule data, each checked: the mutation score and the survivors."""
     return mutation.mutate(opts, tuple(operators), max_mutants, jobs, min_score, search_engine)
+
+
+@main.command()
+@common
+@sweep_options
+@html_report
+@guarded
+def sweep(opts, switches, jobs, scheduler, resume):
+    """Every combination of switches' choices (process pool or Dask): matrix and "holds iff" (docs/sweep.md)."""
+    return sweeping.sweep(opts, tuple(switches), jobs, scheduler, resume)
 
 
 @main.command()

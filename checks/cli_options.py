@@ -135,6 +135,45 @@ def mutate_options(f):
     return f
 
 
+def check_options(f):
+    """The options of `rulecheck check` beyond the common ones (checks/pipelines/check.py)."""
+    opts = [
+        click.option("--z3-budget", type=NATURAL, default=3_000_000, show_default=True,
+                     help="rlimit per Spacer proof attempted by check (0: explicit checks only)"),
+        click.option("--minimise", is_flag=True,
+                     help="shrink each counterexample to the fewest factions, strongholds and faces that still fail"),
+        click.option("--symmetry", is_flag=True,
+                     help="explore one state per orbit of the model's stronghold symmetry (verified first; refused "
+                          "with exit 3 when the bounds tell strongholds apart)"),
+        search_options,
+        click.option("--proof-cache", default=None, metavar="DIR|off",
+                     help="where Spacer attempts are cached (proofs as re-checked certificates); default "
+                          "$RULECHECK_CACHE or ~/.cache/rulecheck"),
+        click.option("--scenarios", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
+                     help="also replay every *.scenario.yaml under DIR recorded with this proposal's setup"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def sweep_options(f):
+    """The options of `rulecheck sweep` (checks/pipelines/sweep.py, docs/sweep.md)."""
+    opts = [
+        click.option("--switch", "switches", multiple=True, metavar="ID[=CHOICE,...]",
+                     help="a switch to sweep, by key or catalogue ID, optionally with the choices to try "
+                          "(repeatable; default: every switch, every choice)"),
+        click.option("--jobs", type=COUNT, default=None, help="local worker processes (default: every core)"),
+        click.option("--scheduler", default=None, metavar="ADDRESS",
+                     help="run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes"),
+        click.option("--resume", is_flag=True,
+                     help="continue the sweep in --out/sweep.jsonl: combinations already there are not run again"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
 def search_options(f):
     """--engine and --jobs of the explicit search (check, explore; checks/engines/)."""
     f = click.option("--jobs", type=COUNT, default=None,

@@ -35,6 +35,8 @@ th{background:#efebe2;font-weight:600}
 .v-violated,.v-missed,.v-differ{background:var(--bad)}
 .v-unknown,.v-inconclusive{background:var(--unk)}
 .v-bounded{background:var(--bnd)}
+.scroll{overflow-x:auto}table.sweep td.v{display:table-cell;text-align:center;padding:2px 4px}
+table.sweep th.mx{vertical-align:bottom}table.sweep th.mx span{writing-mode:vertical-rl;transform:rotate(180deg)}
 tr.differs td{background:var(--dif)}
 .toc a{margin-right:1em}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:.5em 0}

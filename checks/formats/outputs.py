@@ -16,6 +16,7 @@
 - `slug` turns a name taken from input (a proposal's `name`, a check ID) into one safe path
   component, and `inside` joins components under an output directory and refuses anything that would
   land outside it, so `../x` or `/etc/x` as a name never escapes `--out`.
+- `append_line` grows a results file (a sweep's `sweep.jsonl`) by one whole line at a time, fsynced.
 
 >>> import tempfile
 >>> d = Path(tempfile.mkdtemp())
@@ -217,6 +218,21 @@ def write_new(path: Path, text: str) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         INTERRUPTS.raise_if_interrupted()
+
+
+def append_line(path, line: str) -> None:
+    """Append one whole line to `path` (created if missing) and make it durable (fsync): the file only
+    ever grows by whole lines, so a run interrupted or killed between two appends leaves every line
+    before it intact (a signal is raised once the line is written). A line never holds a newline."""
+    data = (line.replace("\n", " ") + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    INTERRUPTS.raise_if_interrupted()
 
 
 def slug(name, limit: int = SLUG_LENGTH) -> str:

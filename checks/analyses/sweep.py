@@ -1,0 +1,113 @@
+"""`rulecheck sweep`: the space of switch combinations, the model fingerprint that merges them, the tasks.
+
+A sweep takes a base proposal and some of its interpretation switches (`Axis`: the switch and the
+choices to try) and checks every combination of their choices on top of the base. Two combinations
+that build the same ground model (a switch that changes no rule on these bounds, or two readings
+that coincide there) are one model: `model_digest` hashes what the explicit search and the
+verdicts read (schema, initial states, every ground action with its guard and effects, monitors
+bound in, the properties and the terminal condition), so merged combinations share one run.
+
+Both tasks (`fingerprint_task`, `check_task`) take one plain-data `Job` and return plain data, so
+the same function runs on the local process pool and on a Dask worker (checks/analyses/sweep_exec.py);
+the game's builder and the scenario writer travel in the job as module-level functions.
+
+>>> axes = (Axis("a", ("A1",), ("x", "y"), "x"), Axis("b", ("b",), ("p", "q", "r"), "p"))
+>>> [combo_id(c, axes) for c in combinations(axes)][:4]
+['A1=x,b=p', 'A1=x,b=q', 'A1=x,b=r', 'A1=y,b=p']
+>>> distance((("a", "y"), ("b", "p")), axes)
+1
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from checks.analyses.verdicts import run_explicit
+from checks.config import CheckConfig
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept switch: its key, catalogue IDs, the choices tried, and the base proposal's choice."""
+
+    key: str
+    ids: tuple
+    choices: tuple
+    base: str
+
+    @property
+    def label(self) -> str:
+        """The switch's first A# ID (how designers name it), else its key."""
+        return next((i for i in self.ids if i.startswith("A")), self.key)
+
+
+def combinations(axes: tuple) -> list:
+    """Every combination, as ((key, choice), ...) in axis order; the first axis varies slowest."""
+    return [tuple(zip((a.key for a in axes), cs)) for cs in itertools.product(*(a.choices for a in axes))]
+
+
+def combo_id(combo: tuple, axes: tuple) -> str:
+    labels = {a.key: a.label for a in axes}
+    return ",".join(f"{labels[k]}={c}" for k, c in combo)
+
+
+def distance(combo: tuple, axes: tuple) -> int:
+    """How many switches the combination sets away from the base proposal's choice."""
+    base = {a.key: a.base for a in axes}
+    return sum(c != base[k] for k, c in combo)
+
+
+def model_digest(model) -> str:
+    """A digest of everything the explicit checks read from a model. Two models with the same digest
+    give the same search and the same verdicts. The reprs are of frozen dataclasses, tuples and
+    insertion-ordered dicts (no sets), so the digest is the same in every process and on every host."""
+    h = hashlib.sha256()
+    for part in (model.schema, model.init, model.actions, model.monitors, model.properties, model.terminal,
+                 model.dispatch):
+        h.update(repr(part).encode())
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Job:
+    """One task: build `proposal` with `build`, then fingerprint it or check it under `budget`
+    (CheckConfig keyword arguments; the timeout is per combination). `scenario(model, trace, proposal,
+    name, expect, cites)` turns a counterexample into a scenario document (plain data)."""
+
+    index: int
+    proposal: object
+    build: Callable
+    budget: tuple = ()
+    scenario: Callable | None = None
+
+
+def fingerprint_task(job: Job) -> dict:
+    t0 = time.perf_counter()
+    model = job.build(job.proposal)
+    return {"index": job.index, "model": model_digest(model), "seconds": time.perf_counter() - t0}
+
+
+def check_task(job: Job) -> dict:
+    """Build the model and run `rulecheck check`'s explicit checks (no Z3): each check's verdict and
+    depth, and for each violated check with a trace its shortest counterexample as a scenario."""
+    t0 = time.perf_counter()
+    model = job.build(job.proposal)
+    built = time.perf_counter()
+    config = CheckConfig(**dict(job.budget), started=built)
+    results, ex = run_explicit(model, config)
+    counterexamples = {}
+    for r in results:
+        if r.verdict == "violated" and r.trace is not None and job.scenario is not None:
+            counterexamples[r.id] = job.scenario(model, r.trace, job.proposal, f"{r.id} ({r.kind})",
+                                                 {"violates": r.id}, tuple(r.rules))
+    return {"index": job.index, "model": model_digest(model), "states": len(ex.states),
+            "complete": ex.complete, "stop_reason": ex.stop_reason,
+            "verdicts": {r.id: r.verdict for r in results},
+            "checks": {r.id: {"kind": r.kind, "rules": list(r.rules)} for r in results},
+            "depths": {r.id: r.depth for r in results if r.depth is not None},
+            "counterexamples": counterexamples,
+            "seconds": {"build": round(built - t0, 3), "check": round(time.perf_counter() - built, 3)}}

@@ -1,0 +1,226 @@
+"""The sweep's files and reports: `sweep.jsonl` (one JSON line per combination), the summary as text,
+JSON and HTML, and the smallest violations' counterexamples as scenario files.
+
+`sweep.jsonl` grows by whole lines (checks/formats/outputs.py `append_line`), in the order the
+combinations finish; once every combination has a line it is rewritten (atomically) in combination
+order, so two sweeps of the same space give the same file whatever ran them, apart from the times,
+which sit in each line's `seconds` field alone. Keys are sorted.
+
+>>> rows = [{"id": "A4=x", "index": 0, "seconds": {"check": 1.5}}]
+>>> row_line(rows[0])
+'{"id": "A4=x", "index": 0, "seconds": {"check": 1.5}}'
+>>> [without_times(r) for r in rows]
+[{'id': 'A4=x', 'index': 0}]
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from checks.analyses.sweep_summary import explain, smallest_violations
+from checks.formats.outputs import append_line, inside, slug, write_atomic, write_new
+from checks.formats.scenario import dump
+
+ROWS = "sweep.jsonl"
+DECIDED = ("holds", "violated")
+SCENARIO_DIR = "violations"
+SHOWN_GROUPS = 10  # merged groups listed in the text summary (all of them in JSON)
+MATRIX_ROWS = 1000  # combinations drawn in the HTML matrix (all of them in sweep.jsonl)
+EVERYWHERE = "holds on every combination"
+
+
+# -- sweep.jsonl ----------------------------------------------------------------------------------
+
+def row_line(row: dict) -> str:
+    return json.dumps(row, sort_keys=True)
+
+
+def without_times(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k != "seconds"}
+
+
+def append_row(path: Path, row: dict) -> None:
+    append_line(path, row_line(row))
+
+
+def read_rows(path: Path) -> tuple[list, int]:
+    """The rows of an existing file, and how many lines could not be read (a line cut by a full disk or
+    a crash of another tool; never one this tool half-wrote): those combinations are simply run again."""
+    rows, bad = [], 0
+    if not path.exists():
+        return rows, bad
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(row, dict) and "id" in row and "sweep" in row:
+            rows.append(row)
+        else:
+            bad += 1
+    return rows, bad
+
+
+def rewrite_sorted(path: Path, rows: list) -> None:
+    """The finished file, in combination order (atomic: a reader sees the old file or the new one)."""
+    write_atomic(path, "".join(row_line(r) + "\n" for r in sorted(rows, key=lambda r: r["index"])))
+
+
+# -- the summary ----------------------------------------------------------------------------------
+
+def _check_catalogue(rows: list) -> dict:
+    """{check id: {"kind", "rules"}} from the rows that carry it (the first model checked of each group)."""
+    out: dict = {}
+    for r in sorted(rows, key=lambda r: r["index"]):
+        for cid, info in (r.get("checks") or {}).items():
+            out.setdefault(cid, info)
+    return out
+
+
+def summarize(rows: list, axes: tuple) -> list:
+    """Per check: the aggregate verdict, the "holds iff" statement checked against every row, and the
+    smallest violating combinations."""
+    done = [r for r in rows if r["status"] == "done"]
+    failed = len(rows) - len(done)
+    catalogue = _check_catalogue(done)
+    for r in done:
+        for cid in r["verdicts"]:
+            catalogue.setdefault(cid, {"kind": "invariant", "rules": []})
+    axis_choices = tuple((a.key, a.choices) for a in axes)
+    labels = {a.key: a.label for a in axes}
+    checks = []
+    for cid, info in catalogue.items():
+        verdicts = [r["verdicts"].get(cid) for r in done]
+        decided = [(r["combination"], v == "holds") for r, v in zip(done, verdicts) if v in DECIDED]
+        ex = explain(decided, axis_choices, labels, undecided=len(done) - len(decided) + failed)
+        counts = {v: verdicts.count(v) for v in ("holds", "violated")}
+        verdict = "violated" if counts["violated"] else "unknown" if ex.undecided else "holds"
+        smallest = smallest_violations(done, cid)
+        checks.append({"id": cid, "kind": info.get("kind", "invariant"), "verdict": verdict, "engine": "explicit",
+                       "rules": list(info.get("rules", [])), "holds_iff": ex.statement,
+                       "depends_on": list(ex.depends_on), "statement_agrees": f"{ex.agrees}/{ex.decided}",
+                       "holds_on": counts["holds"], "violated_on": counts["violated"], "undecided_on": ex.undecided,
+                       "smallest_violations": [{"combination": r["id"], "distance": r["distance"],
+                                                "depth": r["depths"].get(cid), "trace": None} for r in smallest],
+                       "trace": None})
+    return checks
+
+
+def save_scenarios(out: Path, checks: list, rows: list) -> int:
+    """Each smallest violation's shortest counterexample as a scenario file under out/violations/<check>/,
+    recorded with that combination's interpretation (a merged combination builds the same model as
+    the one whose search found the trace). A file with the same text already there (a resumed sweep) is
+    kept, never duplicated. Returns the number of files written."""
+    by_id = {r["id"]: r for r in rows}
+    written = 0
+    for c in checks:
+        for sv in c["smallest_violations"]:
+            row = by_id[sv["combination"]]
+            first = by_id.get(row.get("same_model_as") or row["id"], row)
+            doc = (first.get("counterexamples") or {}).get(c["id"])
+            if doc is None:  # a witness with no example has no trace
+                continue
+            doc = json.loads(json.dumps(doc))
+            doc["name"] = f"{c['id']} under {row['id']}"
+            doc["setup"]["proposal"]["interpretation"].update(row["combination"])
+            path = inside(out, SCENARIO_DIR, slug(c["id"]), f"{slug(row['id'].replace('=', '-'))}.scenario.yaml")
+            text = dump(doc)
+            if not (path.exists() and path.read_text(encoding="utf-8") == text):
+                path = write_new(path, text)
+                written += 1
+            sv["trace"] = str(path)
+        c["trace"] = next((sv["trace"] for sv in c["smallest_violations"] if sv["trace"]), None)
+    return written
+
+
+def summary_verdict(checks: list, meta: dict) -> str:
+    """inconclusive when a combination failed or a check is undecided somewhere (nothing is claimed for
+    the space as a whole), else violated when any check is violated somewhere, else holds."""
+    if meta["failed"] or any(c["verdict"] == "unknown" for c in checks):
+        return "inconclusive"
+    return "violated" if any(c["verdict"] == "violated" for c in checks) else "holds"
+
+
+def to_json(checks: list, proposal, seed: int, meta: dict) -> str:
+    return json.dumps({"schema_version": 1, "tool": "rulecheck", "version": "0.1.0", "seed": seed,
+                       "proposal": proposal.to_json(), "sweep": meta, "checks": checks,
+                       "summary": {"verdict": summary_verdict(checks, meta), "states": meta["states"],
+                                   "seconds": round(meta["seconds"], 3)}}, indent=2)
+
+
+def to_text(checks: list, proposal, seed: int, meta: dict) -> str:
+    lines = [f"sweep of {len(meta['switches'])} switch(es) on {proposal.name} (seed {seed}): "
+             f"{meta['combinations']} combinations, {meta['models']} distinct models, "
+             f"{meta['merged_combinations']} merged; {meta['done']} done, {len(meta['failed'])} failed; "
+             f"{meta['seconds']:.1f} s on {meta['where']}"]
+    if meta["resumed"]:
+        lines.append(f"resumed: {meta['resumed']} combination(s) were already in {meta['file']}")
+    for g in meta["merged"][:SHOWN_GROUPS]:
+        lines.append(f"same model: {' = '.join(g['combinations'])}")
+    if len(meta["merged"]) > SHOWN_GROUPS:
+        lines.append(f"... and {len(meta['merged']) - SHOWN_GROUPS} more groups of merged combinations "
+                     f"(--format json lists them)")
+    for f in meta["failed"]:
+        lines.append(f"FAILED {f['combination']}: {f['error']}")
+    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE]
+    if everywhere:
+        lines.append(f"{len(everywhere)} check(s) hold on every combination: {', '.join(everywhere)}")
+    rest = [c for c in checks if c["id"] not in everywhere]
+    width = max([len(c["id"]) for c in rest] + [5])
+    if rest:
+        lines.append(f"{'check':<{width}}  {'verdict':<8}  per combination")
+    for c in rest:
+        lines.append(f"{c['id']:<{width}}  {c['verdict']:<8}  {c['holds_iff']}"
+                     + (f" [{c['undecided_on']} undecided]" if c["undecided_on"] else ""))
+        if c["smallest_violations"]:
+            d = c["smallest_violations"][0]["distance"]
+            shown = ", ".join(("base" if not sv["distance"] else sv["combination"])
+                              + (f" ({sv['depth']} steps)" if sv["trace"] else "")
+                              for sv in c["smallest_violations"][:4])
+            more = len(c["smallest_violations"]) - 4
+            lines.append(f"{'':<{width}}  {'':<8}  smallest ({d} switch(es) from the base): {shown}"
+                         + (f" and {more} more" if more > 0 else ""))
+    lines.append(f"summary: {summary_verdict(checks, meta)}; rows in {meta['file']}")
+    return "\n".join(lines)
+
+
+# -- HTML -----------------------------------------------------------------------------------------
+
+def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: dict) -> str:
+    """The sweep's page: the proposal, the switches x checks matrix coloured by verdict (a row per
+    combination, merged ones marked; a column per check that does not hold everywhere), and each
+    check's "holds iff" statement."""
+    from checks.formats import html
+    from checks.formats.html_board import e
+    shown = [c for c in checks if c["holds_iff"] != EVERYWHERE]
+    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE]
+    head = "".join(f"<th>{e(a.label)}</th>" for a in axes) + "".join(
+        f'<th class="mx" title="{e(c["holds_iff"])}"><span>{e(c["id"])}</span></th>' for c in shown)
+    body = []
+    ordered = sorted(rows, key=lambda r: r["index"])
+    for r in ordered[:MATRIX_ROWS]:
+        cells = "".join(f"<td>{e(r['combination'][a.key])}</td>" for a in axes)
+        for c in shown:
+            v = (r.get("verdicts", {}).get(c["id"]) if r["status"] == "done" else None) or "unknown"
+            cells += f'<td class="v v-{e(v)}" title="{e(c["id"])}: {e(v)}">{e(v[:1].upper())}</td>'
+        same = f' title="same model as {e(r["same_model_as"])}"' if r.get("same_model_as") else ""
+        body.append(f"<tr{same}>{cells}</tr>")
+    cut = f" The first {MATRIX_ROWS} are drawn; sweep.jsonl has them all." if len(ordered) > MATRIX_ROWS else ""
+    also = f" Hold on every combination (no column): {', '.join(everywhere)}." if everywhere else ""
+    stmts = "".join(f'<tr><td>{e(c["id"])}</td><td><span class="v v-{e(c["verdict"])}">{e(c["verdict"])}</span>'
+                    f'</td><td>{e(c["holds_iff"])}</td><td>{e(c["statement_agrees"])}</td>'
+                    f'<td>{e(", ".join(sv["combination"] for sv in c["smallest_violations"][:4]))}</td></tr>'
+                    for c in shown + [c for c in checks if c["holds_iff"] == EVERYWHERE])  # the telling ones first
+    matrix = (f'<section id="sweep-matrix"><h2>Switches x checks</h2><p>H holds, V violated, U unknown or '
+              f'failed; a row per combination ({meta["combinations"]}, {meta["models"]} distinct models).{cut}'
+              f'{e(also)}</p><div class="scroll"><table class="verdicts sweep"><tr>{head}</tr>{"".join(body)}'
+              f'</table></div></section><section id="sweep-iff"><h2>Per check</h2><table class="verdicts"><tr>'
+              f'<th>check</th><th>verdict</th><th>holds iff</th><th>rows agreeing</th><th>smallest violations</th>'
+              f'</tr>{stmts}</table></section>')
+    facts = (("combinations", meta["combinations"]), ("distinct models", meta["models"]),
+             ("failed", len(meta["failed"])), ("ran on", meta["where"]))
+    return html.page("rulecheck sweep", summary_verdict(checks, meta),
+                     [html.proposal_section(proposal, seed, meta["states"], meta["seconds"], facts), matrix])

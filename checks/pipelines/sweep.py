@@ -1,0 +1,255 @@
+"""`rulecheck sweep`: every combination of some interpretation switches' choices on top of a base proposal.
+
+1. The switches (`--switch A4`, `--switch karama-placement=consumed,retry`; all by default) and the
+   output directory are checked before any work (unknown switch or choice, unwritable `--out`:
+   exit 2). `--scheduler` must answer before any work (else exit 2).
+2. Each combination still to run is built and fingerprinted (checks/analyses/sweep.py); those with
+   the same ground model are merged, and one of each group is checked with `check`'s explicit
+   checks (no Z3), on the executor (checks/analyses/sweep_exec.py). A model already checked in the
+   file being resumed is not checked again.
+3. Every finished combination becomes one line of `--out/sweep.jsonl` at once; `--resume` skips
+   the combinations the file already holds (failed ones run again). Progress on stderr.
+4. The summary (checks/formats/sweep_report.py): per check a "holds iff" statement over the
+   switches checked against every row, the smallest violating combinations with their shortest
+   counterexamples as scenario files under `--out/violations/`.
+
+Exit code: 4 if a combination failed or a check is undecided somewhere, else 12 if any check is
+violated on some combination, else 0; 2 for usage errors; 130 interrupted (the lines written stay).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from checks.analyses.sweep import Axis, Job, check_task, combinations, combo_id, distance, fingerprint_task
+from checks.analyses.sweep_exec import DaskExecutor, PoolExecutor, SchedulerUnreachable
+from checks.formats import sweep_report as rep
+from checks.formats.outputs import OutputError, check_dir
+from checks.formats.scenario import trace_to_scenario
+from checks.pipelines.common import GAME, Options, Run, UsageProblem, write_html
+
+DEFAULT_OUT = "sweep-results"
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def parse_axes(base, specs: tuple) -> tuple:
+    """`--switch` values (key or catalogue ID, optionally `=choice,choice`) as Axes; all switches when none
+    is given. An unknown switch or choice is a usage error listing the valid ones."""
+    chosen = base.interpretation
+    if not specs:
+        return tuple(Axis(sw.key, sw.ids, tuple(sw.choices), chosen.choice(sw.key)) for sw in GAME.switches)
+    axes, seen = [], set()
+    for spec in specs:
+        name, _, wanted = spec.partition("=")
+        sw = GAME.switch(name.strip())
+        if sw is None:
+            valid = ", ".join(f"{s.key} ({'/'.join(s.ids)})" for s in GAME.switches)
+            raise UsageProblem(f"--switch '{name}': no such switch; valid: {valid}")
+        if sw.key in seen:
+            raise UsageProblem(f"--switch '{name}': switch {sw.key} is given twice")
+        seen.add(sw.key)
+        picks = tuple(c.strip() for c in wanted.split(",")) if wanted else tuple(sw.choices)
+        bad = [c for c in picks if c not in sw.choices]
+        if bad or not picks or len(set(picks)) != len(picks):
+            raise UsageProblem(f"--switch '{spec}': {', '.join(repr(c) for c in bad) or 'repeated choices'} "
+                               f"not choices of {sw.key}; valid: {', '.join(sw.choices)}")
+        axes.append(Axis(sw.key, sw.ids, picks, chosen.choice(sw.key)))
+    return tuple(axes)
+
+
+def _executor(jobs, scheduler):
+    if scheduler is None:
+        return PoolExecutor(jobs)
+    try:
+        return DaskExecutor(scheduler)
+    except SchedulerUnreachable as e:
+        raise UsageProblem(f"--scheduler: {e}; nothing was run") from None
+
+
+@dataclasses.dataclass
+class Sweep:
+    """One sweep's state: the space, the rows so far, the output file."""
+
+    base: object
+    axes: tuple
+    key: str
+    path: Path
+    budget: tuple
+    rows: dict = dataclasses.field(default_factory=dict)  # index -> row
+    proposals: list = dataclasses.field(default_factory=list)
+    ids: list = dataclasses.field(default_factory=list)
+
+    def job(self, i: int) -> Job:
+        return Job(i, self.proposals[i], GAME.build, self.budget, trace_to_scenario)
+
+    def row(self, i: int, status: str, **kw) -> dict:
+        combo = dict(zip((a.key for a in self.axes), (c for _, c in combinations_at(self.axes, i))))
+        row = {"sweep": self.key, "index": i, "id": self.ids[i], "combination": combo,
+               "distance": distance(tuple(combo.items()), self.axes), "status": status, "error": None,
+               "model": None, "same_model_as": None, "states": None, "verdicts": {}, "depths": {},
+               "seconds": {}} | kw
+        self.rows[i] = row
+        rep.append_row(self.path, row)
+        return row
+
+
+def combinations_at(axes: tuple, i: int) -> tuple:
+    """The i-th combination in `combinations` order, without listing them all."""
+    out = []
+    for a in reversed(axes):
+        i, r = divmod(i, len(a.choices))
+        out.append((a.key, a.choices[r]))
+    return tuple(reversed(out))
+
+
+def _key(base, axes: tuple, budget: tuple) -> str:
+    """What a resumed file must have been written with (not the proposal file's path: the same file reached
+    from another directory is the same sweep)."""
+    what = {k: v for k, v in base.to_json().items() if k != "source"}
+    text = json.dumps([what, [dataclasses.astuple(a) for a in axes], budget], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _prepare(opts: Options, specs: tuple, resume: bool) -> tuple:
+    base = opts.resolve()
+    axes = parse_axes(base, specs)
+    out = Path(opts.out or DEFAULT_OUT)
+    try:
+        check_dir(out)
+    except OutputError as e:
+        raise UsageProblem(str(e)) from None
+    budget = tuple(sorted({"max_states": opts.max_states, "max_depth": opts.max_depth, "timeout": opts.timeout,
+                           "seed": opts.seed}.items()))
+    sw = Sweep(base, axes, _key(base, axes, budget), out / rep.ROWS, budget)
+    old, bad = rep.read_rows(sw.path)
+    if (old or bad) and not resume:
+        raise UsageProblem(f"{sw.path} already holds a sweep: add --resume to continue it, or choose another --out")
+    if any(r["sweep"] != sw.key for r in old):
+        raise UsageProblem(f"{sw.path} holds another sweep (other base, switches or budgets); --resume continues "
+                           f"only the same sweep: choose another --out")
+    sw.rows = {r["index"]: r for r in old if r["status"] == "done"}
+    for combo in combinations(axes):
+        chosen = dict(base.interpretation.chosen) | dict(combo)
+        interp = GAME.interpretation(tuple(sorted(chosen.items())))
+        sw.proposals.append(dataclasses.replace(base, interpretation=interp))
+        sw.ids.append(combo_id(combo, axes))
+    return sw, len(sw.rows), bad
+
+
+def _progress_line(what: str, done: int, total: int, failed: int, started: float) -> str:
+    spent = time.perf_counter() - started
+    left = spent / done * (total - done) if done else None
+    eta = "" if left is None else f", about {_duration(left)} left"
+    return f"sweep: {what} {done}/{total}, {failed} failed{eta}"
+
+
+def _duration(s: float) -> str:
+    s = int(round(s))
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+def _fingerprints(sw: Sweep, ex, todo: list, progress) -> dict:
+    """Build and fingerprint every combination still to run: {model digest: [indices]}. A combination
+    whose model does not build is written as failed."""
+    groups: dict = {}
+    started, failed = time.perf_counter(), 0
+    for n, (job, res, err) in enumerate(ex.map(fingerprint_task, [sw.job(i) for i in todo]), 1):
+        if err is not None:
+            failed += 1
+            sw.row(job.index, "failed", error=f"building the model: {err}")
+        else:
+            groups.setdefault(res["model"], []).append(job.index)
+        if n == len(todo) or n % max(1, len(todo) // 20) == 0:
+            progress(_progress_line("fingerprinted", n, len(todo), failed, started))
+    return groups
+
+
+def _check(sw: Sweep, ex, groups: dict, progress) -> None:
+    """Check one combination per new model; write its row and its merged combinations' rows."""
+    known = {}
+    for r in sorted(sw.rows.values(), key=lambda r: r["index"]):
+        known.setdefault(r["model"], r)
+    for model, members in groups.items():  # a model a resumed file already checked: no second search
+        if model in known:
+            for i in members:
+                sw.row(i, "done", **_copied(known[model]))
+    firsts = {min(ix): (m, sorted(ix)) for m, ix in groups.items() if m not in known}
+    started, failed = time.perf_counter(), 0
+    for n, (job, res, err) in enumerate(ex.map(check_task, [sw.job(i) for i in sorted(firsts)]), 1):
+        model, members = firsts[job.index]
+        if err is not None:
+            failed += 1
+            for i in members:
+                sw.row(i, "failed", model=model, error=f"checking the model: {err}")
+        else:
+            first = sw.row(job.index, "done", model=res["model"], states=res["states"], verdicts=res["verdicts"],
+                           depths=res["depths"], checks=res["checks"], counterexamples=res["counterexamples"],
+                           seconds=res["seconds"])
+            for i in members[1:]:
+                sw.row(i, "done", **_copied(first))
+        progress(_progress_line("models checked", n, len(firsts), failed, started))
+
+
+def _copied(first: dict) -> dict:
+    return {"model": first["model"], "same_model_as": first.get("same_model_as") or first["id"],
+            "states": first["states"], "verdicts": first["verdicts"], "depths": first["depths"]}
+
+
+def _meta(sw: Sweep, resumed: int, where: str, seconds: float) -> dict:
+    rows = [sw.rows[i] for i in sorted(sw.rows)]
+    by_model: dict = {}
+    for r in rows:
+        if r["model"]:
+            by_model.setdefault(r["model"], []).append(r["id"])
+    done = [r for r in rows if r["status"] == "done"]
+    firsts = [r for r in done if not r["same_model_as"]]
+    return {"switches": [{"switch": a.key, "id": a.label, "choices": list(a.choices), "base": a.base}
+                         for a in sw.axes],
+            "combinations": len(sw.ids), "models": len(by_model),
+            "merged": [{"model": m[:16], "combinations": ids} for m, ids in by_model.items() if len(ids) > 1],
+            "merged_combinations": sum(len(ids) - 1 for ids in by_model.values()),
+            "done": len(done), "failed": [{"combination": r["id"], "error": r["error"]} for r in rows
+                                          if r["status"] != "done"],
+            "missing": len(sw.ids) - len(rows), "resumed": resumed, "where": where, "file": str(sw.path),
+            "states": sum(r["states"] or 0 for r in firsts), "seconds": seconds}
+
+
+def sweep(opts: Options, switches: tuple = (), jobs: int | None = None, scheduler=None, resume: bool = False,
+          progress=_stderr) -> Run:
+    """Every combination of the chosen switches' choices on top of the base proposal (module docstring).
+    `scheduler`: a Dask scheduler address, or a cluster object (tests); None: the local process pool."""
+    t0 = time.perf_counter()
+    sw, resumed, bad = _prepare(opts, tuple(switches), resume)
+    if resume:
+        progress(f"sweep: resuming: {resumed} of {len(sw.ids)} combination(s) already done in {sw.path}"
+                 + (f"; {bad} unreadable line(s) ignored" if bad else ""))
+    todo = [i for i in range(len(sw.ids)) if i not in sw.rows]
+    with _executor(jobs, scheduler) as ex:
+        where = ex.where
+        progress(f"sweep: {len(todo)} of {len(sw.ids)} combination(s) to run on {where}")
+        groups = _fingerprints(sw, ex, todo, progress)
+        merged = sum(len(ix) - 1 for ix in groups.values())
+        shown = [ix for ix in groups.values() if len(ix) > 1][:rep.SHOWN_GROUPS]
+        progress(f"sweep: {len(todo)} combination(s) build {len(groups)} distinct model(s): {merged} merged"
+                 + "".join(f"\n  same model: {' = '.join(sw.ids[i] for i in sorted(ix))}" for ix in shown))
+        _check(sw, ex, groups, progress)
+    if len(sw.rows) == len(sw.ids):
+        rep.rewrite_sorted(sw.path, list(sw.rows.values()))
+    rows = [sw.rows[i] for i in sorted(sw.rows)]
+    checks = rep.summarize(rows, sw.axes)
+    out = sw.path.parent
+    rep.save_scenarios(out, checks, rows)
+    meta = _meta(sw, resumed, where, time.perf_counter() - t0)
+    verdict = rep.summary_verdict(checks, meta)
+    text = rep.to_json(checks, sw.base, opts.seed, meta) if opts.fmt == "json" \
+        else rep.to_text(checks, sw.base, opts.seed, meta)
+    run = Run(text, {"holds": 0, "violated": 12, "inconclusive": 4}[verdict])
+    write_html(opts, run, lambda h: rep.html_page(checks, rows, sw.axes, sw.base, opts.seed, meta))
+    return run

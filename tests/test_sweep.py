@@ -1,0 +1,226 @@
+"""`rulecheck sweep` (docs/sweep.md): merging by model fingerprint, the process pool and a Dask LocalCluster
+giving the same rows, resume after an interrupt, worker deaths, bad input.
+
+The sweeps run on small bounds (one stronghold, one turn) over A1 (two choices: under terror-first
+`no-deadlock` is violated there) and A6 (two choices that change no rule without the Assassinate
+Leaders module: merged), so four combinations build two models.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from checks.analyses import sweep_exec
+from checks.analyses.sweep import check_task
+from checks.analyses.sweep_exec import DaskExecutor, PoolExecutor, SchedulerUnreachable
+from checks.analyses.sweep_summary import explain
+from checks.cli import main
+from checks.formats.sweep_report import read_rows, without_times
+from checks.interrupt import Interrupted
+from checks.pipelines import sweep as sweeping
+from checks.pipelines.common import Options, UsageProblem
+
+SMALL = "name: small\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
+SWITCHES = ("A1=arrival-first,terror-first", "A6=draw-first,draw-last")
+
+
+def proposal(tmp_path) -> str:
+    p = tmp_path / "small.yaml"
+    p.write_text(SMALL, encoding="utf-8")
+    return str(p)
+
+
+def rows_without_times(out: Path) -> list:
+    lines = (out / "sweep.jsonl").read_text(encoding="utf-8").splitlines()
+    return [without_times(json.loads(line)) for line in lines]
+
+
+# -- the summary ---------------------------------------------------------------------------------------
+
+def test_holds_iff_is_a_small_statement_checked_against_every_row():
+    axes = (("a", ("x", "y", "z")), ("b", ("p", "q")), ("c", ("u", "v")))
+    rows = [({"a": a, "b": b, "c": c}, a != "z" and b == "p") for a in "xyz" for b in "pq" for c in "uv"]
+    ex = explain(rows, axes, {"a": "A1", "b": "A2", "c": "A3"})
+    assert ex.statement == "holds iff A1!=z and A2=p"
+    assert ex.depends_on == ("A1", "A2") and ex.agrees == ex.decided == 12
+    assert explain([(r[0], True) for r in rows], axes, {}).statement == "holds on every combination"
+    assert explain([(r[0], False) for r in rows], axes, {}).statement == "violated on every combination"
+
+
+# -- executors -----------------------------------------------------------------------------------------
+
+def _dies_once(job):
+    """Kills its worker the first time (a marker file remembers), then succeeds."""
+    marker, value = job
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return value * 2
+
+
+def _always_dies(job):
+    os._exit(1)
+
+
+def _raises(job):
+    raise RuntimeError(f"bad {job}")
+
+
+def test_a_worker_dying_is_retried_once_then_reported_never_lost(tmp_path):
+    with PoolExecutor(2) as ex:
+        got = sorted((j[1], r, e) for j, r, e in ex.map(_dies_once, [(str(tmp_path / "m"), 1), (str(tmp_path / "m"), 2)]))
+    assert [(v, r) for v, r, _ in got] == [(1, 2), (2, 4)]
+    with PoolExecutor(1) as ex:
+        got = list(ex.map(_always_dies, [7]))
+    assert got[0][1] is None and "worker process died" in got[0][2]
+    with PoolExecutor(1) as ex:
+        got = list(ex.map(_raises, [3]))
+    assert got == [(3, None, "RuntimeError: bad 3")]
+
+
+def test_an_unreachable_scheduler_is_a_usage_error_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep_exec, "CONNECT_TIMEOUT", "1s")
+    with pytest.raises(SchedulerUnreachable, match="no Dask scheduler answered at tcp://127.0.0.1:9"):
+        DaskExecutor("tcp://127.0.0.1:9")
+    r = CliRunner().invoke(main, ["sweep", "--switch", "A4", "--scheduler", "tcp://127.0.0.1:9",
+                                  "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "--scheduler" in r.output and "nothing was run" in r.output, r.output
+    assert not (tmp_path / "o" / "sweep.jsonl").exists()
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec, says", [("A99", "no such switch; valid: terror-vs-arrival-reactions (A1)"),
+                                        ("A4=late", "'late' not choices of karama-eome-timing; valid: "
+                                                    "before-reply, after-reply"),
+                                        ("A4=before-reply,before-reply", "repeated choices")])
+def test_an_unknown_switch_or_choice_is_a_usage_error_listing_the_valid_ones(tmp_path, spec, says):
+    r = CliRunner().invoke(main, ["sweep", "--switch", spec, "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, r.output
+    assert not (tmp_path / "o" / "sweep.jsonl").exists()
+
+
+def test_an_unwritable_out_is_refused_before_any_work(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    for where in (tmp_path / "plain", "/proc/rulecheck-x"):
+        r = CliRunner().invoke(main, ["sweep", "--switch", "A4", "--out", str(where)])
+        assert r.exit_code == 2 and "--out" in r.output, r.output
+
+
+def test_an_existing_sweep_is_not_overwritten_without_resume(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "sweep.jsonl").write_text('{"id": "x", "sweep": "other", "index": 0, "status": "done"}\n')
+    with pytest.raises(UsageProblem, match="--resume"):
+        sweeping.sweep(Options(proposal=proposal(tmp_path), out=str(out)), SWITCHES, jobs=1)
+    with pytest.raises(UsageProblem, match="another sweep"):
+        sweeping.sweep(Options(proposal=proposal(tmp_path), out=str(out)), SWITCHES, jobs=1, resume=True)
+
+
+# -- whole sweeps --------------------------------------------------------------------------------------
+
+@pytest.mark.heavy
+def test_pool_and_dask_give_the_same_rows_and_an_interrupted_sweep_resumes(tmp_path):
+    from distributed import LocalCluster
+    prop = proposal(tmp_path)
+    lines: list = []
+    pool = sweeping.sweep(Options(proposal=prop, out=str(tmp_path / "pool"), fmt="json"), SWITCHES, jobs=2,
+                          progress=lines.append)
+    assert pool.code == 12, pool.stdout  # no-deadlock is violated under A1=terror-first
+    doc = json.loads(pool.stdout)
+    assert doc["sweep"]["combinations"] == 4 and doc["sweep"]["models"] == 2
+    assert doc["sweep"]["merged_combinations"] == 2 and len(doc["sweep"]["merged"]) == 2
+    assert any("2 distinct model(s): 2 merged" in x for x in lines)
+    dl = next(c for c in doc["checks"] if c["id"] == "no-deadlock")
+    assert dl["holds_iff"] == "holds iff A1=arrival-first" and dl["statement_agrees"] == "4/4"
+    assert [(sv["combination"], sv["distance"]) for sv in dl["smallest_violations"]] == \
+        [("A1=terror-first,A6=draw-first", 1)]  # the base has A6=draw-first: draw-last is two switches away
+    scenario = Path(dl["trace"])
+    assert scenario.is_relative_to(tmp_path / "pool" / "violations") and "terror-first" in scenario.read_text()
+    r = CliRunner().invoke(main, ["replay", str(scenario)])
+    assert r.exit_code == 0, r.output
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        dask = sweeping.sweep(Options(proposal=prop, out=str(tmp_path / "dask"), fmt="json"), SWITCHES,
+                              scheduler=cluster, progress=lines.append)
+    assert dask.code == 12
+    assert rows_without_times(tmp_path / "pool") == rows_without_times(tmp_path / "dask")
+
+    # Interrupted once the first model is checked: its lines stay, whole; --resume checks only the other.
+    def stop(line):
+        if line.startswith("sweep: models checked 1/"):
+            raise Interrupted(2)
+    part = tmp_path / "part"
+    with pytest.raises(Interrupted):
+        sweeping.sweep(Options(proposal=prop, out=str(part)), SWITCHES, jobs=1, progress=stop)
+    kept, bad = read_rows(part / "sweep.jsonl")
+    assert len(kept) == 2 and bad == 0
+    lines.clear()
+    again = sweeping.sweep(Options(proposal=prop, out=str(part), fmt="json"), SWITCHES, jobs=1, resume=True,
+                           progress=lines.append)
+    assert "sweep: resuming: 2 of 4 combination(s) already done" in lines[0]
+    assert any(x.startswith("sweep: 2 of 4 combination(s) to run") for x in lines)
+    assert [x for x in lines if x.startswith("sweep: models checked")] == \
+        [next(x for x in lines if x.startswith("sweep: models checked 1/1"))]
+    assert json.loads(again.stdout)["sweep"]["resumed"] == 2
+    assert rows_without_times(part) == rows_without_times(tmp_path / "pool")
+
+
+@pytest.mark.heavy
+def test_a_failed_combination_is_reported_and_the_sweep_is_inconclusive(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweeping, "check_task", _raises_on_terror_first)
+    run = sweeping.sweep(Options(proposal=proposal(tmp_path), out=str(tmp_path / "o"), fmt="json",
+                                 html=str(tmp_path / "s.html")), SWITCHES, jobs=2, progress=lambda _: None)
+    assert run.code == 4
+    doc = json.loads(run.stdout)
+    assert sorted(f["combination"] for f in doc["sweep"]["failed"]) == \
+        ["A1=terror-first,A6=draw-first", "A1=terror-first,A6=draw-last"]
+    assert all("checking the model: RuntimeError: no" in f["error"] for f in doc["sweep"]["failed"])
+    rows, _ = read_rows(tmp_path / "o" / "sweep.jsonl")
+    assert len(rows) == 4 and sorted(r["status"] for r in rows) == ["done", "done", "failed", "failed"]
+    page = (tmp_path / "s.html").read_text()
+    assert 'id="sweep-matrix"' in page and "://" not in page
+
+
+def _raises_on_terror_first(job):
+    if job.proposal.interpretation.choice("A1") == "terror-first":
+        raise RuntimeError("no")
+    return check_task(job)
+
+
+TINY = ("name: tiny\nbounds: {factions: [Moritani, Atreides, Bene Gesserit], alliances: [], strongholds: [Arrakeen], "
+        "ambassador: null, turns: 1, faces: [Sabotage, Extortion], karama: [Atreides]}\n")
+
+
+@pytest.mark.heavy
+def test_sigint_exits_130_and_keeps_the_lines_written(tmp_path):
+    """A real SIGINT once a model is checked: exit 130, no summary, the pool's workers gone, every line whole;
+    --resume then runs only what is missing."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    (tmp_path / "tiny.yaml").write_text(TINY, encoding="utf-8")
+    args = [sys.executable, "-c", "from checks.cli import run; run()", "sweep", "--proposal", str(tmp_path / "tiny.yaml"),
+            "--switch", "A13", "--switch", "A12", "--jobs", "1", "--out", str(tmp_path / "o")]
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    p = subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:
+        if line.startswith("sweep: models checked 1/"):
+            break
+    p.send_signal(signal.SIGINT)
+    sent = time.perf_counter()
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and time.perf_counter() - sent < 5, (out, err)
+    assert "summary" not in out and "interrupted by SIGINT" in err and "Traceback" not in err
+    rows, bad = read_rows(tmp_path / "o" / "sweep.jsonl")
+    assert bad == 0 and 1 <= len(rows) < 6
+    r = subprocess.run([*args, "--resume"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert f"resuming: {len(rows)} of 6 combination(s) already done" in r.stderr
+    assert len(read_rows(tmp_path / "o" / "sweep.jsonl")[0]) == 6
