@@ -22,11 +22,15 @@ An invariant left unproved keeps its last induction failure: the state pair, the
 its pre-state violates (true on every mined state, not provable), and whether the pre-state is a
 mined (reachable) state.
 
->>> from model.moritani import GAME
->>> p = GAME.small(GAME.profiles["default"])
->>> inf = infer(GAME.build(p, unbounded=True), [GAME.build(p)], timeout=120)
->>> inf.verdict, "placement-once" in inf.proved
-('proved', True)
+>>> from tests.conftest import counter_model
+>>> inf = infer(counter_model(limit=3), [counter_model(limit=3)])
+>>> inf.verdict, sorted(inf.proved), [n for n, _ in inf.lemmas]
+('proved', ['bounded'], ['x <= 3'])
+
+A broken model's invariant is false on a mined state: never proved (BMC gives the trace).
+
+>>> infer(counter_model(limit=3, broken=True), [counter_model(limit=3, broken=True)]).violated
+['bounded']
 """
 from __future__ import annotations
 
@@ -44,6 +48,8 @@ from model.errors import ModelError
 MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
 DEBUG = False
 ROUNDS = 4             # blocking rounds for invariants left unproved
+ROUND_SECONDS = 30.0   # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
+RESERVE = 0.25         # share of what is left kept for the final re-check when a timeout is given
 
 
 @dataclass
@@ -124,7 +130,7 @@ class _Clock:
 
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-          max_states: int = MAX_STATES, rounds: int = ROUNDS) -> Inference:
+          max_states: int = MAX_STATES, rounds: int = ROUNDS, round_seconds: float = ROUND_SECONDS) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail."""
     clock, t0 = _Clock(timeout), time.perf_counter()
@@ -144,7 +150,9 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
-    h = houdini(model, invs + [(c.text, c.expr) for c in cands], seed, rlimit, clock.left())
+    rest = clock.left()
+    h = houdini(model, invs + [(c.text, c.expr) for c in cands], seed, rlimit,
+                None if rest is None else rest * (1 - RESERVE))
     out.queries.append((h.rounds, h.ctis))
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
@@ -153,18 +161,20 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     facts = h.survivors
     left = [iv for iv in invs if iv[0] not in {n for n, _ in facts}]
     extra_cands, pool = cands, {}
+    rest = clock.left()
+    rclock = _Clock(round_seconds if rest is None else min(round_seconds, rest * (1 - RESERVE)))
     for out.rounds in range(1, rounds + 1):
-        if not left or clock.out():
+        if not left or rclock.out():
             break
         proved_names = {n for n, _ in facts}
-        new = [c for c in _block(model, miner, facts, left, seed, rlimit, clock) if c.text not in pool]
+        new = [c for c in _block(model, miner, facts, left, seed, rlimit, rclock) if c.text not in pool]
         out.candidates += len(new)
         extra_cands = extra_cands + new
         pool.update({c.text: c for c in new})
         # Every blocking candidate found so far is offered again: one dropped in an earlier round may
         # be inductive together with what a later round found (Houdini's drops are relative to its set).
         offer = [(c.text, c.expr) for t, c in pool.items() if t not in proved_names]
-        h = houdini(model, left + offer, seed, rlimit, clock.left(), facts=facts)
+        h = houdini(model, left + offer, seed, rlimit, rclock.left(), facts=facts)
         out.queries.append((h.rounds, h.ctis))
         if DEBUG:
             print("DROPPED", {k: v for k, v in h.dropped.items() if "hand[Moritani] <= 3" in k or k in dict(left)})

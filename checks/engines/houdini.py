@@ -103,8 +103,10 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
         if r == z3.unknown:
             out.reason = f"solver: {q.solver.reason_unknown()} (query {out.rounds})"
             break
-        out.ctis += 1
         pre, post, label = q.counterexample()
+        if q.spurious(pre, table, alive):
+            continue  # the pre-state breaks a candidate the query left out: asked again with it
+        out.ctis += 1
         broken = closure(cm, table, alive, pre, post, budget)
         if not broken.any():
             out.reason = "a counterexample to induction that breaks no candidate (encoding disagreement)"
@@ -146,11 +148,15 @@ class _Queries:
         for i in np.flatnonzero(alive):
             s.add(z3.Implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
         reads = [slots_read(e, model.schema) for e in exprs]
-        self.steps, self.goals, self.affects = [], [], []
+        self.steps, self.goals, self.affects, self.hyp = [], [], [], []
         self._post: dict = {}
-        for n in range(len(model.actions)):
+        for n, a in enumerate(model.actions):
             written = enc.written(n)
             self.affects.append(np.array([bool(r & written) for r in reads]) & alive)
+            cone = set(written) | slots_read(a.guard, model.schema)
+            for _, _, value in a.effects:
+                cone |= slots_read(value, model.schema)
+            self.hyp.append(np.array([bool(r & cone) for r in reads]) & alive)
             self.steps.append(z3.Bool(f"step#{n}", ctx))
             self.goals.append(None)
         self.core: dict = {}      # action -> candidates its last unsat answer used
@@ -181,7 +187,8 @@ class _Queries:
             if self.goals[n] is None:
                 self._arm(n)
             self.n = n
-            r = decide(self.solver, self.goals[n], self.steps[n], *[self.hold[i] for i in np.flatnonzero(alive)])
+            r = decide(self.solver, self.goals[n], self.steps[n],
+                       *[self.hold[i] for i in np.flatnonzero(alive & self.hyp[n])])
             if r != z3.unsat:
                 return r
             self.core[n] = frozenset(self.index[c.get_id()] for c in self.solver.unsat_core()
@@ -193,6 +200,19 @@ class _Queries:
         m = self.solver.model()
         enc = self.enc
         return enc.read_state(m, 0), enc.read_state(m, 1), self.model.actions[self.n].label
+
+    def spurious(self, pre: tuple, table: "_Table", alive) -> bool:
+        """NOTE(lazy-hypotheses): an action's query assumes only the alive candidates that read a slot
+        its guard or effects read or write (fewer assumption literals: a faster query). A pre-state
+        that breaks some other alive candidate is no counterexample to induction: those candidates
+        join the action's hypotheses and the action is asked again (nothing is dropped for it)."""
+        rows = table.rows([pre])
+        bad = alive & ~self.hyp[self.n] & (~table.ev(rows)[:, 0] if len(rows) else alive)
+        if not bad.any():
+            return False
+        self.hyp[self.n] |= bad
+        self.pending.insert(0, self.n)
+        return True
 
     def retire(self, idx) -> None:
         gone = set(int(i) for i in idx)
@@ -239,6 +259,9 @@ class _Whole:
         enc = self.enc
         act = self.model.actions[m.eval(enc.act(0), model_completion=True).as_long()].label
         return enc.read_state(m, 0), enc.read_state(m, 1), act
+
+    def spurious(self, pre, table, alive) -> bool:
+        return False  # every alive candidate is assumed
 
     def retire(self, idx) -> None:
         for i in idx:
@@ -354,12 +377,9 @@ class LemmaSolver:
         enc = self.enc
         g = self._goal(z3.And(enc.as_bool(enc.translate(predicate, 0)),
                               z3.Not(enc.as_bool(enc.translate(predicate, 1)))))
-        lits = self.lits
-        for _ in range(2):  # a core, then the core of that core: smaller, and cheap to ask
-            if decide(self.solver, g, *lits) != z3.unsat:
-                return None if lits is self.lits else sorted(self.index[x.get_id()] for x in lits)
-            lits = [c for c in self.solver.unsat_core() if c.get_id() in self.index]
-        return sorted(self.index[c.get_id()] for c in lits)
+        if decide(self.solver, g, *self.lits) != z3.unsat:
+            return None
+        return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
 
     def failure(self, predicate):
         """(pre, action label, post): a step from a state satisfying P and every lemma to one violating
