@@ -136,6 +136,9 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     clock, t0 = _Clock(timeout), time.perf_counter()
     out = Inference("unknown")
     sch = model.schema
+    if clock.out() or (timeout is not None and timeout <= 0):
+        out.reason = "no time left to infer lemmas"
+        return _done(out, t0, None)
     X, used = state_table(samples, sch, max_states, seed)
     out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0
     if not used:

@@ -20,6 +20,7 @@ from checks.results import CheckResult
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
+LEMMA_SPACER_RLIMIT = 20_000_000  # Spacer's rlimit (auto) once inferred lemmas are its facts
 INFER_SECONDS = 300.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
 
 
@@ -155,7 +156,10 @@ def _failure_extra(model, inf: Inference, name: str) -> dict:
 def _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common):
     """Spacer, then (auto) 1-induction with the model's lemmas: a proved or unknown CheckResult, or
     (reason, seconds) when BMC should establish a bound instead."""
-    r = spacer(model, name, seed=seed, rlimit=rlimit, system=system, timeout_ms=clock.ms())
+    # With inferred lemmas as facts Spacer either finds the rest of a strengthening quickly or not at
+    # all (measured: docs/lemmas.md), so its budget is capped; what it leaves goes to BMC (bounded).
+    budget = min(rlimit or LEMMA_SPACER_RLIMIT, LEMMA_SPACER_RLIMIT) if engine == "auto" and system.facts else rlimit
+    r = spacer(model, name, seed=seed, rlimit=budget, system=system, timeout_ms=clock.ms())
     if r.verdict == "proved":
         return CheckResult(**common, verdict="proved", engine="spacer", depth=None, seconds=r.seconds,
                            detail="proved for games of any length: " + r.reason)

@@ -31,7 +31,8 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     t0 = time.perf_counter()
     # Lemma candidates are mined from the proposal's own bounded model: the same rules and slots,
     # explored exhaustively (checks/analyses/infer.py); the unbounded model is what they are proved on.
-    samples = lemma_samples(prop) if engine == "auto" else None
+    left = opts.config().left()
+    samples = lemma_samples(prop) if engine == "auto" and (left is None or left > 0) else None
     stats: dict = {}
     # --timeout bounds the whole command: what the exploration above used is gone (NOTE in checks/config.py).
     results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
