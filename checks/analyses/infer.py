@@ -46,7 +46,6 @@ from checks.engines.houdini import LemmaSolver, houdini
 from model.errors import ModelError
 
 MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
-DEBUG = False
 ROUNDS = 4             # blocking rounds for invariants left unproved
 ROUND_SECONDS = 30.0   # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
 RESERVE = 0.25         # share of what is left kept for the final re-check when a timeout is given
@@ -179,8 +178,6 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         offer = [(c.text, c.expr) for t, c in pool.items() if t not in proved_names]
         h = houdini(model, left + offer, seed, rlimit, rclock.left(), facts=facts)
         out.queries.append((h.rounds, h.ctis))
-        if DEBUG:
-            print("DROPPED", {k: v for k, v in h.dropped.items() if "hand[Moritani] <= 3" in k or k in dict(left)})
         if h.verdict != "proved":
             out.reason = f"Houdini (blocking round {out.rounds}): {h.reason}"
             break
@@ -214,11 +211,6 @@ def _block(model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
             for fname, idx, value in action.effects:
                 near |= slots_read(value, model.schema) | {model.schema.slot(fname, tuple(i.value for i in idx))}
             fresh = [c for c in blocking(miner, cti[0], near) if c.text not in found and c.text not in known]
-            if DEBUG:
-                print("CTI", name, cti[1], model.schema.diff(cti[0], cti[2]), len(fresh))
-                print("   ", [x for x in model.schema.pretty(cti[0]).split(", ") if x.split("=")[0] in
-                             ("aftermath", "atomics_ally", "ally[Moritani]", "hand[Moritani]", "entrant", "tstatus[Atomics]")])
-                print("   ", [c.text for c in fresh if "hand[Moritani]" in c.text][:12])
             for c in fresh:
                 found[c.text] = c
             ls.add([(c.text, c.expr) for c in fresh])
