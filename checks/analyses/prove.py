@@ -43,24 +43,26 @@ class _Clock:
 
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
-          timeout: float | None = None, samples: list | None = None, stats: dict | None = None) -> list[CheckResult]:
+          timeout: float | None = None, samples: list | None = None, stats: dict | None = None,
+          inference: Inference | None = None) -> list[CheckResult]:
     """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
     short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
     `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
-    auto only; None: no inference). `stats` (a dict) receives the inference's figures."""
+    auto only; None: no inference), or `inference`: one already run on `model`. `stats` (a dict)
+    receives the inference's figures."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
     notes: dict = {}
     clock = _Clock(timeout)
     inf = None
-    if engine == "auto" and samples:
+    if engine == "auto" and (samples or inference is not None):
         rest = clock.left()
         # No blocking rounds (infer.py step 3): on the embedded profiles they spent their 30 s without
         # proving a property that Spacer, given the first round's lemmas as facts, does not prove in
         # about a second (docs/lemmas.md).
-        inf = infer(model, samples, seed=seed, rounds=0,
-                    timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS))
+        inf = inference or infer(model, samples, seed=seed, rounds=0,
+                                 timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS))
         if stats is not None:
             stats.update(inference_stats(inf))
         out += _by_lemmas(inf, [n for n in names if n in inf.proved], props)
