@@ -11,13 +11,20 @@ inferred lemmas, then Spacer with them as facts, then BMC), and the total.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 
-from checks.analyses.prove import prove
-from checks.engines.bmc import get_bmc
-from checks.engines.induction import HornSystem, spacer
-from checks.pipelines.proofs import lemma_samples
-from model.moritani import GAME
+# Run as a script, this file's directory comes first on sys.path and its name would shadow the z3
+# package: put the repository root there instead.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [os.path.dirname(_HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+from checks.analyses.prove import prove  # noqa: E402
+from checks.engines.bmc import get_bmc  # noqa: E402
+from checks.engines.induction import HornSystem, spacer  # noqa: E402
+from checks.pipelines.proofs import lemma_samples  # noqa: E402
+from model.moritani import GAME  # noqa: E402
 
 
 def bench_prove(profile: str, depth: int, rlimit: int) -> None:
@@ -39,7 +46,8 @@ def bench_prove(profile: str, depth: int, rlimit: int) -> None:
           f"Houdini queries/counterexamples {inf['houdini_runs']}")
     for r in results:
         used = len(r.extra.get("lemmas", []))
-        print(f"  {r.kind:<9} {r.id:<28} {r.verdict:<8} {r.engine:<8} {r.seconds:7.1f}s  lemmas used {used}")
+        share = " (inference time / properties it proves)" if r.engine == "lemmas" else ""
+        print(f"  {r.kind:<9} {r.id:<28} {r.verdict:<8} {r.engine:<8} {r.seconds:7.1f}s  lemmas used {used}{share}")
     proved = sum(r.verdict == "proved" for r in results)
     print(f"  proved {proved}/{len(results)} "
           f"(invariants {sum(r.verdict == 'proved' for r in results if r.kind == 'invariant')}/"
