@@ -34,7 +34,7 @@ from model.compile import CompiledModel
 from model.game import GameModel
 
 WHOLE = 250  # at most this many candidates: ask about the whole transition relation at once (_Whole)
-CLOSURE_BUDGET = 10  # states followed forward from each counterexample's pre-state
+CLOSURE_BUDGET = 40  # states followed forward from each counterexample's pre-state
 
 
 @dataclass
