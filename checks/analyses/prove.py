@@ -111,7 +111,8 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
         return
     if r.engine == "spacer" and r.verdict == "proved" and facts:
         r.extra["lemmas"] = [n for n, _ in facts]
-        r.detail += f" (every step from a state satisfying the {len(facts)} inferred lemmas)"
+        r.detail += (f" (every step from a state satisfying the {len(facts)} inferred lemmas and properties "
+                     f"proved with them)")
     elif r.engine == "k-induction" and r.verdict == "proved" and r.depth == 1 and model.lemmas:
         r.extra["lemmas"] = [n for n, _ in model.lemmas]
     else:
