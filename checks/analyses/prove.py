@@ -1,19 +1,27 @@
 """Run the Z3 engines over the invariants and turn their outcomes into honest verdicts.
 
 Proofs run on the model built with `unbounded=True`, so `proved` covers games of any length.
-`auto` tries Spacer first; where Spacer gives up within its resource limit, BMC establishes
-`bounded` to the requested depth and the verdict says so (never `proved`, never `holds`).
+`auto` first infers lemmas (checks/analyses/infer.py: candidates mined from the reachable states of
+the pipeline's bounded `samples`, Houdini to the largest inductive subset, the conjunction re-checked
+by Z3): an invariant or step property in that conjunction is `proved` (engine `lemmas`), its verdict
+listing the lemmas its step uses. An inference that times out or meets a solver `unknown` gives no
+lemmas at all. The rest go to Spacer (with the inferred lemmas as facts every step leaves from),
+then 1-induction with the model's declared lemmas; where those give up, BMC establishes `bounded` to
+the requested depth and the verdict says so (never `proved`, never `holds`).
 """
 from __future__ import annotations
 
 import time
 
+from checks.analyses.infer import Inference, infer
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
 from checks.results import CheckResult
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
+LEMMA_SPACER_RLIMIT = 20_000_000  # Spacer's rlimit (auto) once inferred lemmas are its facts
+INFER_SECONDS = 300.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
 
 
 class _Clock:
@@ -35,16 +43,39 @@ class _Clock:
 
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
-          timeout: float | None = None) -> list[CheckResult]:
+          timeout: float | None = None, samples: list | None = None, stats: dict | None = None,
+          inference: Inference | None = None) -> list[CheckResult]:
     """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
-    short is `unknown` with that reason, never `proved` or `bounded` beyond what finished."""
+    short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
+    `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
+    auto only; None: no inference), or `inference`: one already run on `model`. `stats` (a dict)
+    receives the inference's figures."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
     notes: dict = {}
     clock = _Clock(timeout)
-    system = HornSystem(model) if engine in ("auto", "spacer") else None
-    for name in names:
+    inf = None
+    if engine == "auto" and (samples or inference is not None):
+        rest = clock.left()
+        # No blocking rounds (infer.py step 3): on the embedded profiles they spent their 30 s without
+        # proving a property that Spacer, given the first round's lemmas as facts, does not prove in
+        # about a second (docs/lemmas.md).
+        inf = inference or infer(model, samples, seed=seed, rounds=0,
+                                 timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS))
+        if stats is not None:
+            stats.update(inference_stats(inf))
+        out += _by_lemmas(inf, [n for n in names if n in inf.proved], props)
+        names_left = [n for n in names if n not in inf.proved]
+        # An invariant false on a mined (reachable) state goes straight to BMC for its trace.
+        need_bmc += [n for n in names_left if n in inf.violated]
+        notes.update({n: ("false on a reachable state of the bounded configuration", 0.0) for n in inf.violated})
+        todo = [n for n in names_left if n not in inf.violated]
+    else:
+        todo = list(names)
+    facts = inf.facts() if inf is not None and inf.verdict == "proved" else ()
+    system = HornSystem(model, facts) if engine in ("auto", "spacer") and todo else None
+    for name in todo:
         p = props[name]
         common = dict(id=name, kind=p.kind, rules=p.rules, states=None)
         if clock.out():
@@ -67,14 +98,82 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
             need_bmc.append(name)
     if need_bmc:
         out += _bmc(model, need_bmc, props, engine, depth, seed, rlimit, clock, notes)
+    for r in out:
+        _say_lemmas(r, model, inf, facts)
     order = {n: i for i, n in enumerate(names)}
     return sorted(out, key=lambda r: order[r.id])
+
+
+def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
+    """Every verdict says which lemmas it used: their text under extra["lemmas"] (JSON), their number
+    in the detail (text)."""
+    if "lemmas" in r.extra:
+        return
+    if r.engine == "spacer" and r.verdict == "proved" and facts:
+        r.extra["lemmas"] = [n for n, _ in facts]
+        r.detail += (f" (every step from a state satisfying the {len(facts)} inferred lemmas and properties "
+                     f"proved with them)")
+    elif r.engine == "k-induction" and r.verdict == "proved" and r.depth == 1 and model.lemmas:
+        r.extra["lemmas"] = [n for n, _ in model.lemmas]
+    else:
+        r.extra["lemmas"] = []
+    if inf is not None and r.verdict != "proved":
+        r.extra.update(_failure_extra(model, inf, r.id))
+        f = inf.failures.get(r.id)
+        if inf.verdict != "proved":
+            r.detail += f"; no lemmas inferred ({inf.reason})"
+        elif f is not None:
+            seen = {True: "a mined (reachable) state", False: "not a mined state", None: "not looked up"}[f.mined]
+            r.detail += (f"; not inductive with the {len(inf.lemmas)} inferred lemmas: induction fails at a "
+                         f"step {f.action} from {seen} violating {len(f.violates)} mined candidates")
+        elif r.id not in inf.violated:
+            r.detail += f"; not inductive with the {len(inf.lemmas)} inferred lemmas"
+
+
+def inference_stats(inf: Inference) -> dict:
+    """The inference's figures for a report's header (JSON) and the benchmark."""
+    return {"inference": {"verdict": inf.verdict, "reason": inf.reason, "states_mined": inf.states,
+                          "candidates": inf.candidates, "lemmas": len(inf.lemmas),
+                          "invariants_proved": len(inf.proved), "houdini_runs": [list(q) for q in inf.queries],
+                          "seconds": {k: round(v, 3) for k, v in inf.seconds.items()}}}
+
+
+def _by_lemmas(inf: Inference, names: list, props: dict) -> list[CheckResult]:
+    """`proved` for each invariant in the inferred inductive conjunction, with the lemmas its step uses."""
+    out = []
+    share = inf.seconds.get("total", 0.0) / max(1, len(inf.proved))
+    for n in names:
+        p, used = props[n], inf.proved[n]
+        out.append(CheckResult(
+            id=n, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="lemmas", depth=None,
+            seconds=share,
+            detail=(f"proved for games of any length: inductive together with {len(used)} inferred "
+                    f"lemma{'' if len(used) == 1 else 's'} (of {len(inf.lemmas)} proved; Houdini, re-checked by Z3)"),
+            extra={"lemmas": list(used)}))
+    return out
+
+
+def _failure_extra(model, inf: Inference, name: str) -> dict:
+    """For an invariant the inferred lemmas do not prove: how many were proved (and, under JSON,
+    where its induction fails relative to them: the state pair and the mined candidates the pre-state
+    violates, and whether that pre-state is a mined, reachable one)."""
+    out = {}
+    f = inf.failures.get(name)
+    if f is not None:
+        out["induction_failure"] = {
+            "pre": model.schema.pretty(f.pre), "action": f.action, "post": model.schema.pretty(f.post),
+            "violated_candidates": f.violates[:20], "candidates_violated": len(f.violates),
+            "pre_state_mined": f.mined}
+    return out
 
 
 def _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common):
     """Spacer, then (auto) 1-induction with the model's lemmas: a proved or unknown CheckResult, or
     (reason, seconds) when BMC should establish a bound instead."""
-    r = spacer(model, name, seed=seed, rlimit=rlimit, system=system, timeout_ms=clock.ms())
+    # With inferred lemmas as facts Spacer either finds the rest of a strengthening quickly or not at
+    # all (measured: docs/lemmas.md), so its budget is capped; what it leaves goes to BMC (bounded).
+    budget = min(rlimit or LEMMA_SPACER_RLIMIT, LEMMA_SPACER_RLIMIT) if engine == "auto" and system.facts else rlimit
+    r = spacer(model, name, seed=seed, rlimit=budget, system=system, timeout_ms=clock.ms())
     if r.verdict == "proved":
         return CheckResult(**common, verdict="proved", engine="spacer", depth=None, seconds=r.seconds,
                            detail="proved for games of any length: " + r.reason)

@@ -12,7 +12,7 @@ import itertools
 import z3
 
 from checks.interrupt import INTERRUPTS
-from model.domains import Bool
+from model.domains import Bool, IntRange
 from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Param, Sub, Var
 from model.game import GameModel
 
@@ -23,9 +23,21 @@ def decide(solver, *assumptions):
     have answered just before, and its model may be cut while it is read); Interrupted is raised
     instead (NOTE(signals) in checks/interrupt.py)."""
     INTERRUPTS.raise_if_interrupted()
-    r = solver.check(*assumptions)
+    if len(assumptions) > 8 and all(type(a) is z3.BoolRef for a in assumptions):
+        # Many assumption literals (Houdini): skip the Python API's per-literal sort check.
+        arr = (z3.Ast * len(assumptions))(*[a.as_ast() for a in assumptions])
+        r = z3.CheckSatResult(z3.Z3_solver_check_assumptions(solver.ctx.ref(), solver.solver, len(assumptions), arr))
+    else:
+        r = solver.check(*assumptions)
     INTERRUPTS.raise_if_interrupted()
     return r
+
+
+def _bounds(dom) -> tuple[int, int]:
+    """Least and greatest value of a finite domain (without enumerating a wide IntRange)."""
+    if isinstance(dom, IntRange):
+        return dom.lo, dom.hi
+    return 0, len(dom.values) - 1
 
 
 class Encoder:
@@ -50,6 +62,7 @@ class Encoder:
         self.is_bool = [isinstance(f.domain, Bool) for f in self.schema.slot_fields]
         self.unbounded = unbounded_slots  # slots whose upper bound is dropped (unbounded proofs)
         self._vars: dict = {}
+        self._memo: dict = {}
         self._writers = self._collect_writers()
         # functional=True: x@(k+1) is the term built from x@k (no fresh symbol, no equality);
         # BMC uses it, induction needs free pre-states and keeps symbols.
@@ -96,6 +109,18 @@ class Encoder:
     # -- expressions -----------------------------------------------------------------------
     def translate(self, e: Expr, k, env: dict | None = None):
         """The Z3 term of `e` over the step-k symbols (mirrors model.evaluate.eval_expr)."""
+        if env is None:
+            # NOTE(translate-memo): lemma candidates share their terms (an indirect read's if-chain,
+            # a guard): each node object is translated once per step (keyed by identity, kept alive).
+            hit = self._memo.get((id(e), k))
+            if hit is not None and hit[0] is e:
+                return hit[1]
+            out = self._translate(e, k, None)
+            self._memo[(id(e), k)] = (e, out)
+            return out
+        return self._translate(e, k, env)
+
+    def _translate(self, e: Expr, k, env: dict | None):
         t = lambda x: self.translate(x, k, env)  # noqa: E731
         match e:
             case Const(value=v):
@@ -161,10 +186,10 @@ class Encoder:
         for i, f in enumerate(self.schema.slot_fields):
             if self.is_bool[i]:
                 continue
-            vals = f.domain.values
-            cs.append(self.le(self.num(vals[0]), self.var(i, k)))
+            lo, hi = _bounds(f.domain)
+            cs.append(self.le(self.num(lo), self.var(i, k)))
             if i not in self.unbounded:
-                cs.append(self.le(self.var(i, k), self.num(vals[-1])))
+                cs.append(self.le(self.var(i, k), self.num(hi)))
         return z3.And(cs)
 
     def init(self, k=0) -> z3.BoolRef:
@@ -201,6 +226,19 @@ class Encoder:
                 self._vars[(slot, k + 1)] = z3.simplify(nxt)
             else:
                 cs.append(self.var(slot, k + 1) == nxt)
+        return z3.And(cs)
+
+    def written(self, n: int) -> frozenset:
+        """Slots action n writes."""
+        return frozenset(slot for slot, ws in self._writers.items() if any(i == n for i, _ in ws))
+
+    def action_step(self, n: int, k) -> z3.BoolRef:
+        """T_n(k, k+1): action n is enabled at step k and step k+1 is its successor (every other slot kept)."""
+        writes = {slot: value for slot, ws in self._writers.items() for i, value in ws if i == n}
+        cs = [self.as_bool(self.translate(self.model.actions[n].guard, k))]
+        for slot in range(len(self.schema)):
+            nxt = self.coerce(self.translate(writes[slot], k), slot) if slot in writes else self.var(slot, k)
+            cs.append(self.var(slot, k + 1) == nxt)
         return z3.And(cs)
 
     def invariant(self, name: str, k) -> z3.BoolRef:

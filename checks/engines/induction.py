@@ -47,7 +47,11 @@ class ProofOutcome:
 class HornSystem:
     """The CHC system of one model, built once; each `query` runs in a fresh Fixedpoint."""
 
-    def __init__(self, model: GameModel):
+    def __init__(self, model: GameModel, facts=()):
+        """`facts` ([(name, Expr)]): a conjunction proved inductive before (inferred lemmas, whose
+        proof `checks/analyses/infer.py` re-checks): every step leaves from a state satisfying it.
+        Every reachable state does, so the reachable states, and what Spacer proves of them, are
+        unchanged; Spacer only has less to learn."""
         self.model = model
         self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
         ctx = enc.ctx
@@ -55,7 +59,8 @@ class HornSystem:
         self.inv = z3.Function("Inv", *sorts, z3.BoolSort(ctx))
         self.x0, self.x1 = enc.state(0), enc.state(1)
         self.init = z3.And(enc.init(0), enc.domain(0))
-        self.step = [enc.trans(0), enc.domain(1)]
+        self.step = [enc.trans(0), enc.domain(1)] + [enc.as_bool(enc.translate(e, 0)) for _, e in facts]
+        self.facts = list(facts)
 
     def fixedpoint(self, seed: int, rlimit: int, timeout_ms: int | None = None) -> z3.Fixedpoint:
         fp = z3.Fixedpoint(ctx=self.enc.ctx)

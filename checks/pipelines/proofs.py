@@ -29,12 +29,23 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     if opts.max_depth is not None:
         depth = min(depth, opts.max_depth)
     t0 = time.perf_counter()
+    # Lemma candidates are mined from the proposal's own bounded model: the same rules and slots,
+    # explored exhaustively (checks/analyses/infer.py); the unbounded model is what they are proved on.
+    left = opts.config().left()
+    samples = lemma_samples(prop) if engine == "auto" and (left is None or left > 0) else None
+    stats: dict = {}
     # --timeout bounds the whole command: what the exploration above used is gone (NOTE in checks/config.py).
     results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
-                        timeout=opts.config().left())
+                        timeout=opts.config().left(), samples=samples, stats=stats)
     return report(opts, results, prop, None, time.perf_counter() - t0, model,
                   {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "seed": opts.seed,
-                          "model": "unbounded turns"}})
+                          "model": "unbounded turns", **stats}})
+
+
+def lemma_samples(prop) -> list:
+    """Bounded models to mine lemma candidates from: the proposal's own model (its bounds, rules and
+    slots; the unbounded-turn model differs only in the turn and public-ID ranges)."""
+    return [GAME.build(prop)]
 
 
 def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: int = 6,

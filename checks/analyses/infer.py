@@ -1,0 +1,264 @@
+"""Lemma inference: candidates mined from reachable states of small configurations, proved by Houdini.
+
+1. **Mine.** The pipeline hands over bounded models of the same rules whose slots are the target's
+   (the proposal's own bounds; `samples`). Their reachable states are explored (vector engine, under
+   a state budget) into one table, and the templates of `checks/analyses/templates.py` (declared per
+   sort) give every candidate that holds on all of them: unary facts, facts under each value of the
+   dispatch slot (the decision stage), orderings of unbounded counters.
+2. **Houdini** on the unbounded-turn model (`checks/engines/houdini.py`): the candidates and the
+   model's invariants together, dropping whatever a counterexample to induction breaks. The
+   survivors' conjunction is inductive with its base case checked: each survivor is proved for
+   games of any length, nothing assumed. An invariant among the survivors is proved.
+3. **Blocking rounds.** For an invariant still unproved (and true on every mined state), the state
+   pair where its induction fails relative to the survivors is computed; candidates that exclude
+   that pre-state and hold on every mined state (`templates.blocking`: `g = a => t != b` for slot
+   values that never occur together) join the invariant in another Houdini run, with the survivors
+   so far as proved facts. Up to `ROUNDS` rounds, while some invariant is left.
+4. **Re-check and cores.** The whole conjunction is re-checked through the monolithic encoding the
+   other proofs use (base and step; an independent check of Houdini's per-action frame reasoning),
+   and each proved invariant gets the lemmas its step needs (an unsat core), which its verdict lists.
+
+An invariant left unproved keeps its last induction failure: the state pair, the mined candidates
+its pre-state violates (true on every mined state, not provable), and whether the pre-state is a
+mined (reachable) state.
+
+>>> from tests.conftest import counter_model
+>>> inf = infer(counter_model(limit=3), [counter_model(limit=3)])
+>>> inf.verdict, sorted(inf.proved), [n for n, _ in inf.lemmas]
+('proved', ['bounded'], ['x <= 3'])
+
+A broken model's invariant is false on a mined state: never proved (BMC gives the trace).
+
+>>> infer(counter_model(limit=3, broken=True), [counter_model(limit=3, broken=True)]).violated
+['bounded']
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from checks.analyses.templates import Candidate, Miner, blocking, mine
+from checks.config import CheckConfig
+from checks.engines.columns import compile_table, slots_read
+from checks.engines.houdini import LemmaSolver, houdini
+from model.errors import ModelError
+
+MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
+ROUNDS = 4             # blocking rounds for invariants left unproved
+ROUND_SECONDS = 30.0   # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
+RESERVE = 0.25         # share of what is left kept for the final re-check when a timeout is given
+
+
+@dataclass
+class Failure:
+    """Where an unproved invariant's induction fails relative to the proved lemmas."""
+
+    pre: tuple
+    action: str
+    post: tuple
+    violates: list           # texts of mined candidates (true on every mined state) the pre-state violates
+    mined: bool | None       # the pre-state is one of the mined (reachable) states
+
+
+@dataclass
+class Inference:
+    verdict: str                                  # proved (lemmas is an inductive conjunction) | unknown
+    lemmas: list = field(default_factory=list)    # [(text, Expr)] proved lemmas, invariants excluded
+    proved: dict = field(default_factory=dict)    # invariant -> texts of the lemmas its step uses
+    failures: dict = field(default_factory=dict)  # invariant -> Failure (unproved, true on every mined state)
+    violated: list = field(default_factory=list)  # invariants false on some mined state (BMC shows the trace)
+    candidates: int = 0
+    states: int = 0
+    rounds: int = 0
+    seconds: dict = field(default_factory=dict)   # explore, mine, houdini, check, total
+    queries: list = field(default_factory=list)   # per Houdini run: (queries, counterexamples)
+    reason: str = ""
+
+    def facts(self) -> list:
+        """The proved lemmas and proved invariants: one inductive conjunction, as [(name, Expr)]."""
+        return self.lemmas + self.invariants
+
+    invariants: list = field(default_factory=list)  # [(name, Expr)] proved invariants
+
+
+def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
+    """Reachable states of `models` (each explored under `max_states`) as rows over `schema`'s slots;
+    models whose slots differ from the schema's are skipped. Returns (rows, models used)."""
+    rows, used = [], 0
+    for m in models:
+        if m.schema.slot_names != schema.slot_names:
+            continue
+        rows.append(_explore(m, max_states, seed))
+        used += 1
+    if not rows:
+        return np.zeros((0, len(schema)), dtype=np.int32), 0
+    return np.concatenate(rows), used
+
+
+def _explore(model, max_states: int, seed: int) -> np.ndarray:
+    from checks.engines.vector import VectorExplorer
+    cfg = CheckConfig(max_states=max_states, seed=seed, engine="vector", jobs=1)
+    try:
+        ex = VectorExplorer(model, cfg).run()
+    except ModelError:
+        ex = None
+    if ex is not None and not getattr(ex.states, "ood", {}):
+        rows, lay = ex.states, ex.states.lay
+        K = rows.arr[:rows.n]
+        X = np.empty((rows.n, len(lay.lo)), dtype=np.int32)
+        for i in range(len(lay.lo)):
+            X[:, i] = ((K[:, lay.word[i]] >> np.uint64(lay.shift[i])) & np.uint64(lay.mask[i])).astype(np.int32) \
+                + lay.lo[i]
+        return X
+    from checks.engines.explicit import Explorer
+    ex = Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run()
+    return np.array([[int(v) for v in s] for s in ex.states], dtype=np.int32).reshape(len(ex.states), -1)
+
+
+class _Clock:
+    def __init__(self, timeout: float | None):
+        self.timeout, self.t0 = timeout, time.perf_counter()
+
+    def left(self) -> float | None:
+        return None if self.timeout is None else max(0.001, self.timeout - (time.perf_counter() - self.t0))
+
+    def out(self) -> bool:
+        return self.timeout is not None and time.perf_counter() - self.t0 >= self.timeout
+
+
+def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
+          max_states: int = MAX_STATES, rounds: int = ROUNDS, round_seconds: float = ROUND_SECONDS) -> Inference:
+    """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
+    rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail."""
+    clock, t0 = _Clock(timeout), time.perf_counter()
+    out = Inference("unknown")
+    sch = model.schema
+    if clock.out() or (timeout is not None and timeout <= 0):
+        out.reason = "no time left to infer lemmas"
+        return _done(out, t0, None)
+    X, used = state_table(samples, sch, max_states, seed)
+    out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0
+    if not used:
+        out.reason = "no configuration of the same slots to mine from"
+        return out
+    t1 = time.perf_counter()
+    miner = Miner(sch, X, model.unbounded_slots)
+    cands = mine(sch, X, model.unbounded_slots, sch.slot(model.dispatch) if model.dispatch else None)
+    invs = [(p.name, p.predicate) for p in model.invariants]
+    true_on_data = compile_table(sch, [e for _, e in invs])(X).all(axis=1) if len(X) else np.ones(len(invs), bool)
+    out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
+    invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
+    out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
+    t2 = time.perf_counter()
+    rest = clock.left()
+    h = houdini(model, invs + [(c.text, c.expr) for c in cands], seed, rlimit,
+                None if rest is None else rest * (1 - RESERVE))
+    out.queries.append((h.rounds, h.ctis))
+    if h.verdict != "proved":
+        out.reason = f"Houdini: {h.reason}"
+        return _done(out, t0, t2)
+    names = {n for n, _ in invs}
+    facts = h.survivors
+    left = [iv for iv in invs if iv[0] not in {n for n, _ in facts}]
+    extra_cands, pool = cands, {}
+    rest = clock.left()
+    rclock = _Clock(round_seconds if rest is None else min(round_seconds, rest * (1 - RESERVE)))
+    for out.rounds in range(1, rounds + 1):
+        if not left or rclock.out():
+            break
+        proved_names = {n for n, _ in facts}
+        new = [c for c in _block(model, miner, facts, left, seed, rlimit, rclock) if c.text not in pool]
+        out.candidates += len(new)
+        extra_cands = extra_cands + new
+        pool.update({c.text: c for c in new})
+        # Every blocking candidate found so far is offered again: one dropped in an earlier round may
+        # be inductive together with what a later round found (Houdini's drops are relative to its set).
+        offer = [(c.text, c.expr) for t, c in pool.items() if t not in proved_names]
+        h = houdini(model, left + offer, seed, rlimit, rclock.left(), facts=facts)
+        out.queries.append((h.rounds, h.ctis))
+        if h.verdict != "proved":
+            out.reason = f"Houdini (blocking round {out.rounds}): {h.reason}"
+            break
+        facts = facts + h.survivors
+        left = [iv for iv in left if iv[0] not in {n for n, _ in h.survivors}]
+    out.seconds["houdini"] = time.perf_counter() - t2
+    t3 = time.perf_counter()
+    _conclude(out, model, facts, names, left, extra_cands, X, seed, rlimit, clock)
+    out.seconds["check"] = time.perf_counter() - t3
+    return _done(out, t0, None)
+
+
+def _block(model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock, tries: int = 8) -> list:
+    """Candidates that block the induction failures of the invariants in `left`: one failure's
+    pre-state at a time, each next failure asked with the candidates found so far assumed (a guess
+    that Houdini then checks), so that the candidates for every case (each stronghold, each faction
+    ...) are offered together rather than one case per Houdini run."""
+    ls = LemmaSolver(model, facts + left, seed, rlimit)
+    known = {n for n, _ in facts}
+    found: dict = {}
+    for _ in range(tries):
+        grew = False
+        for name, e in left:
+            if clock.out():
+                return list(found.values())
+            cti = ls.failure(e)
+            if cti is None:
+                continue
+            action = model.action(cti[1])
+            near = slots_read(e, model.schema) | slots_read(action.guard, model.schema)
+            for fname, idx, value in action.effects:
+                near |= slots_read(value, model.schema) | {model.schema.slot(fname, tuple(i.value for i in idx))}
+            fresh = [c for c in blocking(miner, cti[0], near) if c.text not in found and c.text not in known]
+            for c in fresh:
+                found[c.text] = c
+            ls.add([(c.text, c.expr) for c in fresh])
+            grew = grew or bool(fresh)
+        if not grew:
+            break
+    return list(found.values())
+
+
+def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock) -> None:
+    """Re-check the conjunction through the monolithic encoding; cores for the proved invariants,
+    failures for the others."""
+    ls = LemmaSolver(model, facts, seed, rlimit)
+    why = ls.confirm(clock.left())
+    if why is not None:
+        out.reason = f"the inferred conjunction does not re-check ({why}); no lemma is used"
+        return
+    out.verdict = "proved"
+    out.lemmas = [f for f in facts if f[0] not in names]
+    out.invariants = [f for f in facts if f[0] in names]
+    for n, e in out.invariants:
+        core = ls.used(e) or []
+        out.proved[n] = [facts[i][0] for i in core if facts[i][0] != n and facts[i][0] not in names] + \
+            [facts[i][0] for i in core if facts[i][0] in names and facts[i][0] != n]
+    if not left:
+        return
+    ev = compile_table(model.schema, [c.expr for c in cands])
+    for n, e in left:
+        cti = ls.failure(e)
+        if cti is None:
+            continue
+        pre, act, post = cti
+        row = np.array([[int(v) for v in pre]], dtype=np.int64)
+        bad = ~ev(row)[:, 0]
+        mined = bool((X == row).all(axis=1).any()) if len(X) else None
+        out.failures[n] = Failure(pre, act, post, [c.text for c, b in zip(cands, bad) if b], mined)
+
+
+def _done(out: Inference, t0: float, t2) -> Inference:
+    if t2 is not None:
+        out.seconds["houdini"] = time.perf_counter() - t2
+    out.seconds["total"] = time.perf_counter() - t0
+    return out
+
+
+def lemma_slots(lemmas: list, schema) -> frozenset:
+    """Slots the lemmas read (for reports)."""
+    return frozenset().union(*[slots_read(e, schema) for _, e in lemmas]) if lemmas else frozenset()
+
+
+__all__ = ["Candidate", "Failure", "Inference", "infer", "state_table"]

@@ -1,0 +1,341 @@
+"""Candidate-lemma templates, declared per sort (never per rule), and their instances mined from states.
+
+A *term* is a value computed from a state: a slot, an array field read at an index held by another
+slot (`tstatus[entry_face]`), the number of elements of a one-dimensional array holding a value
+(`#tstatus=placed`), or whether two terms of one sort are equal (`tloc[Robbery] = pending_dest`).
+Which terms exist follows from the schema's domains alone:
+
+| sort | terms | templates |
+| --- | --- | --- |
+| Bool | the slot | its value, alone or under a guard |
+| Enum | the slot; `f[x]` for an array field `f` over that Enum and a scalar slot `x` of it; equality with another term of the same or an overlapping Enum (equal labels at equal positions) | the set of values it takes, alone or under a guard |
+| small IntRange (at most `COUNTER` values) | the slot; counts of a value in a 1-D array of Bools or Enums | its range alone; its constant value under a guard |
+| wide IntRange (a quantity) | the slot | its range, alone |
+| unbounded IntRange (`model.unbounded_slots`) | the slot | `x < y`, `x <= y`, `x != y` against another unbounded slot |
+
+A *guard* is `d = v` for the model's dispatch slot `d` (the decision stage; `model.dispatch`), or, in
+the second round (`guard_terms`), `g = v` for any Bool or Enum slot `g`. Every candidate is an
+instance that holds on every row of the state table it was mined from (reachable states of small
+configurations of the same rules); nothing more is claimed of it here: Houdini decides which are
+proved (checks/engines/houdini.py).
+
+>>> from model.domains import Bool, Enum
+>>> from model.schema import Field, Schema
+>>> sch = Schema((Field("stage", Enum("Stage", ("a", "b"))), Field("flag", Bool())))
+>>> X = np.array([[0, 0], [1, 1], [1, 0]])
+>>> [c.text for c in mine(sch, X, frozenset(), dispatch=0)]
+['stage = a => not flag']
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model.domains import Bool, Enum
+from model.expr import Const, Expr, Var, all_of, any_of, count, implies
+
+COUNTER = 8  # IntRange domains with at most this many values are counters; wider ones are quantities
+INF = float("inf")
+
+
+@dataclass
+class Term:
+    """A value computed from a state: its text, expression, sort and the slots it reads."""
+
+    text: str
+    expr: Expr
+    sort: str                 # "bool", "enum:<name>", "counter", "quantity" or "unbounded"
+    labels: tuple | None      # value labels (Enum sorts)
+    slots: frozenset
+    lo: int                   # least value the term can take
+    hi: float                 # greatest (INF for unbounded)
+    column: object = field(default=None, repr=False)  # X -> the term's value in every row
+
+    def show(self, v: int) -> str:
+        if self.sort == "bool":
+            return "yes" if v else "no"
+        return self.labels[v] if self.labels is not None else str(v)
+
+    def atoms(self, vals) -> list:
+        """"this term takes one of `vals`" as [(text, expression)], split into its weakest parts so
+        that Houdini can keep one when another fails: a range is two bounds, a set of Enum values
+        is one exclusion per missing value (a single value stays one equality). [] when it says
+        nothing the domain does not."""
+        vals = sorted(int(v) for v in vals)
+        if self.sort in ("counter", "quantity"):
+            lo, hi, out = vals[0], vals[-1], []
+            if lo > self.lo:
+                out.append((f"{self.text} >= {lo}", Const(lo) <= self.expr))
+            if hi < self.hi:
+                out.append((f"{self.text} <= {hi}", self.expr <= Const(hi)))
+            return out
+        rest = [v for v in range(self.lo, int(self.hi) + 1) if v not in vals]
+        if not rest:
+            return []
+        if self.sort == "bool":
+            return [(self.text, self.expr) if vals[0] else (f"not {self.text}", ~self.expr)]
+        if len(vals) == 1:
+            return [(f"{self.text} = {self.show(vals[0])}", self.expr.eq(Const(vals[0])))]
+        return [(f"{self.text} != {self.show(w)}", self.expr.ne(Const(w))) for w in rest]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate lemma: its text (also its name), expression and the slots it reads."""
+
+    text: str
+    expr: Expr
+    slots: frozenset
+
+
+def _slot_term(schema, i: int, unbounded: frozenset) -> Term:
+    f = schema.slot_fields[i]
+    idx = _slot_index(schema)[i]
+    e = Var(f.name, tuple(Const(x) for x in idx))
+    return _term(schema.slot_names[i], e, f.domain, frozenset([i]), i in unbounded, lambda X, i=i: X[:, i])
+
+
+def _term(text, e, dom, slots, unbounded, column) -> Term:
+    if isinstance(dom, Bool):
+        return Term(text, e, "bool", None, slots, 0, 1, column)
+    if isinstance(dom, Enum):
+        return Term(text, e, f"enum:{dom.name}", dom.labels, slots, 0, len(dom.labels) - 1, column)
+    if unbounded:
+        return Term(text, e, "unbounded", None, slots, dom.lo, INF, column)
+    sort = "counter" if dom.hi - dom.lo < COUNTER else "quantity"
+    return Term(text, e, sort, None, slots, dom.lo, dom.hi, column)
+
+
+def _slot_index(schema) -> dict:
+    return {slot: idx for (_, idx), slot in schema._slots.items()}
+
+
+def _indirect_terms(schema, unbounded: frozenset) -> list:
+    """f[x] for an array field f and scalar slots x over f's index domain (other indices constant)."""
+    scalars = [(i, f) for i, f in enumerate(schema.slot_fields) if not f.dims]
+    out = []
+    for f in schema.fields:
+        if not f.dims or isinstance(f.domain, Bool) and len(f.dims) > 1:
+            continue
+        options = [[("c", v) for v in d.values] + [("s", i) for i, g in scalars if g.domain == d] for d in f.dims]
+        table = np.zeros(tuple(len(d.values) for d in f.dims), dtype=np.int64)
+        for combo in itertools.product(*(d.values for d in f.dims)):
+            table[combo] = schema.slot(f.name, combo)
+        for combo in itertools.product(*options):
+            if not any(kind == "s" for kind, _ in combo):
+                continue
+            idx = tuple(Var(schema.slot_fields[x].name) if kind == "s" else Const(x) for kind, x in combo)
+            text = f.name + "".join(f"[{schema.slot_names[x]}]" if kind == "s" else f"[{d.show(x)}]"
+                                    for (kind, x), d in zip(combo, f.dims))
+            reads = frozenset(table.ravel().tolist()) | {x for kind, x in combo if kind == "s"}
+
+            def column(X, combo=combo, table=table):
+                keys = tuple(X[:, x] if kind == "s" else np.full(len(X), x) for kind, x in combo)
+                return X[np.arange(len(X)), table[keys]]
+            out.append(_term(text, Var(f.name, idx), f.domain, reads, bool(reads & unbounded), column))
+    return out
+
+
+def _count_terms(schema) -> list:
+    """#f=v: how many elements of a one-dimensional array f of Bools or Enums hold v."""
+    out = []
+    for f in schema.fields:
+        if len(f.dims) != 1 or not isinstance(f.domain, (Bool, Enum)):
+            continue
+        slots = [schema.slot(f.name, (k,)) for k in f.dims[0].values]
+        for v in f.domain.values:
+            e = count(Var(f.name, (Const(k),)).eq(Const(v)) for k in f.dims[0].values)
+            out.append(Term(f"#{f.name}={f.domain.show(v)}", e, "counter", None, frozenset(slots), 0, len(slots),
+                            lambda X, s=slots, v=int(v): (X[:, s] == v).sum(axis=1)))
+    return out
+
+
+def overlapping(a: Term, b: Term) -> bool:
+    """Two Enum terms whose values can be compared: the same Enum, or equal first labels."""
+    return a.sort == b.sort or bool(a.labels and b.labels and a.labels[0] == b.labels[0])
+
+
+def _equality_terms(terms: list) -> list:
+    enums = [t for t in terms if t.sort.startswith("enum:")]
+    out = []
+    for a, b in itertools.combinations(enums, 2):
+        if overlapping(a, b) and not (a.slots <= b.slots or b.slots <= a.slots):
+            out.append(Term(f"({a.text} = {b.text})", a.expr.eq(b.expr), "bool", None, a.slots | b.slots, 0, 1,
+                            lambda X, a=a, b=b: a.column(X) == b.column(X)))
+    return out
+
+
+def terms(schema, unbounded: frozenset) -> list:
+    """Every term of the schema, in a fixed order (slots, indirect reads, counts, equalities)."""
+    base = [_slot_term(schema, i, unbounded) for i in range(len(schema))]
+    base += _indirect_terms(schema, unbounded) + _count_terms(schema)
+    return base + _equality_terms(base)
+
+
+def _present(col: np.ndarray) -> np.ndarray:
+    """The distinct values of an integer column, sorted (bincount: no sort of the column)."""
+    lo = int(col.min())
+    return np.flatnonzero(np.bincount(col - lo)) + lo
+
+
+def _rank(col: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """Each row's position of its value in `vals` (the column's distinct values, sorted)."""
+    lut = np.zeros(int(vals[-1] - vals[0]) + 1, dtype=np.int64)
+    lut[vals - vals[0]] = np.arange(len(vals))
+    return lut[col - vals[0]]
+
+
+def _cross(gi: np.ndarray, ng: int, col: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """(guard value x term value) presence matrix over the rows; `gi` is the guard's rank column."""
+    hits = np.bincount(gi * len(vals) + _rank(col, vals), minlength=ng * len(vals))
+    return hits.reshape(ng, len(vals)) > 0
+
+
+class Miner:
+    """The terms of one schema evaluated on one state table, and the candidates they support.
+
+    `unary()`: every finite term's observed values; `guarded(g)`: under each value of guard term
+    `g`, the values of every other finite term (counters only when constant there); `orders()`:
+    orderings between unbounded slots.
+    """
+
+    def __init__(self, schema, X: np.ndarray, unbounded: frozenset):
+        self.schema = schema
+        self.terms = terms(schema, unbounded)
+        self.X = X
+        self.cols: dict = {}
+        self.vals: dict = {}
+
+    def col(self, k: int) -> np.ndarray:
+        if k not in self.cols:
+            c = np.asarray(self.terms[k].column(self.X), dtype=np.int32)
+            self.cols[k] = c
+            self.vals[k] = _present(c)
+        return self.cols[k]
+
+    def values(self, k: int) -> np.ndarray:
+        self.col(k)
+        return self.vals[k]
+
+    def unary(self) -> list:
+        out = []
+        for k, t in enumerate(self.terms):
+            if t.sort == "unbounded":
+                continue
+            out += [Candidate(text, e, t.slots) for text, e in t.atoms(self.values(k))]
+        return out
+
+    def guarded(self, g: int, targets=None, ranges: bool = False) -> list:
+        """`g = v => t in V` for every observed value v of guard term g and target term t (a counter
+        only where it is constant, unless `ranges`)."""
+        gt, gvals = self.terms[g], self.values(g)
+        gi = _rank(self.col(g), gvals)
+        out = []
+        for k in targets if targets is not None else range(len(self.terms)):
+            t = self.terms[k]
+            if k == g or t.sort in ("quantity", "unbounded") or t.slots <= gt.slots or gt.slots <= t.slots:
+                continue
+            vals = self.values(k)
+            if len(vals) < 2:
+                continue  # constant everywhere: the unary candidate says it
+            cross = _cross(gi, len(gvals), self.col(k), vals)
+            for row, gv in zip(cross, gvals):
+                seen = vals[row]
+                if len(seen) == len(vals) or (t.sort == "counter" and len(seen) > 1 and not ranges):
+                    continue
+                gtext = (gt.text if gv else f"not {gt.text}") if gt.sort == "bool" else f"{gt.text} = {gt.show(gv)}"
+                gexpr = (gt.expr if gv else ~gt.expr) if gt.sort == "bool" else gt.expr.eq(Const(int(gv)))
+                out += [Candidate(f"{gtext} => {text}", implies(gexpr, e), gt.slots | t.slots)
+                        for text, e in t.atoms(seen)]
+        return out
+
+    def orders(self) -> list:
+        """x < y, x <= y or x != y between unbounded slots, as the table shows them."""
+        ub = [k for k, t in enumerate(self.terms) if t.sort == "unbounded" and len(t.slots) == 1]
+        out = []
+        for a, b in itertools.combinations(ub, 2):
+            x, y, ta, tb = self.col(a), self.col(b), self.terms[a], self.terms[b]
+            slots = ta.slots | tb.slots
+            if (x < y).all():
+                out.append(Candidate(f"{ta.text} < {tb.text}", ta.expr < tb.expr, slots))
+            elif (y < x).all():
+                out.append(Candidate(f"{tb.text} < {ta.text}", tb.expr < ta.expr, slots))
+            elif (x <= y).all():
+                out.append(Candidate(f"{ta.text} <= {tb.text}", ta.expr <= tb.expr, slots))
+            elif (y <= x).all():
+                out.append(Candidate(f"{tb.text} <= {ta.text}", tb.expr <= ta.expr, slots))
+            elif (x != y).all():
+                out.append(Candidate(f"{ta.text} != {tb.text}", ta.expr.ne(tb.expr), slots))
+        return out
+
+
+def mine(schema, X: np.ndarray, unbounded: frozenset, dispatch: int | None = None) -> list:
+    """First-round candidates of a state table: unary facts, facts under each value of the
+    dispatch slot, orderings between unbounded slots. Deterministic: a fixed order, no duplicates."""
+    m = Miner(schema, X, unbounded)
+    out = m.unary() + m.orders()
+    if dispatch is not None:
+        out += m.guarded(dispatch)
+    seen, uniq = set(), []
+    for c in out:
+        if c.text not in seen:
+            seen.add(c.text)
+            uniq.append(c)
+    return uniq
+
+
+def blocking(m: "Miner", state: tuple, relevant: frozenset | None = None, chunk: int = 1 << 16) -> list:
+    """Candidates that exclude `state` (a counterexample to induction: a pre-state no lemma rules
+    out yet) and hold on every row: `g = a => t != b` for a Bool or Enum slot g with g(state) = a and
+    a term t with t(state) = b that never occur together in the table (for a counter, the bound
+    `t <= b - 1` or `t >= b + 1` where the table's values under g = a lie on one side of b).
+    With `relevant` (slots), only g in it and t reading one of them. Co-occurrence of every (g, t)
+    pair is one matrix product over the rows."""
+    row = np.array([[int(v) for v in state]], dtype=np.int64)
+    near = (lambda t: True) if relevant is None else (lambda t: bool(t.slots & relevant))  # noqa: E731
+    guards = [k for k, t in enumerate(m.terms) if len(t.slots) == 1 and near(t)
+              and (t.sort == "bool" or t.sort.startswith("enum:"))]
+    targets = [k for k, t in enumerate(m.terms) if t.sort not in ("unbounded", "quantity") and near(t)]
+    gv = {k: int(m.terms[k].column(row)[0]) for k in guards}
+    tv = {k: int(m.terms[k].column(row)[0]) for k in targets}
+    tests = []  # (target, kind, value): kind "=" (t = b), "<=" (t <= b), ">=" (t >= b)
+    for k in targets:  # a counter's bounds first: they exclude more states than `!= b`
+        if m.terms[k].sort == "counter":
+            tests += [(k, ">=", tv[k]), (k, "<=", tv[k])]
+        tests.append((k, "=", tv[k]))
+    hits = np.zeros((len(guards), len(tests)), dtype=np.float32)
+    n = len(m.X)
+    for r0 in range(0, n, chunk):
+        r1 = min(n, r0 + chunk)
+        G = np.stack([m.col(k)[r0:r1] == gv[k] for k in guards], axis=1).astype(np.float32)
+        T = np.stack([_test(m.col(k)[r0:r1], kind, b) for k, kind, b in tests], axis=1).astype(np.float32)
+        hits += G.T @ T
+    out = []
+    for gi, g in enumerate(guards):
+        gt, a = m.terms[g], gv[g]
+        gtext = (gt.text if a else f"not {gt.text}") if gt.sort == "bool" else f"{gt.text} = {gt.show(a)}"
+        gexpr = (gt.expr if a else ~gt.expr) if gt.sort == "bool" else gt.expr.eq(Const(a))
+        if hits[gi].sum() == 0:
+            continue  # the guard value itself never occurs: the unary candidates exclude it
+        done = set()
+        for ti, (k, kind, b) in enumerate(tests):
+            t = m.terms[k]
+            if k == g or k in done or hits[gi, ti] > 0 or t.slots <= gt.slots or gt.slots <= t.slots:
+                continue
+            done.add(k)
+            if kind == ">=":
+                text, e = f"{t.text} <= {b - 1}", t.expr <= Const(b - 1)
+            elif kind == "<=":
+                text, e = f"{t.text} >= {b + 1}", Const(b + 1) <= t.expr
+            elif t.sort == "bool":
+                text, e = (f"not {t.text}", ~t.expr) if b else (t.text, t.expr)
+            else:
+                text, e = f"{t.text} != {t.show(b)}", t.expr.ne(Const(b))
+            out.append(Candidate(f"{gtext} => {text}", implies(gexpr, e), gt.slots | t.slots))
+    return out
+
+
+def _test(col: np.ndarray, kind: str, b: int) -> np.ndarray:
+    return col == b if kind == "=" else (col >= b if kind == ">=" else col <= b)

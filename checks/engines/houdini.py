@@ -1,0 +1,394 @@
+"""Houdini: the largest inductive subset of a set of candidate lemmas, with Z3.
+
+Candidates are state predicates (model expressions). Houdini drops every candidate false in an
+initial state, then repeatedly asks Z3 for a step from a state satisfying all remaining
+candidates to a state violating one of them (a counterexample to induction) and drops what it
+breaks, until no such step exists. At that fixpoint the conjunction C of the survivors satisfies
+Init => C and C /\\ T => C': C holds in every reachable state, and so does each survivor. Nothing
+is assumed; an `unknown` answer, a timeout or an exhausted rlimit ends the run with no survivors.
+
+A counterexample's pre-state satisfies every remaining candidate, so every successor it has (not
+only the one Z3 picked) may break more of them; successors that still satisfy every candidate are
+followed too, breadth first up to a small budget (`closure`). The successors are computed by the
+model's generated code and the candidates evaluated by NumPy (`checks/engines/columns.py`), which
+is much cheaper than a solver round. Each drop is justified by such a state pair, so the result is
+the same largest inductive subset; it only arrives in fewer rounds.
+
+>>> from model.expr import Var
+>>> from tests.conftest import counter_model
+>>> out = houdini(counter_model(limit=3), [("x<=3", Var("x") <= 3), ("x<=2", Var("x") <= 2)])
+>>> out.verdict, [n for n, _ in out.survivors]
+('proved', ['x<=3'])
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import z3
+
+from checks.engines.columns import compile_table
+from checks.engines.encode import Encoder, decide
+from model.compile import CompiledModel
+from model.game import GameModel
+
+WHOLE = 250  # at most this many candidates: ask about the whole transition relation at once (_Whole)
+CLOSURE_BUDGET = 40  # states followed forward from each counterexample's pre-state
+
+
+@dataclass
+class HoudiniOutcome:
+    verdict: str                        # proved (the survivors' conjunction is inductive) | unknown
+    survivors: list                     # [(name, Expr)] in the candidates' order; [] unless proved
+    dropped: dict = field(default_factory=dict)  # name -> "initial state" or the step label that broke it
+    rounds: int = 0                     # solver queries
+    ctis: int = 0                       # of which found a counterexample to induction
+    seconds: float = 0.0
+    reason: str = ""
+
+
+class _Table:
+    """The candidates as one NumPy function over state rows, and the slots' domain bounds; `facts`
+    are evaluated too: a state is a pre-state of Houdini's question only if it satisfies them."""
+
+    def __init__(self, model: GameModel, exprs: list, facts: list = ()):
+        sch = model.schema
+        n = len(exprs)
+        both = compile_table(sch, list(exprs) + list(facts))
+        self.ev = lambda X: both(X)[:n]
+        self.facts_ok = lambda X: both(X)[n:].all(axis=0)
+        self.lo = np.array([int(f.domain.values[0]) for f in sch.slot_fields], dtype=np.int64)
+        top = np.iinfo(np.int64).max
+        self.hi = np.array([top if i in model.unbounded_slots else int(f.domain.values[-1])
+                            for i, f in enumerate(sch.slot_fields)], dtype=np.int64)
+
+    def rows(self, states) -> np.ndarray:
+        """In-domain states as rows (the Z3 step has every post-state in its slots' domains)."""
+        X = np.array([[int(v) for v in s] for s in states], dtype=np.int64).reshape(len(states), len(self.lo))
+        return X[((X >= self.lo) & (X <= self.hi)).all(axis=1)]
+
+
+def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
+            budget: int = CLOSURE_BUDGET, facts: list = ()) -> HoudiniOutcome:
+    """The largest subset of `candidates` ([(name, Expr)]) whose conjunction is inductive on `model`
+    relative to `facts` ([(name, Expr)], an inductive conjunction proved before, e.g. an earlier
+    round's survivors: assumed in every pre-state, never re-checked)."""
+    t0 = time.perf_counter()
+    out = HoudiniOutcome("unknown", [])
+    exprs = [e for _, e in candidates]
+    table = _Table(model, exprs, [e for _, e in facts])
+    alive = np.ones(len(candidates), dtype=bool)
+    for s0 in model.init:
+        rows = table.rows([s0])
+        ok = table.ev(rows)[:, 0] if len(rows) else np.zeros(len(candidates), dtype=bool)
+        for i in np.flatnonzero(alive & ~ok):
+            out.dropped[candidates[i][0]] = "initial state"
+        alive &= ok
+    whole = alive.sum() <= WHOLE
+    q = (_Whole if whole else _Queries)(model, exprs, alive, seed, rlimit, [e for _, e in facts])
+    cm = CompiledModel.build(model)
+    while True:
+        left = None if timeout is None else timeout - (time.perf_counter() - t0)
+        if left is not None and left <= 0:
+            out.reason = f"timeout after {out.rounds} queries"
+            break
+        out.rounds += 1
+        r = q.check(alive, left)
+        if r is None:
+            continue
+        if r == z3.unsat:
+            out.verdict = "proved"
+            break
+        if r == z3.unknown:
+            out.reason = f"solver: {q.solver.reason_unknown()} (query {out.rounds})"
+            break
+        pre, post, label = q.counterexample()
+        if q.spurious(pre, table, alive):
+            continue  # the pre-state breaks a candidate the query left out: asked again with it
+        out.ctis += 1
+        broken = closure(cm, table, alive, pre, post, budget)
+        if not broken.any():
+            out.reason = "a counterexample to induction that breaks no candidate (encoding disagreement)"
+            break
+        for i in np.flatnonzero(broken):
+            out.dropped[candidates[i][0]] = label
+        alive &= ~broken
+        q.retire(np.flatnonzero(broken))
+    out.seconds = time.perf_counter() - t0
+    if out.verdict == "proved":
+        out.survivors = [candidates[i] for i in np.flatnonzero(alive)]
+    return out
+
+
+class _Queries:
+    """One incremental solver asked one action at a time. Each candidate c holds at step 0 under a
+    literal (assumed while c is alive); each action's step sits under its own literal; an action's
+    goal asks some alive candidate the action writes to fail at step 1 (a candidate's `may fail`
+    literal is switched off for good when it is dropped, so each goal is built once). An unsat
+    answer's core says which candidates it used: the action is asked again only when one of them
+    is dropped (NOTE(cores))."""
+
+    def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: list = ()):
+        from checks.engines.columns import slots_read
+        self.model = model
+        self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
+        self.ctx = ctx = enc.ctx
+        self.solver = s = z3.SolverFor("QF_LIA", ctx=ctx)
+        s.set("random_seed", seed)
+        if rlimit:
+            s.set("rlimit", rlimit)
+        s.add(enc.domain(0), enc.domain(1))
+        for e in facts:
+            s.add(enc.as_bool(enc.translate(e, 0)))
+        self.exprs = exprs
+        self.hold = [z3.Bool(f"hold#{i}", ctx) for i in range(len(exprs))]
+        self.fail = [z3.Bool(f"fail#{i}", ctx) for i in range(len(exprs))]
+        self.index = {h.get_id(): i for i, h in enumerate(self.hold)}
+        for i in np.flatnonzero(alive):
+            s.add(z3.Implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
+        reads = [slots_read(e, model.schema) for e in exprs]
+        self.steps, self.goals, self.affects, self.hyp = [], [], [], []
+        self._post: dict = {}
+        for n, a in enumerate(model.actions):
+            written = enc.written(n)
+            self.affects.append(np.array([bool(r & written) for r in reads]) & alive)
+            cone = set(written) | slots_read(a.guard, model.schema)
+            for _, _, value in a.effects:
+                cone |= slots_read(value, model.schema)
+            self.hyp.append(np.array([bool(r & cone) for r in reads]) & alive)
+            self.steps.append(z3.Bool(f"step#{n}", ctx))
+            self.goals.append(None)
+        self.core: dict = {}      # action -> candidates its last unsat answer used
+        self.pending = list(range(len(model.actions)))
+        self.n = None
+
+    def _arm(self, n: int) -> None:
+        enc, s = self.enc, self.solver
+        s.add(z3.Implies(self.steps[n], enc.action_step(n, 0)))
+        fails = []
+        for i in np.flatnonzero(self.affects[n]):
+            if i not in self._post:
+                self._post[i] = z3.And(self.fail[i], z3.Not(enc.as_bool(enc.translate(self.exprs[i], 1))))
+            fails.append(self._post[i])
+        self.goals[n] = z3.Bool(f"goal#{n}", self.ctx)
+        s.add(z3.Implies(self.goals[n], _or(self.ctx, fails)))
+
+    def check(self, alive, left: float | None):
+        """The next action's query: unsat (and none left: done), sat, or unknown. Returns None while
+        an unsat answer leaves actions to ask."""
+        if left is not None:
+            self.solver.set("timeout", max(1, int(left * 1000)))
+        while self.pending:
+            n = self.pending.pop(0)
+            if not (self.affects[n] & alive).any():
+                self.core[n] = frozenset()
+                continue
+            if self.goals[n] is None:
+                self._arm(n)
+            self.n = n
+            r = decide(self.solver, self.goals[n], self.steps[n],
+                       *[self.hold[i] for i in np.flatnonzero(alive & self.hyp[n])])
+            if r != z3.unsat:
+                return r
+            self.core[n] = frozenset(self.index[c.get_id()] for c in self.solver.unsat_core()
+                                     if c.get_id() in self.index)
+            return None
+        return z3.unsat
+
+    def counterexample(self) -> tuple:
+        m = self.solver.model()
+        enc = self.enc
+        return enc.read_state(m, 0), enc.read_state(m, 1), self.model.actions[self.n].label
+
+    def spurious(self, pre: tuple, table: "_Table", alive) -> bool:
+        """NOTE(lazy-hypotheses): an action's query assumes only the alive candidates that read a slot
+        its guard or effects read or write (fewer assumption literals: a faster query). A pre-state
+        that breaks some other alive candidate is no counterexample to induction: those candidates
+        join the action's hypotheses and the action is asked again (nothing is dropped for it)."""
+        rows = table.rows([pre])
+        bad = alive & ~self.hyp[self.n] & (~table.ev(rows)[:, 0] if len(rows) else alive)
+        if not bad.any():
+            return False
+        self.hyp[self.n] |= bad
+        self.pending.insert(0, self.n)
+        return True
+
+    def retire(self, idx) -> None:
+        gone = set(int(i) for i in idx)
+        for i in gone:
+            self.solver.add(z3.Not(self.fail[i]))
+        for n, used in list(self.core.items()):
+            if used & gone:
+                del self.core[n]
+                self.pending.append(n)
+        self.pending.insert(0, self.n)
+
+
+class _Whole:
+    """One incremental solver asked about the whole transition relation at once: some alive candidate
+    fails at step 1. Fewer, larger queries: the better trade for a small set of candidates."""
+
+    def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: list = ()):
+        self.model = model
+        self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
+        ctx = enc.ctx
+        self.solver = s = z3.SolverFor("QF_LIA", ctx=ctx)
+        s.set("random_seed", seed)
+        if rlimit:
+            s.set("rlimit", rlimit)
+        s.add(enc.domain(0), enc.trans(0), enc.domain(1))
+        for e in facts:
+            s.add(enc.as_bool(enc.translate(e, 0)))
+        self.hold = [z3.Bool(f"hold#{i}", ctx) for i in range(len(exprs))]
+        self.fail = [z3.Bool(f"fail#{i}", ctx) for i in range(len(exprs))]
+        fails = []
+        for i in np.flatnonzero(alive):
+            s.add(z3.Implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
+            fails.append(z3.And(self.fail[i], z3.Not(enc.as_bool(enc.translate(exprs[i], 1)))))
+        self.goal = z3.Bool("goal", ctx)
+        s.add(z3.Implies(self.goal, _or(ctx, fails)))
+
+    def check(self, alive, left: float | None):
+        if left is not None:
+            self.solver.set("timeout", max(1, int(left * 1000)))
+        return decide(self.solver, self.goal, *[self.hold[i] for i in np.flatnonzero(alive)])
+
+    def counterexample(self) -> tuple:
+        m = self.solver.model()
+        enc = self.enc
+        act = self.model.actions[m.eval(enc.act(0), model_completion=True).as_long()].label
+        return enc.read_state(m, 0), enc.read_state(m, 1), act
+
+    def spurious(self, pre, table, alive) -> bool:
+        return False  # every alive candidate is assumed
+
+    def retire(self, idx) -> None:
+        for i in idx:
+            self.solver.add(z3.Not(self.fail[i]))
+
+
+def _or(ctx, terms: list):
+    """z3.Or without the Python API's per-argument coercion (every term is a Bool already)."""
+    if not terms:
+        return z3.BoolVal(False, ctx)
+    arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), arr), ctx)
+
+
+def _and(ctx, terms: list):
+    if not terms:
+        return z3.BoolVal(True, ctx)
+    arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), arr), ctx)
+
+
+def closure(cm: CompiledModel, table: _Table, alive, pre: tuple, post: tuple, budget: int):
+    """Candidates broken by some step from a state that satisfies every alive candidate: the given
+    counterexample (`pre` -> `post`), every other successor of `pre`, and breadth first from the
+    successors that still satisfy every candidate left, up to `budget` states."""
+    broken = np.zeros(len(alive), dtype=bool)
+    rows = table.rows([post])
+    if len(rows):
+        broken |= alive & ~table.ev(rows)[:, 0]
+    frontier, seen = [pre], {pre}
+    while frontier:
+        succ = [s2 for s in frontier for _, s2 in cm.successors(s)]
+        X = table.rows(succ)
+        if not len(X):
+            break
+        R, ok = table.ev(X), table.facts_ok(X)
+        live = alive & ~broken
+        broken |= live & ~R.all(axis=1)
+        live = alive & ~broken
+        good = R[live].all(axis=0) & ok
+        frontier = []
+        for row in X[good]:
+            t = tuple(int(v) for v in row)
+            if t not in seen and budget > 0:
+                seen.add(t)
+                frontier.append(t)
+                budget -= 1
+    return broken
+
+
+class LemmaSolver:
+    """The whole transition relation T(0, 1) of a model with proved lemmas under assumption literals,
+    for the questions asked after Houdini: is the conjunction inductive (an independent re-check
+    through the monolithic encoding that the other proofs use), which lemmas does one invariant's
+    step need (an unsat core), and where does an unproved invariant's induction fail (a state pair).
+
+    >>> from model.expr import Var
+    >>> from tests.conftest import counter_model
+    >>> ls = LemmaSolver(counter_model(limit=3), [("x<=3", Var("x") <= 3)])
+    >>> ls.confirm() is None, ls.used(Var("x") <= 3)
+    (True, [])
+    """
+
+    def __init__(self, model: GameModel, lemmas: list, seed: int = 0, rlimit: int = 0):
+        self.model = model
+        self.lemmas = list(lemmas)
+        self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
+        self.solver = s = z3.SolverFor("QF_LIA", ctx=enc.ctx)
+        s.set("random_seed", seed)
+        if rlimit:
+            s.set("rlimit", rlimit)
+        s.add(enc.domain(0), enc.trans(0), enc.domain(1))
+        self.lits, self.at0, self.index = [], [], {}
+        self._n = 0
+        self.add([])
+
+    def add(self, lemmas: list) -> None:
+        """More lemmas (under fresh literals, assumed by every later question)."""
+        enc = self.enc
+        if not self.lits:
+            lemmas, self.lemmas = self.lemmas, []
+        for name, e in lemmas:
+            lit = z3.Bool(f"lemma#{len(self.lits)}", enc.ctx)
+            self.index[lit.get_id()] = len(self.lits)
+            self.lits.append(lit)
+            self.at0.append(enc.as_bool(enc.translate(e, 0)))
+            self.lemmas.append((name, e))
+            self.solver.add(z3.Implies(lit, self.at0[-1]))
+
+    def _goal(self, formula) -> z3.BoolRef:
+        self._n += 1
+        g = z3.Bool(f"goal#{self._n}", self.enc.ctx)
+        self.solver.add(z3.Implies(g, formula))
+        return g
+
+    def confirm(self, timeout: float | None = None) -> str | None:
+        """None when Init => L and L /\\ T => L' (both unsat); else why not."""
+        enc = self.enc
+        base = z3.SolverFor("QF_LIA", ctx=enc.ctx)
+        base.add(enc.init(0), enc.domain(0), z3.Not(z3.And(self.at0 or [z3.BoolVal(True, enc.ctx)])))
+        if timeout is not None:
+            base.set("timeout", max(1, int(timeout * 1000)))
+            self.solver.set("timeout", max(1, int(timeout * 1000)))
+        r = decide(base)
+        if r != z3.unsat:
+            return f"base case: {r}"
+        at1 = z3.substitute(_and(enc.ctx, self.at0), *zip(enc.state(0), enc.state(1)))
+        r = decide(self.solver, self._goal(z3.Not(at1)), *self.lits)
+        return None if r == z3.unsat else f"step: {r}"
+
+    def used(self, predicate) -> list | None:
+        """Indices of lemmas that the step P /\\ L /\\ T => P' uses (an unsat core), or None if it fails."""
+        enc = self.enc
+        g = self._goal(z3.And(enc.as_bool(enc.translate(predicate, 0)),
+                              z3.Not(enc.as_bool(enc.translate(predicate, 1)))))
+        if decide(self.solver, g, *self.lits) != z3.unsat:
+            return None
+        return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
+
+    def failure(self, predicate):
+        """(pre, action label, post): a step from a state satisfying P and every lemma to one violating
+        P, or None (no such step, or the solver could not say)."""
+        enc = self.enc
+        g = self._goal(z3.And(enc.as_bool(enc.translate(predicate, 0)),
+                              z3.Not(enc.as_bool(enc.translate(predicate, 1)))))
+        if decide(self.solver, g, *self.lits) != z3.sat:
+            return None
+        m = self.solver.model()
+        act = self.model.actions[m.eval(enc.act(0), model_completion=True).as_long()].label
+        return enc.read_state(m, 0), act, enc.read_state(m, 1)

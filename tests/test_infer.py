@@ -1,0 +1,103 @@
+"""Lemma inference (checks/analyses/infer.py) and `prove` with inferred lemmas (checks/analyses/prove.py).
+
+The default run uses a tiny configuration (one stronghold, three factions, two faces) with the
+unbounded-turn model; the embedded profiles' runs are marked slow (minutes each; docs/lemmas.md).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import z3
+
+from checks.analyses.infer import infer
+from checks.analyses.prove import prove
+from checks.engines.encode import Encoder, decide
+from checks.pipelines.proofs import lemma_samples
+from model.moritani import GAME
+from model.moritani.config import Interpretation
+
+
+def tiny(interpretation=None, defects=(), faces=("Extortion", "Robbery")):
+    p = GAME.profiles["default"]
+    b = dataclasses.replace(p.bounds, strongholds=("Arrakeen",), ambassador=None, turns=2, faces=faces,
+                            factions=("Moritani", "Atreides", "Bene Gesserit"), alliances=(), karama=())
+    return dataclasses.replace(p, bounds=b, interpretation=interpretation or p.interpretation, defects=defects)
+
+
+def run(prop, names=None, depth=6):
+    model = GAME.build(prop, unbounded=True)
+    stats: dict = {}
+    names = names or [p.name for p in model.invariants]
+    results = prove(model, names, depth=depth, samples=lemma_samples(prop), stats=stats, timeout=240)
+    return model, {r.id: r for r in results}, stats
+
+
+def implied(model, lemmas, e) -> bool:
+    """The conjunction of `lemmas` implies `e` in every in-domain state (Z3)."""
+    enc = Encoder(model, unbounded_slots=model.unbounded_slots)
+    s = z3.Solver(ctx=enc.ctx)
+    s.add(enc.domain(0), *[enc.as_bool(enc.translate(x, 0)) for _, x in lemmas],
+          z3.Not(enc.as_bool(enc.translate(e, 0))))
+    return decide(s) == z3.unsat
+
+
+@pytest.mark.heavy
+def test_proofs_go_through_with_reinferred_lemmas_after_a_switch_changes():
+    """Extortion payers (A8) set away from the engine default: the rules change, the lemmas are
+    re-inferred and the invariants are proved with them, every verdict listing the lemmas it used;
+    the hand-written stage-consistency lemmas (model/moritani/lemmas.py) are rediscovered or implied."""
+    prop = tiny(Interpretation.of(extortion_payers="entrant-only"))
+    model = GAME.build(prop, unbounded=True)
+    inf = infer(model, lemma_samples(prop), rounds=0, timeout=240)
+    assert inf.verdict == "proved" and inf.lemmas, inf.reason
+    names = ["extortion-once", "conservation", "token-conservation", "public-ids-fresh", "extortion-payer",
+             "every-step-progresses", "spice-transfer"]
+    results = {r.id: r for r in prove(model, names, depth=6, inference=inf)}
+    known = {n for n, _ in inf.facts()}
+    for name, r in results.items():
+        assert r.verdict == "proved" and r.engine == "lemmas", (name, r.detail)
+        assert "inferred lemma" in r.detail and set(r.extra["lemmas"]) <= known - {name}
+    hand = dict(model.lemmas)
+    assert {"pid-below-epoch", "placement-window", "decision-token", "extortion-window"} <= set(hand)
+    for name, e in hand.items():
+        assert implied(model, inf.facts(), e), name
+
+
+@pytest.mark.heavy
+def test_a_seeded_defect_is_never_proved():
+    """reload-recredits-extortion breaks extortion-once: false on a mined state, BMC gives the trace."""
+    prop = tiny(defects=("reload-recredits-extortion",))
+    _, results, _ = run(prop, ["extortion-once"], depth=8)
+    r = results["extortion-once"]
+    assert r.verdict in ("violated", "bounded"), r.detail
+    assert r.verdict != "violated" or r.trace is not None
+
+
+def test_a_timed_out_inference_gives_no_lemma():
+    """Nothing assumed: an inference cut short by its timeout proves nothing and lists no lemma."""
+    prop = tiny()
+    model = GAME.build(prop, unbounded=True)
+    inf = infer(model, lemma_samples(prop), timeout=0.5)
+    assert inf.verdict == "unknown" and inf.lemmas == [] and inf.proved == {}
+
+
+@pytest.mark.heavy
+@pytest.mark.slow
+def test_eome_duplicates_token_is_never_proved():
+    prop = dataclasses.replace(GAME.small(GAME.profiles["default"]), defects=("eome-duplicates-token",))
+    _, results, _ = run(prop, ["token-conservation"], depth=10)
+    assert results["token-conservation"].verdict in ("violated", "bounded")
+
+
+@pytest.mark.heavy
+@pytest.mark.slow
+def test_hand_written_lemmas_are_rediscovered_or_implied():
+    """The stage-consistency lemmas of model/moritani/lemmas.py follow from the inferred conjunction."""
+    prop = GAME.profiles["default"]
+    model = GAME.build(prop, unbounded=True)
+    inf = infer(model, lemma_samples(prop), timeout=600)
+    assert inf.verdict == "proved", inf.reason
+    facts = inf.facts()
+    for name, e in model.lemmas:
+        assert implied(model, facts, e), name
