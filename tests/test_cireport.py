@@ -38,9 +38,9 @@ def test_junit_has_one_testcase_per_check_and_the_seeded_failure(buggy_run):
     root = ET.parse(buggy_run / "junit.xml").getroot()
     (suite,) = root.findall("testsuite")
     cs = cases(root)
-    # 12 contract invariants + 18 step properties + no-deadlock + 14 witnesses + hidden-identity for
-    # 3 rivals = 48
-    assert len(root.findall(".//testcase")) == len(cs) == 48
+    # 15 invariants (12 of the contract) + 28 step properties + no-deadlock + 14 witnesses +
+    # hidden-identity for 3 rivals = 61
+    assert len(root.findall(".//testcase")) == len(cs) == 61
     # The custody bug also leaves hidden state (a returned token's location) that differs between
     # two games the rivals cannot tell apart, so the leak check is inconclusive (an error), not holds.
     assert suite.get("tests") == "48" and suite.get("failures") == "2" and suite.get("errors") == "3"

@@ -102,9 +102,9 @@ def test_check_replays_the_kept_scenarios_of_its_setup(tmp_path):
     assert len(kept) == 14 and all(c["verdict"] == "holds" for c in kept)
     shutil.copytree("scenarios/acceptance", tmp_path / "kept")
     broken = tmp_path / "kept" / "extortion-paid.scenario.yaml"
-    broken.write_text(broken.read_text().replace("expect:\n", "expect:\n  blocked_at: 2\n", 1))
+    broken.write_text(broken.read_text().replace("spice[Moritani]: 10", "spice[Moritani]: 11", 1))
     r = run("check", "--z3-budget", "0", "--format", "json", "--scenarios", str(tmp_path / "kept"))
     assert r.exit_code == 12, r.output
     bad = [c for c in json.loads(r.output)["checks"] if c["kind"] == "scenario" and c["verdict"] == "violated"]
     assert [c["id"] for c in bad] == ["scenario:extortion-paid"]
-    assert bad[0]["detail"].startswith("extortion-paid.scenario.yaml:") and "blocked" in bad[0]["detail"]
+    assert bad[0]["detail"].startswith("extortion-paid.scenario.yaml:") and "spice[Moritani] is 10" in bad[0]["detail"]

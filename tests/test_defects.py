@@ -16,7 +16,7 @@ EXPECTED_DEPTH = {
     "eome-duplicates-token": 9,
     "ids-not-rotated": 9,
     "recovery-reopens-placement": 23,
-    "reload-reopens-placement": 5,
+    "reload-reopens-placement": 1,
     "ally-triggers-terror": 8,
     "refusal-declines": 9,
     "karama-block-ignored": 9,

@@ -83,7 +83,7 @@ def test_bad_file_fails_in_one_line_without_traceback(tmp_path):
     bad.write_text("setup: {}\nsteps: []\nexpect: {colour: red}\n", encoding="utf-8")
     r = pytest_run([bad.name, *PLUGIN], tmp_path)
     assert r.returncode == 1
-    assert "bad scenario file: bad.scenario.yaml:3:9: expect: one or more of" in r.stdout
+    assert "bad scenario file: bad.scenario.yaml:3:10: expect: unknown expectation 'colour'" in r.stdout
     assert "Traceback" not in r.stdout and "InputError" not in r.stdout
 
 

@@ -34,7 +34,7 @@ DEFECTS = (
            "a token returning to supply keeps the public ID everyone saw on the map"),
     Defect("recovery-reopens-placement", "placement-once", ("H28", "A5"),
            "recovering Extortion re-opens the Mentat placement already used this turn"),
-    Defect("reload-reopens-placement", "placement-once", ("H1",),
+    Defect("reload-reopens-placement", "faults-change-nothing", ("H1",),
            "a reload re-runs the Mentat start handler and offers a second placement"),
     Defect("ally-triggers-terror", "trigger-legality", ("R12",),
            "Moritani's ally entering a token's stronghold opens a Terror decision",

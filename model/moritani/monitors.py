@@ -25,7 +25,7 @@ misbehaves without updating its own bookkeeping is still seen:
 
 >>> from model.moritani.build import build_model
 >>> sorted(m.field.name for m in build_model().monitors if not m.field.name.startswith("violated_"))[:4]
-['ambassador_due', 'ext_credits', 'offer_blocked', 'pid_shown']
+['ambassador_due', 'declared_dest', 'declared_face', 'effects_resolved']
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ cannot see.
 
 >>> from model.moritani.build import build_model
 >>> sorted(p.name for p in build_model().properties if p.kind == "step")[:3]
-['arrival-respects-occupancy', 'assassination-bounty', 'atomics-kills-all']
+['actor-has-the-turn', 'arrival-respects-occupancy', 'assassination-bounty']
 """
 from __future__ import annotations
 
