@@ -43,7 +43,7 @@ def test_junit_has_one_testcase_per_check_and_the_seeded_failure(buggy_run):
     assert len(root.findall(".//testcase")) == len(cs) == 61
     # The custody bug also leaves hidden state (a returned token's location) that differs between
     # two games the rivals cannot tell apart, so the leak check is inconclusive (an error), not holds.
-    assert suite.get("tests") == "48" and suite.get("failures") == "2" and suite.get("errors") == "3"
+    assert suite.get("tests") == "61" and suite.get("failures") == "2" and suite.get("errors") == "3"
     failed = sorted(n for n, c in cs.items() if c.find("failure") is not None)
     # the seeded violation, and a witness that is vacuous on one-turn bounds
     assert failed == ["token-conservation", "witness-sneak-into-aftermath"]

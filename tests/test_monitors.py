@@ -118,7 +118,8 @@ def test_binder_skips_only_updates_that_are_identities_for_the_action():
         for m, idx, u, _idle in binder.updates:
             if m.on is not None and a.rule.name not in m.on:
                 continue
-            value = _bind(u.expr, writes, pinned, a.rule.name, binder.ranges)  # no idle images, no memo
+            value = _bind(u.expr, writes, pinned, a.rule.name, binder.ranges,  # no idle images, no memo
+                          args=dict(a.args))
             if value != Var(m.field.name, idx):
                 full.append((m.field.name, idx, value))
         assert tuple(e for e in a.effects if e[0] in mon) == tuple(full), a.label

@@ -56,7 +56,18 @@ def test_reachable_layers_agree():
     assert layer_agreement(m, layers, 5) == []
 
 
-SLOW_BMC: set = set()  # every invariant defect is cheap enough for the default run (docs/performance.md)
+# BMC runs whose test took 5 s or more on 2 cores (measured on the merged state of issues 12/16/18/19): they
+# run under `-m slow`; the default run keeps BMC agreement for every cheaper defect (its bounded form).
+SLOW_BMC: set = {
+    "acceptance-removes-token", "advisor-entry-overwrites-terror", "alliance-swap-one-sided",
+    "assassination-skips-close", "atomics-penalty-follows-new-ally", "atomics-spares-moritani",
+    "bounty-paid-by-entrant", "decline-keeps-decision", "decline-refunds-shipment", "eome-duplicates-token",
+    "extortion-paid-out-of-turn", "extortion-payment-minted", "extortion-queue-skips", "forfeit-resets-each-turn",
+    "ids-not-rotated", "karama-block-ignored", "karama-block-persists", "karama-card-kept",
+    "move-renumbers-token", "offer-to-ecaz", "recovery-reopens-placement", "refusal-declines",
+    "refusal-out-of-turn", "reload-recredits-extortion", "reload-restarts-extortion-queue", "retry-rerolls",
+    "reveal-any-placed-token", "robbery-rounding-to-bank", "robbery-takes-both", "shipment-into-aftermath",
+    "sneak-ignores-occupancy", "used-marker-ignored"}
 
 
 @pytest.mark.heavy
