@@ -8,7 +8,7 @@ budget ran out is `unknown` (inconclusive), never `missed`.
 >>> from model.moritani import GAME
 >>> r = run_selftest(GAME, GAME.profiles["default"], CheckConfig(), only=("reload-reopens-placement",))
 >>> [(x.verdict, x.depth) for x in r]
-[('caught', 5)]
+[('caught', 1)]
 """
 from __future__ import annotations
 
