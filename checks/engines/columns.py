@@ -23,6 +23,8 @@ from model.domains import Bool
 from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var
 from model.schema import Schema
 
+from checks.engines.vector_compile import slots_read  # noqa: F401  (one definition, shared with the vector engine)
+
 
 class _Gen:
     """Source for one generated function; equal sub-expressions are computed once (by their text)."""
@@ -115,16 +117,3 @@ def compile_table(schema: Schema, exprs: list):
     ns = {"np": np, **gen.tables}
     exec(compile("\n".join(src), "<columns>", "exec"), ns)
     return ns["ev"]
-
-
-def slots_read(e: Expr, schema: Schema) -> frozenset:
-    """Slots `e` may read (every slot of an array field read at a computed index)."""
-    from model.expr import walk
-    out = set()
-    for n in walk(e):
-        if isinstance(n, Var):
-            if all(isinstance(i, Const) for i in n.index):
-                out.add(schema.slot(n.field, tuple(i.value for i in n.index)))
-            else:
-                out |= {slot for (name, _), slot in schema._slots.items() if name == n.field}
-    return frozenset(out)
