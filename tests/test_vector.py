@@ -192,7 +192,8 @@ def test_state_count_parity_with_spin(name):
 def test_three_turns_same_as_scalar():
     model = build_model(Bounds(turns=3))
     a, b = scalar(model, max_states=5_000_000), vector(model, max_states=5_000_000, jobs=2)
-    assert len(a.states) == len(b.states) == 2_394_405 and a.transitions == b.transitions
+    assert len(a.states) == len(b.states) == 2_393_485 and a.transitions == b.transitions
     assert set(a.states) == set(b.states)
     per_layer = np.diff(np.append(b.depth.arr, len(b.states)))  # states per BFS layer: the same layers
+    per_layer = np.trim_zeros(per_layer, "b")  # the vector engine marks the empty layer that ends its search
     assert np.array_equal(np.bincount(np.frombuffer(a.depth, dtype=np.uint16)), per_layer)
