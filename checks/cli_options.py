@@ -130,9 +130,7 @@ def mutate_options(f):
         click.option("--min-score", type=click.FloatRange(0, 1), default=0.0, show_default=True,
                      help="exit 12 if the mutation score is below this (0: report only)"),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _stacked(f, opts)
 
 
 def check_options(f):
@@ -152,9 +150,7 @@ def check_options(f):
         click.option("--scenarios", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
                      help="also replay every *.scenario.yaml under DIR recorded with this proposal's setup"),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _stacked(f, opts)
 
 
 def sweep_options(f):
@@ -169,9 +165,7 @@ def sweep_options(f):
         click.option("--resume", is_flag=True,
                      help="continue the sweep in --out/sweep.jsonl: combinations already there are not run again"),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _stacked(f, opts)
 
 
 def search_options(f):
@@ -181,3 +175,10 @@ def search_options(f):
     return click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
                         show_default=True,
                         help="explicit search: scalar (compiled Python per state) or vector (NumPy)")(f)
+
+
+def _stacked(f, options: list):
+    """`f` with `options` applied so that they are listed in this order in --help."""
+    for o in reversed(options):
+        f = o(f)
+    return f
