@@ -171,7 +171,8 @@ def sweep_options(f):
 def search_options(f):
     """--engine and --jobs of the explicit search (check, explore; checks/engines/)."""
     f = click.option("--jobs", type=COUNT, default=None,
-                     help="vector engine: worker processes (default: every core)")(f)
+                     help="worker processes: the vector engine's, and (check, 2 or more) the small-bounds "
+                          "guards beside the main search (default: every core)")(f)
     return click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
                         show_default=True,
                         help="explicit search: scalar (compiled Python per state) or vector (NumPy)")(f)

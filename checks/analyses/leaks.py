@@ -84,7 +84,7 @@ class _Search:
 
 
 def check_leaks(model, config: CheckConfig, observers: list[str] | None = None,
-                exploration=None) -> tuple[list[CheckResult], dict]:
+                exploration=None, compiled=None) -> tuple[list[CheckResult], dict]:
     """One `hidden-identity` result per observer (rival faction).
 
     >>> from model.moritani import GAME
@@ -95,7 +95,7 @@ def check_leaks(model, config: CheckConfig, observers: list[str] | None = None,
     sec = model.secrets
     rivals = [f for f in sec.observers if observers is None or sec.label(f) in observers]
     t0 = time.perf_counter()
-    explorer = Explorer(model, config)  # compiles the rules once, for the search and for the exchanges
+    explorer = Explorer(model, config, compiled)  # compiles the rules once, for the search and the exchanges
     ex = exploration or explorer.run()
     watch = {f: sec.observer(f) for f in rivals}
     search = _Search({}, [], config=config, t0=t0)
@@ -136,6 +136,7 @@ def _compare_values(model, ex, cm, watch: dict, search: _Search) -> None:
         en_s = [acts[i] for i, _ in succ_s]
         obs_s = {f: w.observe(s, en_s) for f, w in watch.items() if f not in found}
         check_steps = any(stepped[i] for i, _ in succ_s)
+        seen_a: dict = {}  # game A's successors are the same for every exchange at s: observed once
         for a, b in itertools.combinations(hidden, 2):
             s2 = sec.swap(s, a, b)
             succ_2 = cm.successors(s2)
@@ -145,14 +146,17 @@ def _compare_values(model, ex, cm, watch: dict, search: _Search) -> None:
                 if f not in found and o1 != watch[f].observe(s2, en_2):
                     found[f] = _leak(model, ex, idx, None, (a, b), f, s2)
             if check_steps:
-                _compare_steps(model, ex, idx, (s, succ_s), (s2, succ_2), (a, b), stepped, watch, search)
+                _compare_steps(model, ex, idx, (s, succ_s), (s2, succ_2), (a, b), stepped, watch, search, seen_a)
             if len(found) == len(watch):
                 return
 
 
-def _compare_steps(model, ex, idx, side_a, side_b, pair, stepped, watch, search: _Search) -> None:
+def _compare_steps(model, ex, idx, side_a, side_b, pair, stepped, watch, search: _Search,
+                   seen_a: dict | None = None) -> None:
     """Step consistency at s (`side_a`) and σ(s) (`side_b`): equally labelled steps give successors
-    every rival sees alike, and the exchanged step lands on the exchanged successor."""
+    every rival sees alike, and the exchanged step lands on the exchanged successor. `seen_a` keeps
+    the observations of game A's successors across the exchanges compared at the same s."""
+    seen_a = {} if seen_a is None else seen_a
     sec, acts = model.secrets, model.actions
     (s, succ_s), (s2, succ_2) = side_a, side_b
     partners: dict = {}
@@ -165,7 +169,12 @@ def _compare_steps(model, ex, idx, side_a, side_b, pair, stepped, watch, search:
         for j, t2 in partners.get(sec.public_key(acts[i], s), ()):
             search.steps += 1
             for f, w in watch.items():
-                if f not in search.found and w.observe(t, []) != w.observe(t2, []):
+                if f in search.found:
+                    continue
+                o1 = seen_a.get((f, i))
+                if o1 is None:
+                    o1 = seen_a[(f, i)] = w.observe(t, [])
+                if o1 != w.observe(t2, []):
                     search.found[f] = _leak(model, ex, idx, i, pair, f, t2)
             # Other steps with the same label differ in another secret (a Traitor card drawn),
             # which `_traitor_leaks` exchanges; the exchanged step must land on the exchanged

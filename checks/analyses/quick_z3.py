@@ -18,12 +18,39 @@ def _guard_config(budget: CheckConfig | None, seed: int, cap: int) -> CheckConfi
                        started=budget.started)
 
 
-def agreement_result(model, seed: int, budget: CheckConfig | None = None) -> CheckResult:
-    """Successor sets of the explicit and Z3 semantics agree on a sample of `model`, the proposal on
-    its game's small bounds (`Game.small`). Cut by the budget's clock: `unknown`."""
+AGREEMENT_CAP, LEAK_CAP = 20_000, 200_000  # the guards' own state caps
+
+
+def small_guards(model, seed: int, budget: CheckConfig | None = None, agreement: bool = True) -> list[CheckResult]:
+    """`hidden-identity` for every rival, then (with `agreement`) the agreement guard, on `model` (the
+    proposal on its game's small bounds), from one exploration when it fits both guards' caps.
+
+    >>> from model.moritani import GAME
+    >>> [r.id for r in small_guards(GAME.build(GAME.small(GAME.profiles["default"])), 0, agreement=False)]
+    ['hidden-identity', 'hidden-identity', 'hidden-identity']
+    """
     t0 = time.perf_counter()
-    cfg = _guard_config(budget, seed, 20_000)
-    ex = Explorer(model, cfg).run() if not cfg.out_of_time(t0) else None
+    cfg = _guard_config(budget, seed, LEAK_CAP)
+    explorer = Explorer(model, cfg)
+    ex = explorer.run() if not cfg.out_of_time(t0) else None
+    results = small_leak_results(model, seed, budget, ex, explorer.cm)
+    if agreement:
+        # The same states as the agreement guard's own search when that search would be complete too.
+        shared = ex if ex is not None and ex.complete and len(ex.states) <= AGREEMENT_CAP else None
+        results.append(agreement_result(model, seed, budget, shared, explorer.cm))
+    return results
+
+
+def agreement_result(model, seed: int, budget: CheckConfig | None = None, exploration=None,
+                     compiled=None) -> CheckResult:
+    """Successor sets of the explicit and Z3 semantics agree on a sample of `model`, the proposal on
+    its game's small bounds (`Game.small`). Cut by the budget's clock: `unknown`. `exploration`: a
+    complete search of `model` within the guard's cap, reused instead of searching again."""
+    t0 = time.perf_counter()
+    cfg = _guard_config(budget, seed, AGREEMENT_CAP)
+    ex = exploration
+    if ex is None and not cfg.out_of_time(t0):
+        ex = Explorer(model, cfg, compiled).run()
     if ex is None or cfg.out_of_time(t0):
         return CheckResult(id="agreement", kind="agreement", verdict="unknown", engine="explicit+z3",
                            seconds=time.perf_counter() - t0,
@@ -37,11 +64,13 @@ def agreement_result(model, seed: int, budget: CheckConfig | None = None) -> Che
                        engine="explicit+z3", states=len(ex.states), seconds=time.perf_counter() - t0, detail=detail)
 
 
-def small_leak_results(model, seed: int, budget: CheckConfig | None = None) -> list[CheckResult]:
+def small_leak_results(model, seed: int, budget: CheckConfig | None = None, exploration=None,
+                       compiled=None) -> list[CheckResult]:
     """`hidden-identity` for every rival on `model`, the proposal on its game's small bounds
     (`rulecheck leaks` runs the full bounds; on the default bounds it compares 3.1 M state pairs)."""
     from checks.analyses.leaks import check_leaks
-    results, _ = check_leaks(model, _guard_config(budget, seed, 200_000))
+    results, _ = check_leaks(model, _guard_config(budget, seed, LEAK_CAP), exploration=exploration,
+                             compiled=compiled)
     for r in results:
         r.extra.pop("leak", None)
         r.detail = f"[{r.extra['observer']}; 1-stronghold 1-turn bounds] " + r.detail

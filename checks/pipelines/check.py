@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -22,26 +23,35 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
           scenarios: str | None = None) -> Run:
     """Every check on the selected proposal: explicit invariants and witnesses, hidden-identity on the
     small bounds, (with a Z3 budget) the agreement guard and the Spacer proofs that fit it, and (with
-    `scenarios`) every kept scenario under that directory recorded with the same setup, replayed."""
-    from checks.analyses.quick_z3 import small_leak_results
+    `scenarios`) every kept scenario under that directory recorded with the same setup, replayed.
+
+    With two or more `jobs` (default: every core) the small-bounds guards run in a forked process
+    beside the main search (NOTE(background) in checks/engines/background.py); the report is the same.
+    """
+    from checks.analyses.quick_z3 import small_guards
+    from checks.engines.background import Background
     prop = opts.resolve()
-    model = GAME.build(prop)
-    t0 = time.perf_counter()
-    results, ex = run_explicit(model, opts.config(symmetry=symmetry, engine=engine, jobs=jobs))
-    extra = {"coverage": coverage(model, ex), "exploration": stats(ex)}
-    notes = []
-    if ex.reduction is not None:
-        notes.append(f"{ex.reduction.description}; the state count is orbits, counterexamples are mapped back "
-                     f"to concrete games and replayed")
-    if minimise:
-        from checks.analyses.minimise import minimise_results
-        notes += minimise_results(GAME, results, prop, opts.config(max_depth=None, progress=False))
-    small = GAME.build(GAME.small(prop))
-    results += small_leak_results(small, opts.seed, opts.config())
-    warnings: list = []
-    if z3_budget:
-        results += _z3_guards(opts, prop, small, z3_budget, proof_cache, extra, notes)
-        warnings = extra["proofs"].pop("warnings", [])
+    small_prop, guard_cfg = GAME.small(prop), opts.config(progress=False)
+    beside = (jobs or os.cpu_count() or 1) > 1
+    guards = Background(lambda: small_guards(GAME.build(small_prop), opts.seed, guard_cfg, bool(z3_budget)),
+                        fork=beside)
+    try:
+        model = GAME.build(prop)
+        t0 = time.perf_counter()
+        results, ex = run_explicit(model, opts.config(symmetry=symmetry, engine=engine, jobs=jobs))
+        extra = {"coverage": coverage(model, ex), "exploration": stats(ex)}
+        notes = []
+        if ex.reduction is not None:
+            notes.append(f"{ex.reduction.description}; the state count is orbits, counterexamples are mapped "
+                         f"back to concrete games and replayed")
+        if minimise:
+            from checks.analyses.minimise import minimise_results
+            notes += minimise_results(GAME, results, prop, opts.config(max_depth=None, progress=False))
+        proofs = _z3_proofs(opts, prop, z3_budget, proof_cache, extra, notes) if z3_budget else []
+        results += guards.result() + proofs
+    finally:
+        guards.cancel()
+    warnings = extra["proofs"].pop("warnings", []) if z3_budget else []
     if scenarios is not None:
         from checks.formats.scenario import replay_matching
         kept, skipped = replay_matching(GAME, prop, scenarios, model)
@@ -54,15 +64,14 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     return run
 
 
-def _z3_guards(opts, prop, small, z3_budget, proof_cache, extra: dict, notes: list) -> list:
-    """The agreement guard on the small bounds and the Spacer proofs that fit `z3_budget`."""
-    from checks.analyses.quick_z3 import agreement_result, quick_proofs
-    out = [agreement_result(small, opts.seed, opts.config())]
+def _z3_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> list:
+    """The Spacer proofs that fit `z3_budget` (the agreement guard runs with the small-bounds guards)."""
+    from checks.analyses.quick_z3 import quick_proofs
     cache_dir = "default" if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
     cache_stats: dict = {}
     proofs, attempted = quick_proofs(GAME.build(prop, unbounded=True), opts.seed, z3_budget, cache_dir, cache_stats,
                                      opts.config())
-    out += proofs
+    out = proofs
     extra["proofs"] = {"rlimit": z3_budget, "attempted": attempted,
                        "proved": [r.id for r in proofs],
                        "note": "invariants not listed as proved were not proved within check's budget; "

@@ -11,6 +11,7 @@ Seeded leaks (model/moritani/defects.py, target `hidden-identity`) add what a bu
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 from model.evaluate import eval_expr
 from model.expr import Const, Expr, Ite, Var, any_of
@@ -40,14 +41,26 @@ def face_family(model, rule_name: str):
     The family member names the face only because the rule's legality depends on it; the
     public sees the base name (Moritani offers an alliance), never which member fired.
     """
-    m = _FAMILY.match(rule_name)
-    if not m:
-        return None
+    return face_families(model).get(rule_name)
+
+
+def face_families(model) -> dict:
+    """{rule name: (base, face)} for every rule of a per-face family (see `face_family`).
+
+    The leak checks ask once per step compared, so a model's `FaceSecrets` keeps the table."""
+    table = getattr(model.secrets, "families", None)
+    return table if table is not None else _face_families(model)
+
+
+def _face_families(model) -> dict:
     faces = model.vocabulary.faces
     names = {r.name for r in model.rules}
-    if int(m.group(2)) in faces and all(f"{m.group(1)}_{k}" in names for k in faces):
-        return m.group(1), int(m.group(2))
-    return None
+    out = {}
+    for name in sorted(names):
+        m = _FAMILY.match(name)
+        if m and int(m.group(2)) in faces and all(f"{m.group(1)}_{k}" in names for k in faces):
+            out[name] = (m.group(1), int(m.group(2)))
+    return out
 
 
 # Rules whose Traitor-card parameter is the card Moritani takes privately from the reserve deck
@@ -88,11 +101,13 @@ def exchange_label(model, action, a: int, b: int, domain: str = "Face") -> str:
     return f"{name}(" + ", ".join(f"{k}={doms[k].show(v)}" for k, v in args) + ")"
 
 
-def public_key(model, action, pre) -> tuple:
-    """What the public sees of `action` taken in `pre`: its public group and the public IDs of the
-    tokens it names. Two steps with equal keys have equal public labels (the Z3 product's `link`)."""
-    pids = tuple(pre[model.schema.slot("pid", (v,))] for k, v in action.args if k in face_params(action))
-    return public_group(model, action), pids
+def public_key(model, action, pre, group: str | None = None) -> tuple:
+    """What the public sees of `action` taken in `pre`: its public group (`group`, when known) and the
+    public IDs of the tokens it names. Two steps with equal keys have equal public labels (the Z3
+    product's `link`)."""
+    params = face_params(action)
+    pids = tuple(pre[model.schema.slot("pid", (v,))] for k, v in action.args if k in params) if params else ()
+    return (public_group(model, action) if group is None else group), pids
 
 
 def public_label(model, action, pre) -> str:
@@ -130,6 +145,7 @@ class Observer:
         self.model, self.c, self.f = model, c, faction
         sch = model.schema
         self.public = public_slots(model)
+        self.board = itemgetter(*self.public) if len(self.public) > 1 else (lambda s: (s[self.public[0]],))
         self.tokens = [(sch.slot("tstatus", (k,)), sch.slot("tloc", (k,)), sch.slot("pid", (k,))) for k in c.faces]
         self.placed = c.Status.index("placed")
         self.supply = c.Status.index("supply")
@@ -140,7 +156,8 @@ class Observer:
         self.cards = traitor_slots(model)
 
     def observe(self, s: tuple, enabled: list) -> tuple:
-        board = tuple(s[i] for i in self.public) + traitor_public(model_cards=self.cards, s=s)
+        board = self.board(s) + traitor_public(model_cards=self.cards, s=s) if self.public \
+            else traitor_public(model_cards=self.cards, s=s)
         placed = tuple(sorted((s[p], s[l]) for st, l, p in self.tokens if s[st] == self.placed))
         revealed = tuple((k, s[st]) for k, (st, l, p) in enumerate(self.tokens)
                          if s[st] not in (self.placed, self.supply))
@@ -336,27 +353,45 @@ def face_permutation(model, t: tuple, t2: tuple) -> dict | None:
     touches is equal, and a face-valued slot names tokens with one ID where it is live
     (`face_slot_live`; elsewhere it is idle, written before it is read again).
     """
-    c, sch = model.vocabulary, model.schema
-    by_pid = {t2[sch.slot("pid", (y,))]: y for y in c.faces}
-    if len(by_pid) != len(c.faces):
-        return None
-    hidden = set(hidden_faces(model, t))
-    pi = {}
-    for x in c.faces:
-        y = by_pid.get(t[sch.slot("pid", (x,))])
-        if y is None or (x != y and x not in hidden):
+    return FaceMatcher(model)(t, t2)
+
+
+class FaceMatcher:
+    """`face_permutation` with the slot tables of one model computed once (the leak check calls it
+    once per pair of equally labelled steps)."""
+
+    def __init__(self, model):
+        c, sch = model.vocabulary, model.schema
+        self.model, self.faces = model, tuple(c.faces)
+        self.pid = tuple(sch.slot("pid", (x,)) for x in c.faces)
+        self.custody = tuple(tuple(sch.slot(n, (x,)) for n in ("tstatus", "tloc", "pid_shown")) for x in c.faces)
+        moved = set(exchange_slots(model, *c.faces[:2])[1]) if len(c.faces) > 1 else set()
+        moved |= {sch.slot(n, (x,)) for n in ("tstatus", "tloc", "pid", "pid_shown") for x in c.faces}
+        # Monitors record history the rules never read and no rival sees; they may differ between the games.
+        history = {m.field.name for m in model.monitors}
+        moved |= {i for i, f in enumerate(sch.slot_fields) if f.name in history}
+        fixed = tuple(i for i in range(len(sch)) if i not in moved)
+        self.fixed = itemgetter(*fixed) if fixed else (lambda s: ())
+        self.live = tuple(face_slot_live(model).items())
+
+    def __call__(self, t: tuple, t2: tuple) -> dict | None:
+        if self.fixed(t) != self.fixed(t2):
             return None
-        if any(t[sch.slot(n, (x,))] != t2[sch.slot(n, (y,))] for n in ("tstatus", "tloc", "pid_shown")):
+        by_pid = {t2[i]: y for y, i in zip(self.faces, self.pid)}
+        if len(by_pid) != len(self.faces):
             return None
-        pi[x] = y
-    moved = set(exchange_slots(model, *c.faces[:2])[1]) if len(c.faces) > 1 else set()
-    moved |= {sch.slot(n, (x,)) for n in ("tstatus", "tloc", "pid", "pid_shown") for x in c.faces}
-    # Monitors record history the rules never read and no rival sees; they may differ between the games.
-    history = {m.field.name for m in model.monitors}
-    moved |= {i for i, f in enumerate(sch.slot_fields) if f.name in history}
-    if any(t[i] != t2[i] for i in range(len(sch)) if i not in moved):
-        return None
-    for i, live in face_slot_live(model).items():
-        if eval_expr(live, t, sch) and pi.get(t[i]) != t2[i]:
-            return None
-    return pi
+        hidden = set(hidden_faces(self.model, t))
+        pi = {}
+        for x, i, cx in zip(self.faces, self.pid, self.custody):
+            y = by_pid.get(t[i])
+            if y is None or (x != y and x not in hidden):
+                return None
+            cy = self.custody[self.faces.index(y)]
+            if any(t[a] != t2[b] for a, b in zip(cx, cy)):
+                return None
+            pi[x] = y
+        sch = self.model.schema
+        for i, live in self.live:
+            if eval_expr(live, t, sch) and pi.get(t[i]) != t2[i]:
+                return None
+        return pi

@@ -35,6 +35,10 @@ class FaceSecrets:
         self.values = tuple(c.faces)
         self.value_labels = c.K.labels
         self.card_labels = c.T.labels
+        # Tables the leak checks read once per compared step, computed once per model.
+        self.families = observe._face_families(model)
+        self._matcher = None
+        self._groups: dict = {}
 
     # -- observation --------------------------------------------------------------------------
     def label(self, observer: int) -> str:
@@ -77,13 +81,18 @@ class FaceSecrets:
         return observe.face_slot_live(self.model)
 
     def permutation(self, t: tuple, t2: tuple) -> dict | None:
-        return observe.face_permutation(self.model, t, t2)
+        if self._matcher is None:
+            self._matcher = observe.FaceMatcher(self.model)
+        return self._matcher(t, t2)
 
     def public_key(self, action, pre: tuple) -> tuple:
-        return observe.public_key(self.model, action, pre)
+        return observe.public_key(self.model, action, pre, self.public_group(action))
 
     def public_group(self, action) -> str:
-        return observe.public_group(self.model, action)
+        group = self._groups.get(action.label)
+        if group is None:
+            group = self._groups[action.label] = observe.public_group(self.model, action)
+        return group
 
     def public_label(self, action, pre: tuple) -> str:
         return observe.public_label(self.model, action, pre)

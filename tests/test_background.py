@@ -1,0 +1,81 @@
+"""The forked helper of `rulecheck check` (NOTE(background)): values and errors come back, a child that
+dies without a value is an internal error, a cancelled child is gone, and the report does not depend
+on whether the small-bounds guards ran beside the main search or after it."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from checks.engines.background import Background, BackgroundFailed
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_value_and_the_exception_come_back(fork):
+    assert Background(lambda: {"states": 2358, "verdicts": ("holds",)}, fork=fork).result() == \
+        {"states": 2358, "verdicts": ("holds",)}
+    with pytest.raises(KeyError, match="stronghold"):
+        Background(lambda: {}["stronghold"], fork=fork).result()
+
+
+def test_a_child_that_dies_without_a_value_is_an_internal_error():
+    job = Background(lambda: os._exit(3))
+    with pytest.raises(BackgroundFailed, match="ended without a result"):
+        job.result()
+
+
+def test_a_value_that_does_not_pickle_is_an_internal_error_with_its_reason():
+    with pytest.raises(BackgroundFailed, match="pickle"):
+        Background(lambda: (lambda: 0)).result()
+
+
+def test_cancel_stops_and_reaps_a_running_child():
+    job = Background(lambda: time.sleep(60))
+    pid = job._pid
+    assert pid is not None and not _gone(pid)
+    t0 = time.perf_counter()
+    job.cancel()
+    assert time.perf_counter() - t0 < 5 and _gone(pid)
+    job.cancel()  # idempotent
+
+
+def test_the_child_ignores_sigint_so_the_parent_decides():
+    """Ctrl-C reaches the whole process group; only the parent turns it into exit 130 and cancels."""
+    job = Background(lambda: (time.sleep(0.5), "finished")[1])
+    os.kill(job._pid, signal.SIGINT)
+    assert job.result() == "finished"
+
+
+def _comparable(text: str) -> dict:
+    report = json.loads(text)
+    report.pop("summary")["seconds"]
+    for c in report["checks"]:
+        c.pop("seconds", None)
+    report.get("exploration", {}).pop("seconds", None)
+    report.get("exploration", {}).pop("states_per_second", None)
+    return report
+
+
+@pytest.mark.heavy
+def test_check_reports_the_same_with_the_guards_beside_or_after(tmp_path):
+    from checks.pipelines.check import check
+    from checks.pipelines.common import Options
+    prop = tmp_path / "p.yaml"
+    prop.write_text("name: beside\nbounds:\n  turns: 1\ndefects: [face-printed]\n")
+    runs = [check(Options(proposal=str(prop), fmt="json"), z3_budget=200_000, proof_cache="off", jobs=jobs)
+            for jobs in (1, 2)]
+    assert runs[0].code == runs[1].code == 12
+    assert _comparable(runs[0].stdout) == _comparable(runs[1].stdout)
+    leaks = [c for c in json.loads(runs[1].stdout)["checks"] if c["id"] == "hidden-identity"]
+    assert leaks and all(c["verdict"] == "violated" and c["depth"] == 2 for c in leaks)
