@@ -90,7 +90,12 @@ def test_explore_graph_interrupted_leaves_the_old_file_or_none(tmp_path, point):
     else:
         wait_for(p, lambda: bool(temporaries(tmp_path)))
     assert_stopped(*stop(p, signal.SIGINT))
-    assert graph.read_text() == "digraph old {}\n" and temporaries(tmp_path) == []
+    text = graph.read_text()
+    assert temporaries(tmp_path) == []
+    if point == "exploring":
+        assert text == "digraph old {}\n"
+    else:  # the signal may land just after the rename (a loaded machine): then the new file is whole
+        assert text == "digraph old {}\n" or (text.startswith("digraph explored {") and text.endswith("}\n"))
 
 
 def complete_files(folder: Path) -> None:
