@@ -76,3 +76,54 @@ def to_text(c: Comparison, seed: int) -> str:
             model = (c.a if d.direction == "only-a" else c.b).model
             lines.append(d.trace.narrative(model))
     return "\n".join(lines)
+
+
+def _changed_rules(c: Comparison) -> list:
+    """Rules one side has and the other has not, or that differ between them (by name)."""
+    ra = {r.name: r for r in c.a.model.rules}
+    rb = {r.name: r for r in c.b.model.rules}
+    return sorted(n for n in set(ra) | set(rb) if n not in ra or n not in rb or ra[n] != rb[n])
+
+
+def _why_same(c: Comparison) -> str:
+    """Why no game within the bounds tells the two apart (a one-switch comparison)."""
+    if not c.complete:
+        return "inconclusive: a search stopped before it was complete"
+    ea, eb = c.a.exploration, c.b.exploration
+    parts = []
+    if len(ea.states) == len(eb.states) and ea.transitions == eb.transitions:
+        parts.append(f"both choices reach the same {len(ea.states):,} states by {ea.transitions:,} transitions")
+    only = {n for n in {r.name for r in c.a.model.rules} ^ {r.name for r in c.b.model.rules}}
+    idle = sorted(n for n in only if n not in ea.fired | eb.fired)
+    if idle:
+        parts.append(f"the rules only one choice has never fire within the bounds ({', '.join(idle)})")
+    changed = [n for n in _changed_rules(c) if n not in only]
+    if changed:
+        parts.append(f"{len(changed)} rule(s) whose guard or effects the choice changes never behave differently "
+                     f"in a reachable state ({', '.join(changed[:4])}{', ...' if len(changed) > 4 else ''})")
+    return "no game within the bounds tells them apart" + (": " + "; ".join(parts) if parts else "")
+
+
+def switch_text(sw, c: Comparison) -> str:
+    """One switch's comparison (compare --per-switch), in game words."""
+    head = f"\nswitch {sw.key} ({', '.join(sw.ids)}): A={c.a.proposal.interpretation.choice(sw.key)} " \
+           f"B={c.b.proposal.interpretation.choice(sw.key)}"
+    if not c.differences:
+        return f"{head}\n  {_why_same(c)}"
+    d = min(c.differences, key=lambda d: (d.depth or 0))
+    who = "A" if d.direction == "only-a" else "B"
+    lines = [head, f"  distinguishing game ({d.depth} steps), {who} only: {d.what}"]
+    if d.trace is not None:
+        model = (c.a if d.direction == "only-a" else c.b).model
+        lines += ["  " + x for x in d.trace.narrative(model).splitlines()]
+    return "\n".join(lines)
+
+
+def switch_json(sw, c: Comparison) -> dict:
+    d = min(c.differences, key=lambda d: (d.depth or 0)) if c.differences else None
+    return {"switch": sw.key, "ids": list(sw.ids), "a": c.a.proposal.interpretation.choice(sw.key),
+            "b": c.b.proposal.interpretation.choice(sw.key), "verdict": c.verdict,
+            "game": None if d is None else {"kind": d.kind, "direction": d.direction, "what": d.what,
+                                            "depth": d.depth,
+                                            "actions": [s.action for s in d.trace.steps] if d.trace else []},
+            "why_same": None if d is not None else _why_same(c)}

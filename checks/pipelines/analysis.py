@@ -77,20 +77,39 @@ def _selftest_text(results, notes, caught: int, secs: float) -> str:
     return "\n".join(lines)
 
 
-def compare(opts: Options, a_name: str, b_name: str) -> Run:
-    """Two proposals side by side, and the shortest game on which they disagree.
+def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False) -> Run:
+    """Two proposals side by side, and the shortest game on which they disagree; with `per_switch`, A
+    against A with each switch on which they differ set as in B, one at a time.
 
     Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
     4: a search stopped early, nothing is claimed."""
     from checks.analyses.compare import compare_proposals
-    from checks.formats.compare_report import save, to_json as compare_json, to_text as compare_text
+    from checks.formats.compare_report import save, switch_json, switch_text, to_json as compare_json, \
+        to_text as compare_text
     a, b = Options(proposal=a_name).resolve(), Options(proposal=b_name).resolve()
-    c = compare_proposals(a, b, GAME.build, opts.config(max_depth=None, progress=False))
+    cfg = opts.config(max_depth=None, progress=False)
+    c = compare_proposals(a, b, GAME.build, cfg)
+    switches = [(sw, compare_proposals(a, _with_choice(a, sw.key, b.interpretation.choice(sw.key)), GAME.build,
+                                       cfg)) for sw in _differing(a, b)] if per_switch else []
     run = Run("", {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
     paths = (written(run, "the distinguishing games under", opts.out, save, c, opts.out) or {}) if opts.out else {}
     if opts.fmt == "json":
-        run.stdout = json.dumps(compare_json(c, opts.seed, paths), indent=2)
+        run.stdout = json.dumps(compare_json(c, opts.seed, paths) | (
+            {"per_switch": [switch_json(sw, s) for sw, s in switches]} if per_switch else {}), indent=2)
     else:
-        run.stdout = "\n".join([compare_text(c, opts.seed)] + [f"wrote {p}" for p in paths.values()])
+        run.stdout = "\n".join([compare_text(c, opts.seed)] + [switch_text(sw, s) for sw, s in switches]
+                               + [f"wrote {p}" for p in paths.values()])
     write_html(opts, run, lambda h: h.comparison(c, opts.seed))
     return run
+
+
+def _differing(a, b) -> list:
+    """The switches on which two proposals choose differently, in the game's order."""
+    return [sw for sw in GAME.switches if a.interpretation.choice(sw.key) != b.interpretation.choice(sw.key)]
+
+
+def _with_choice(p, key: str, choice: str):
+    """Proposal p with one switch set to `choice` (named after the change)."""
+    chosen = dict(p.interpretation.chosen) | {key: choice}
+    return dataclasses.replace(p, name=f"{p.name} with {key}: {choice}",
+                               interpretation=GAME.interpretation(tuple(sorted(chosen.items()))))

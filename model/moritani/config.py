@@ -79,6 +79,11 @@ SWITCHES = (
            "May the BG free advisor (with a Sneak Attack, or after Atomics on the same arrival) land in the "
            "Aftermath stronghold?",
            "undocumented in the engine (A23 open); the printed Aftermath ban read as covering every shipment"),
+    Switch("assassination-without-leader", ("A11",),
+           ("gated", "fizzles"), "gated",
+           "Terror Assassination against an entrant with no living leader: is the reveal (and an Enemy of My "
+           "Enemy offer, whose refusal forces it) refused, or does it reveal and fizzle?",
+           "engine: an empty living victim pool disables the reveal before it is announced (A11)"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",

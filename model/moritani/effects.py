@@ -60,7 +60,12 @@ def _assassination(c: Ctx) -> list[Rule]:
               ("stage", ()): c.st("react" if c.has("assassination-skips-close") else "entry_done")} | bounty,
              ("R35", "H31", "H7"), kind="system",
              doc="the random victim is one of the entrant's living leaders; Moritani takes its strength in spice"),
-    ]
+    ] + ([Rule("assassination_fizzles", (P("e", c.F),),
+               c.stage_is("assassinate") & v("entrant").eq(e) & e.ne(M)
+               & ~c.any_of(v("leader", e, j2) for j2 in range(len(c.bounds.leaders))),
+               {("stage", ()): c.st("entry_done")}, ("R35", "A11"), kind="system",
+               doc="the entrant has no living leader: the revealed Assassination kills nobody and pays nothing")]
+         if c.choice("A11") == "fizzles" else [])
 
 
 def _atomics(c: Ctx) -> list[Rule]:

@@ -58,6 +58,7 @@ TEMPLATES = {
     "no_gift": "Moritani gives no card",
     "sneak_attack": "Sneak Attack: {n} Moritani forces arrive in {where}",
     "assassinate": "the random victim is {entrant}'s {j}; it goes to the Tanks",
+    "assassination_fizzles": "{entrant} has no living leader: the Assassination kills nobody and pays nothing",
     "retry_rerolls": "the retried reveal kills {entrant}'s {j} as well (fault)",
     "close_entry": "{entrant}'s entry into {where} is finished",
     "reload": "the server reloads (fault)",

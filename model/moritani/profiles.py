@@ -42,6 +42,15 @@ PROFILES = {
         "Only what the printed rules fix: every order they leave open (A1, A2, A5) is explored",
         Interpretation.of(terror_vs_arrival_reactions="unordered", ambassador_vs_terror="unordered",
                           extortion_mentat_order="unordered")),
+    # The two public engines (docs/engines.md: each switch's choice with the file and commit it was read from).
+    "quintine": Proposal(
+        "quintine",
+        "Quintine/Dune (the seeds' engine): every switch at that engine's choice, on the default bounds",
+        Interpretation()),
+    "treachery-online": Proposal(
+        "treachery-online",
+        "treachery.online: every switch at that engine's choice, on the default bounds",
+        Interpretation.of(assassination_without_leader="fizzles")),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",

@@ -13,8 +13,9 @@ from model.rule import P, Rule
 
 
 def reveal_possible(c: Ctx, face: int, e):
-    """Can the token be revealed against entrant e? Assassination needs a living leader (A11)."""
-    if face != c.face("Assassination"):
+    """Can the token be revealed against entrant e? Assassination needs a living leader (A11), unless the
+    interpretation lets it reveal and fizzle."""
+    if face != c.face("Assassination") or c.choice("A11") == "fizzles":
         return Const(True)
     return c.any_of(c.v("leader", e, j) for j in range(len(c.bounds.leaders)))
 
