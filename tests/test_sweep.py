@@ -1,8 +1,10 @@
 """`rulecheck sweep` (docs/sweep.md): merging by model fingerprint, the process pool and a Dask LocalCluster
 giving the same rows, resume after an interrupt, worker deaths, bad input.
 
-The sweeps run on small bounds (one stronghold, one turn) over A1 (two choices: under terror-first
-`no-deadlock` is violated there) and A6 (two choices that change no rule without the Assassinate
+The sweeps run on small bounds (one stronghold, one turn) with a seeded defect whose effect depends on A1
+(`advisor-entry-overwrites-terror`: the advisor's entry replaces the queued Terror entry, so
+`no-lost-obligation` is violated when the advisor goes first, arrival-first, and holds when Terror goes first)
+over A1 (two choices) and A6 (two choices that change no rule without the Assassinate
 Leaders module: merged), so four combinations build two models.
 """
 from __future__ import annotations
@@ -24,7 +26,8 @@ from checks.interrupt import Interrupted
 from checks.pipelines import sweep as sweeping
 from checks.pipelines.common import Options, UsageProblem
 
-SMALL = "name: small\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
+SMALL = ("name: small\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
+         "interpretation: {terror-vs-arrival-reactions: terror-first}\ndefects: [advisor-entry-overwrites-terror]\n")
 SWITCHES = ("A1=arrival-first,terror-first", "A6=draw-first,draw-last")
 
 
@@ -130,17 +133,17 @@ def test_pool_and_dask_give_the_same_rows_and_an_interrupted_sweep_resumes(tmp_p
     lines: list = []
     pool = sweeping.sweep(Options(proposal=prop, out=str(tmp_path / "pool"), fmt="json"), SWITCHES, jobs=2,
                           progress=lines.append)
-    assert pool.code == 12, pool.stdout  # no-deadlock is violated under A1=terror-first
+    assert pool.code == 12, pool.stdout  # no-lost-obligation is violated under A1=arrival-first
     doc = json.loads(pool.stdout)
     assert doc["sweep"]["combinations"] == 4 and doc["sweep"]["models"] == 2
     assert doc["sweep"]["merged_combinations"] == 2 and len(doc["sweep"]["merged"]) == 2
     assert any("2 distinct model(s): 2 merged" in x for x in lines)
-    dl = next(c for c in doc["checks"] if c["id"] == "no-deadlock")
-    assert dl["holds_iff"] == "holds iff A1=arrival-first" and dl["statement_agrees"] == "4/4"
+    dl = next(c for c in doc["checks"] if c["id"] == "no-lost-obligation")
+    assert dl["holds_iff"] == "holds iff A1=terror-first" and dl["statement_agrees"] == "4/4"
     assert [(sv["combination"], sv["distance"]) for sv in dl["smallest_violations"]] == \
-        [("A1=terror-first,A6=draw-first", 1)]  # the base has A6=draw-first: draw-last is two switches away
+        [("A1=arrival-first,A6=draw-first", 1)]  # the base has A6=draw-first: draw-last is two switches away
     scenario = Path(dl["trace"])
-    assert scenario.is_relative_to(tmp_path / "pool" / "violations") and "terror-first" in scenario.read_text()
+    assert scenario.is_relative_to(tmp_path / "pool" / "violations") and "arrival-first" in scenario.read_text()
     r = CliRunner().invoke(main, ["replay", str(scenario)])
     assert r.exit_code == 0, r.output
 

@@ -54,7 +54,12 @@ def precedes(c: Ctx, a: str, b: str):
         if a2 == "storm-order":
             return c.before(ecaz, c.M) if a == "ambassador" else c.before(c.M, ecaz)
         return Const(a2 == f"{a}-first")
-    # advisor before ambassador: the engine queues BG, then Ecaz, then Moritani.
+    # Advisor against Ambassador. Quintine/Dune queues BG, then Ecaz, then Moritani. When Terror goes first
+    # (treachery.online: BG Intrusion, the Ambassador, Terror, and only then the accompanying advisor), the
+    # advisor waits for the Ambassador too: putting it first would make a cycle with A2 (the Ambassador
+    # before Terror, or in storm order), every reaction waiting for another (a deadlock; docs/sweep.md).
+    if a1 == "terror-first":
+        return Const(a == "ambassador")
     return Const(a1 != "unordered" and a == "advisor")
 
 

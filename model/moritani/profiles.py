@@ -50,7 +50,10 @@ PROFILES = {
     "treachery-online": Proposal(
         "treachery-online",
         "treachery.online: every switch at that engine's choice, on the default bounds",
-        Interpretation.of(assassination_without_leader="fizzles")),
+        Interpretation.of(terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
+                          extortion_mentat_order="extortion-first", atomics_penalty="follows-current-ally",
+                          sabotage_gift_overflow="allow-overflow", sneak_attack_is_shipment="not-shipment",
+                          assassination_without_leader="fizzles")),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",
