@@ -98,7 +98,12 @@ def _why_same(c: Comparison) -> str:
     if idle:
         parts.append(f"the rules only one choice has never fire within the bounds ({', '.join(idle)})")
     changed = [n for n in _changed_rules(c) if n not in only]
-    if changed:
+    if changed and not parts:
+        parts.append(f"the choices change how {len(changed)} rule(s) fire ({', '.join(changed[:4])}"
+                     f"{', ...' if len(changed) > 4 else ''}; {len(ea.states):,} against {len(eb.states):,} states), "
+                     f"but every end-of-turn outcome and every verdict is the same under both: the order they "
+                     f"change decides no result within the bounds")
+    elif changed:
         parts.append(f"{len(changed)} rule(s) whose guard or effects the choice changes never behave differently "
                      f"in a reachable state ({', '.join(changed[:4])}{', ...' if len(changed) > 4 else ''})")
     return "no game within the bounds tells them apart" + (": " + "; ".join(parts) if parts else "")

@@ -1,0 +1,70 @@
+"""The two public engines as profiles (docs/engines.md): every acceptance scenario under scenarios/engines/
+names its engine's source and replays under that engine's profile, and `compare --per-switch` gives each
+switch on which the profiles differ a distinguishing game or the reason none exists within the bounds."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from ruamel.yaml import YAML
+
+from checks.cli import main
+from model.moritani import GAME
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINES = ROOT / "scenarios" / "engines"
+FILES = sorted(ENGINES.glob("*.scenario.yaml"))
+REPOS = {"quintine": "https://github.com/Quintine/Dune",
+         "treachery-online": "https://github.com/ronaldossendrijver/treachery.online"}
+
+
+def test_at_least_24_engine_scenarios_each_citing_its_source_and_commit():
+    assert len(FILES) >= 24
+    for f in FILES:
+        text = f.read_text(encoding="utf-8")
+        profile = YAML(typ="safe").load(text)["setup"]["proposal"]["name"]
+        assert profile in REPOS and f.name.startswith(profile.split("-")[0]), f.name
+        header = "".join(line for line in text.splitlines(keepends=True) if line.startswith("#"))
+        assert REPOS[profile] in header and re.search(r"commit [0-9a-f]{40}", header), f.name
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem.replace(".scenario", "") for f in FILES])
+def test_each_engine_scenario_replays_under_its_profile(path):
+    r = CliRunner().invoke(main, ["replay", str(path)])
+    assert r.exit_code == 0, r.output
+    assert "expectation met" in r.output
+
+
+def test_the_profiles_differ_where_the_engines_do():
+    q, t = GAME.profiles["quintine"].interpretation, GAME.profiles["treachery-online"].interpretation
+    assert q == GAME.profiles["default"].interpretation  # the defaults are Quintine/Dune's recorded choices
+    differ = {sw.key for sw in GAME.switches if q.choice(sw.key) != t.choice(sw.key)}
+    assert differ == {"terror-vs-arrival-reactions", "ambassador-vs-terror", "extortion-mentat-order",
+                      "atomics-penalty", "sabotage-gift-overflow", "sneak-attack-is-shipment",
+                      "assassination-without-leader"}
+
+
+@pytest.mark.heavy
+def test_compare_per_switch_explains_every_differing_switch(tmp_path):
+    """On the small bounds (one stronghold with the Ambassador, one turn): each differing switch has its
+    distinguishing game or the reason no game within the bounds tells the choices apart."""
+    small = "bounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
+    for name in REPOS:
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\n" + small + _interpretation(name), encoding="utf-8")
+    r = CliRunner().invoke(main, ["compare", str(tmp_path / "quintine.yaml"), str(tmp_path / "treachery-online.yaml"),
+                                  "--per-switch", "--format", "json"])
+    assert r.exit_code == 12, r.output
+    doc = json.loads(r.output)
+    per = {s["switch"]: s for s in doc["per_switch"]}
+    assert len(per) == 7
+    for s in per.values():
+        assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
+    assert any(s["game"] is not None for s in per.values())
+
+
+def _interpretation(profile: str) -> str:
+    chosen = GAME.profiles[profile].interpretation.as_dict()
+    return "interpretation:\n" + "".join(f"  {k}: {v}\n" for k, v in chosen.items())
