@@ -42,7 +42,7 @@ def test_the_profiles_differ_where_the_engines_do():
     q, t = GAME.profiles["quintine"].interpretation, GAME.profiles["treachery-online"].interpretation
     assert q == GAME.profiles["default"].interpretation  # the defaults are Quintine/Dune's recorded choices
     differ = {sw.key for sw in GAME.switches if q.choice(sw.key) != t.choice(sw.key)}
-    assert differ == {"terror-vs-arrival-reactions", "ambassador-vs-terror", "extortion-mentat-order",
+    assert differ == {"terror-vs-arrival-reactions", "ambassador-vs-terror", "karama-eome-timing", "extortion-mentat-order",
                       "atomics-penalty", "sabotage-gift-overflow", "sneak-attack-is-shipment",
                       "assassination-without-leader"}
 
@@ -59,7 +59,7 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
     assert r.exit_code == 12, r.output
     doc = json.loads(r.output)
     per = {s["switch"]: s for s in doc["per_switch"]}
-    assert len(per) == 7
+    assert len(per) == 8
     for s in per.values():
         assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
     assert any(s["game"] is not None for s in per.values())
@@ -68,3 +68,25 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
 def _interpretation(profile: str) -> str:
     chosen = GAME.profiles[profile].interpretation.as_dict()
     return "interpretation:\n" + "".join(f"  {k}: {v}\n" for k, v in chosen.items())
+
+
+def test_the_phase_long_prevention_is_checked_by_a_property_that_catches_a_generated_mutant():
+    """A4 pre-emptive-phase: every generated mutant that drops the prevention from an offer's guard is killed by
+    `no-offer-after-preemptive-karama`, which reads the kernel's monitor of Karama cards spent outside any
+    window, not the engine flag the guard tests (small bounds: one stronghold, one turn)."""
+    import dataclasses
+    from checks.analyses.mutants import edit_rules, generate
+    from checks.analyses.verdicts import run_explicit
+    from checks.config import CheckConfig
+    prop = GAME.small(GAME.profiles["treachery-online"])
+    model = GAME.build(prop)
+    assert "no-offer-after-preemptive-karama" in {p.name for p in model.properties}
+    results, _ = run_explicit(model, CheckConfig())
+    assert {r.id: r.verdict for r in results}["no-offer-after-preemptive-karama"] == "holds"
+    dropped = [m for m in generate(model, ("drop-conjunct",))
+               if m.rule.startswith("offer_alliance_") and "eome_prevented" in m.change]
+    assert dropped
+    for m in dropped[:2]:
+        mutant = GAME.build(dataclasses.replace(prop), edit_rules=edit_rules(m))
+        verdicts = {r.id: r.verdict for r in run_explicit(mutant, CheckConfig())[0]}
+        assert verdicts["no-offer-after-preemptive-karama"] == "violated", (m.change, verdicts)

@@ -124,7 +124,9 @@ def entry_rules(c: Ctx) -> list[Rule]:
         Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,
              doc="a faction neither ships nor moves"),
         Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n),
-             {("stage", ()): c.st(_first_mentat(c))}, (), kind="system"),
+             {("stage", ()): c.st(_first_mentat(c))}
+             | ({("eome_prevented", ()): False} if c.choice("A4") == "pre-emptive-phase" else {}),
+             ("A4",) if c.choice("A4") == "pre-emptive-phase" else (), kind="system"),
     ]
 
 

@@ -42,8 +42,10 @@ SWITCHES = (
            "Ecaz Ambassador and Terror eligible on the same entry",
            "engine 29 Sep 2026: the two owners resolve in storm order on the same committed entry"),
     Switch("karama-eome-timing", ("A4",),
-           ("before-reply", "after-reply"), "before-reply",
-           "Karama against Enemy of My Enemy: before the entrant answers, or after acceptance",
+           ("before-reply", "after-reply", "pre-emptive-phase"), "before-reply",
+           "Karama against Enemy of My Enemy: before the entrant answers, after acceptance, or pre-emptively "
+           "(played before Moritani decides, by any rival, Moritani's ally included; no offer for the rest of "
+           "the Shipment & Movement phase)",
            "engine: declaration, public Karama window, then the entrant's reply"),
     Switch("extortion-mentat-order", ("A5",),
            ("placement-first", "extortion-first", "unordered"), "placement-first",

@@ -79,7 +79,19 @@ def monitors(c: Ctx) -> list[Monitor]:
         out.append(_ambassador_due(c))
     if c.module:
         out += _traitor_monitors(c)
+    if c.choice("A4") == "pre-emptive-phase":
+        out.append(_karama_preempted(c))
     return out
+
+
+def _karama_preempted(c: Ctx) -> Monitor:
+    """A4 pre-emptive-phase: a rival spent a Karama card during Shipment & Movement outside any Karama
+    window (no placement, no offer is pending then), which prevents the alliance offer until the turn ends."""
+    v = c.v
+    spent = c.any_of(v("karama", f) & ~post("karama", f) for f in range(len(c.bounds.factions)) if f != c.M)
+    event = c.stage_is("ship_move", "terror") & spent
+    return Monitor(Field("karama_preempted", Bool(), doc="a pre-emptive Karama against the offer this turn"),
+                   False, ite(new_turn(c), False, v("karama_preempted") | event), ("R30", "A4"))
 
 
 def _placements(c: Ctx) -> Monitor:

@@ -51,6 +51,7 @@ PROFILES = {
         "treachery-online",
         "treachery.online: every switch at that engine's choice, on the default bounds",
         Interpretation.of(terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
+                          karama_eome_timing="pre-emptive-phase",
                           extortion_mentat_order="extortion-first", atomics_penalty="follows-current-ally",
                           sabotage_gift_overflow="allow-overflow", sneak_attack_is_shipment="not-shipment",
                           assassination_without_leader="fizzles")),

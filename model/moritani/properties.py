@@ -125,7 +125,8 @@ def witnesses(c: Ctx) -> list[Property]:
         sometimes("witness-eome-accepted", fires=("accept_alliance",), rules=("R20",)),
         sometimes("witness-eome-refused", fires=("refuse_alliance",), rules=("R21",)),
         sometimes("witness-karama-placement", fires=("karama_placement",), rules=("R29",)),
-        sometimes("witness-karama-eome", fires=("karama_eome",), rules=("R30",)),
+        sometimes("witness-karama-eome", rules=("R30",),
+                  fires=("karama_eome_preempt",) if c.choice("A4") == "pre-emptive-phase" else ("karama_eome",)),
     ]
     if c.face("Extortion") is not None:
         out += [

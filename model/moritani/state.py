@@ -25,6 +25,9 @@ def schema(c: Ctx) -> Schema:
     # Seeded defect `robbery-takes-both`: the engine keeps Robbery open after the spice is taken.
     log += (Field("robbed", Bool(), doc="engine bug: Robbery's spice was taken, the choice stays open"),) \
         if c.has("robbery-takes-both") else ()
+    if c.choice("A4") == "pre-emptive-phase":
+        log += (Field("eome_prevented", Bool(),
+                      doc="a pre-emptive Karama prevents any alliance offer for the rest of this Shipment & Movement"),)
     return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
 
 
@@ -141,6 +144,8 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["declined_log"] = 0
     if c.has("robbery-takes-both"):
         values["robbed"] = False
+    if c.choice("A4") == "pre-emptive-phase":
+        values["eome_prevented"] = False
     if c.module:
         # Every Traitor card starts in the reserve deck; the first step deals Moritani its secret card.
         values |= {"stage": c.st("traitor_deal"),

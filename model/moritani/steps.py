@@ -39,7 +39,17 @@ def step_properties(c: Ctx) -> list[Property]:
         out.append(_assassination_bounty(c))
     if c.module:
         out.append(_assassinate_forfeit(c))
+    if c.choice("A4") == "pre-emptive-phase":
+        out.append(_no_offer_after_preemption(c))
     return out
+
+
+def _no_offer_after_preemption(c: Ctx) -> Property:
+    """R30, A4 (pre-emptive-phase, treachery.online): once a rival has played Karama against Enemy of My Enemy
+    in this Shipment & Movement phase, Moritani makes no alliance offer until the phase is over."""
+    offers = tuple(f"offer_alliance_{k}" for k in c.faces)
+    return always_step("no-offer-after-preemptive-karama", implies(Fired(offers), ~c.v("karama_preempted")),
+                       ("R30", "A4"), "no alliance offer for the rest of a phase in which Karama prevented it")
 
 
 def delta(c: Ctx, name: str, *idx):
@@ -492,7 +502,9 @@ def _actor_has_the_turn(c: Ctx) -> Property:
     order ships, moves or passes; in the Extortion queue only the rival it has reached pays, refuses or
     is skipped. The model names the acting faction of these steps by the parameter `f`."""
     f = Arg("f", -1)
-    ok = implies(c.stage_is("ship_move") & f.ne(-1), c.at_position("mover", f))
+    # A Karama card is played out of turn (R29, R30): a step that spends one is not a turn's action.
+    karama = c.any_of(c.v("karama", g) & ~post("karama", g) for g in range(len(c.bounds.factions)))
+    ok = implies(c.stage_is("ship_move") & f.ne(-1) & ~karama, c.at_position("mover", f))
     if c.face("Extortion") is not None:
         ok = ok & implies(c.stage_is("extortion_pay") & f.ne(-1), c.at_position("payer", f))
     return always_step("actor-has-the-turn", ok, ("R37", "A9", "H25", "H40"),

@@ -70,33 +70,45 @@ def rules(c: Ctx) -> list[Rule]:
                   closes | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
-    before = c.choice("A4") == "before-reply"
+    timing = c.choice("A4")
+    before = timing in ("before-reply", "pre-emptive-phase")  # the alliance forms at the entrant's reply
+    window = timing != "pre-emptive-phase"  # a Karama window follows the offer (or the acceptance)
     e, k = Param("e"), Param("k")
     for face in c.faces:
         offer_guard = (at & v("entry_face").eq(face) & ~refused & v("entrant").eq(e)
                        & reveal_possible(c, face, e) & c.alliance_change_allowed())
         if not c.has("karama-block-ignored"):
             offer_guard = offer_guard & ~v("eome_blocked")
+        if not window:
+            offer_guard = offer_guard & ~v("eome_prevented")
         if ecaz is not None and not c.has("offer-to-ecaz"):
             offer_guard = offer_guard & e.ne(ecaz)
         rules.append(Rule(
             f"offer_alliance_{face}", (P("e", c.F),), offer_guard,
-            {("stage", ()): c.st("eome_karama" if before else "eome_reply")},
+            {("stage", ()): c.st("eome_karama" if before and window else "eome_reply")},
             ("R19", "R22", "A21", "H34"), actor=Const(M),
             doc="instead of revealing, Moritani offers the entrant an alliance (never to Ecaz)"))
     f = Param("f")
-    rules.append(Rule(
-        "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
-        ({} if c.has("karama-card-kept") else {("karama", (f,)): False})
-        | {("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
-        ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available"))
+    spend = {} if c.has("karama-card-kept") else {("karama", (f,)): False}
+    if window:
+        rules.append(Rule(
+            "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
+            spend | {("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
+            ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available"))
+    else:
+        rules.append(Rule(
+            "karama_eome_preempt", (P("f", c.F),),
+            c.stage_is("ship_move", "terror") & f.ne(M) & v("karama", f) & ~v("eome_prevented"),
+            spend | {("eome_prevented", ()): True},
+            ("R30", "A4"), actor=f,
+            doc="a rival (Moritani's ally too) plays Karama before Moritani decides: no alliance offer for the "
+                "rest of this Shipment & Movement phase"))
     swap = (P("e", c.F), P("k", c.K))
     swap_guard = v("entrant").eq(e) & v("entry_face").eq(k) & e.ne(M)
     ids = ("R20", "H21", "H23", "H12", "H4", "A4")
     if before:
-        rules += [
-            Rule("no_karama_eome", (), c.stage_is("eome_karama"), {("stage", ()): c.st("eome_reply")},
-                 ("A4",), kind="system"),
+        rules += ([Rule("no_karama_eome", (), c.stage_is("eome_karama"), {("stage", ()): c.st("eome_reply")},
+                        ("A4",), kind="system")] if window else []) + [
             Rule("accept_alliance", swap, c.stage_is("eome_reply") & swap_guard, _accept_effects(c),
                  ids, actor=e, doc="the entrant accepts: both old alliances break, the token returns"),
         ]
