@@ -47,8 +47,8 @@ def test_repo_run_collects_each_acceptance_scenario_once():
     r = pytest_run(["--collect-only", "-q", "-o", "addopts=", "-p", "no:cacheprovider", "scenarios"], ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
     ids = [line for line in r.stdout.splitlines() if ".scenario.yaml::" in line]
-    expected = sorted(f"scenarios/acceptance/{f.name}::{f.name.removesuffix('.scenario.yaml')}"
-                      for f in ACCEPTANCE.glob("*.scenario.yaml"))
+    expected = sorted(f"scenarios/{f.parent.name}/{f.name}::{f.name.removesuffix('.scenario.yaml')}"
+                      for f in ACCEPTANCE.parent.glob("*/*.scenario.yaml"))
     assert sorted(ids) == expected
 
 

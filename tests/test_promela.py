@@ -97,6 +97,21 @@ def test_state_count_parity_with_spin(name):
 
 @pytest.mark.heavy
 @needs_spin
+@pytest.mark.parametrize("profile", ["quintine", "treachery-online"])
+def test_state_count_parity_with_spin_on_the_engine_profiles(profile):
+    """The two engines' profiles (docs/engines.md) on the 1-stronghold 1-turn bounds: treachery-online's
+    pre-emptive Karama, fizzling Assassination and reaction orders export like the default's rules."""
+    from model.moritani import GAME
+    model = GAME.build(GAME.small(GAME.profiles[profile]))
+    ex = explore(model)
+    assert not ex.violations and not ex.out_of_domain
+    r = run_spin(to_promela(model))
+    assert r.complete and r.violated is None, r.output[-1500:]
+    assert r.states == len(ex.states), (profile, r.states, len(ex.states))
+
+
+@pytest.mark.heavy
+@needs_spin
 def test_parity_check_can_fail():
     """A Promela model missing one rule (a translation bug) gives SPIN a different count."""
     model = build_model(SMALL)

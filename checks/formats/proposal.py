@@ -148,7 +148,7 @@ def json_schema(game) -> dict:
     >>> from model.moritani import GAME
     >>> s = json_schema(GAME)
     >>> s["properties"]["interpretation"]["properties"]["A4"]["enum"]
-    ['before-reply', 'after-reply']
+    ['before-reply', 'after-reply', 'pre-emptive-phase']
     """
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "rulecheck proposal",
             "description": f"A timing interpretation of {game.description} with the bounds to check it on "

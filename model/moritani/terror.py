@@ -88,21 +88,7 @@ def rules(c: Ctx) -> list[Rule]:
             {("stage", ()): c.st("eome_karama" if before and window else "eome_reply")},
             ("R19", "R22", "A21", "H34"), actor=Const(M),
             doc="instead of revealing, Moritani offers the entrant an alliance (never to Ecaz)"))
-    f = Param("f")
-    spend = {} if c.has("karama-card-kept") else {("karama", (f,)): False}
-    if window:
-        rules.append(Rule(
-            "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
-            spend | {("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
-            ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available"))
-    else:
-        rules.append(Rule(
-            "karama_eome_preempt", (P("f", c.F),),
-            c.stage_is("ship_move", "terror") & f.ne(M) & v("karama", f) & ~v("eome_prevented"),
-            spend | {("eome_prevented", ()): True},
-            ("R30", "A4"), actor=f,
-            doc="a rival (Moritani's ally too) plays Karama before Moritani decides: no alliance offer for the "
-                "rest of this Shipment & Movement phase"))
+    rules.append(_karama_on_offer(c, window))
     swap = (P("e", c.F), P("k", c.K))
     swap_guard = v("entrant").eq(e) & v("entry_face").eq(k) & e.ne(M)
     ids = ("R20", "H21", "H23", "H12", "H4", "A4")
@@ -134,3 +120,23 @@ def rules(c: Ctx) -> list[Rule]:
                           actor=v("entrant"), doc="refusal: Moritani must now reveal"))
     return rules
 
+
+
+def _karama_on_offer(c: Ctx, window: bool) -> Rule:
+    """Karama against Enemy of My Enemy (R30, A4): in the window after the offer (or the acceptance), or
+    pre-emptively, before Moritani decides, for the rest of the Shipment & Movement phase."""
+    v, M = c.v, c.M
+    f = Param("f")
+    spend = {} if c.has("karama-card-kept") else {("karama", (f,)): False}
+    if window:
+        return Rule(
+            "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
+            spend | {("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
+            ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available")
+    return Rule(
+        "karama_eome_preempt", (P("f", c.F),),
+        c.stage_is("ship_move", "terror") & f.ne(M) & v("karama", f) & ~v("eome_prevented"),
+        spend | {("eome_prevented", ()): True},
+        ("R30", "A4"), actor=f,
+        doc="a rival (Moritani's ally too) plays Karama before Moritani decides: no alliance offer for the "
+            "rest of this Shipment & Movement phase")
