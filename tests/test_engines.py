@@ -44,7 +44,7 @@ def test_the_profiles_differ_where_the_engines_do():
     differ = {sw.key for sw in GAME.switches if q.choice(sw.key) != t.choice(sw.key)}
     assert differ == {"terror-vs-arrival-reactions", "ambassador-vs-terror", "karama-eome-timing", "extortion-mentat-order",
                       "atomics-penalty", "sabotage-gift-overflow", "sneak-attack-is-shipment",
-                      "assassination-without-leader"}
+                      "assassination-without-leader", "bg-advisors-occupy"}
 
 
 @pytest.mark.heavy
@@ -59,7 +59,7 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
     assert r.exit_code == 12, r.output
     doc = json.loads(r.output)
     per = {s["switch"]: s for s in doc["per_switch"]}
-    assert len(per) == 8
+    assert len(per) == 9
     for s in per.values():
         assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
     assert any(s["game"] is not None for s in per.values())
@@ -90,3 +90,22 @@ def test_the_phase_long_prevention_is_checked_by_a_property_that_catches_a_gener
         mutant = GAME.build(dataclasses.replace(prop), edit_rules=edit_rules(m))
         verdicts = {r.id: r.verdict for r in run_explicit(mutant, CheckConfig())[0]}
         assert verdicts["no-offer-after-preemptive-karama"] == "violated", (m.change, verdicts)
+
+
+def test_lone_advisors_are_tracked_by_an_invariant_that_catches_generated_mutants():
+    """bg-advisors-occupy: coexist: Atomics that kills BG's advisors but leaves them counted (a generated
+    drop-effect mutant) breaks `advisors-are-bg-forces`. (Dropping the count from `accompany` makes coexist
+    behave as occupy: the lone-advisor scenarios of scenarios/engines/ no longer replay. Dropping the flip
+    when BG fighters arrive is out of reach here: BG has one force, either shipped or sent as an advisor.)"""
+    from checks.analyses.mutants import edit_rules, generate
+    from checks.analyses.verdicts import run_explicit
+    from checks.config import CheckConfig
+    prop = GAME.profiles["treachery-online"]
+    model = GAME.build(prop)
+    assert {r.id: r.verdict for r in run_explicit(model, CheckConfig())[0]}["advisors-are-bg-forces"] == "holds"
+    dropped = [m for m in generate(model, ("drop-effect",))
+               if m.rule == "reveal_atomics" and "advisors" in m.change]
+    assert dropped
+    for m in dropped[:3]:
+        results = run_explicit(GAME.build(prop, edit_rules=edit_rules(m)), CheckConfig())[0]
+        assert {r.id: r.verdict for r in results}["advisors-are-bg-forces"] == "violated", m.change

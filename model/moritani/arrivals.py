@@ -92,7 +92,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
     mine = c.stage_is("ship_move") & c.at_position("mover", f)
     moves = f.ne(M) if not c.bounds.moritani_ships else Const(True)
     open_to = (to.ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
-               & ~c.any_of(v("ally", f).eq(g) & (v("forces", g, to) > 0) for g in range(n)))
+               & ~c.any_of(v("ally", f).eq(g) & c.present(g, to) for g in range(n)))
     no_aftermath = v("aftermath").ne(to)
     if c.has("shipment-into-aftermath"):
         no_aftermath = Const(True)
@@ -102,7 +102,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
         ship_guard = ship_guard & ~(terror_qualifies(c, f, to) & adv)
     if c.has("move-ignores-occupancy"):  # the bug: movement checks the storm and allies, not the limit
         open_to = (to.ne(c.desert) & v("storm").ne(to)
-                   & ~c.any_of(v("ally", f).eq(g) & (v("forces", g, to) > 0) for g in range(n)))
+                   & ~c.any_of(v("ally", f).eq(g) & c.present(g, to) for g in range(n)))
     move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= 1)
     source = ("forces", (f, Const(c.desert)))
     if c.has("move-from-reserves"):  # the bug: the moved force is taken from reserves, not the open desert
@@ -113,12 +113,12 @@ def entry_rules(c: Ctx) -> list[Rule]:
         Rule("ship", who, ship_guard,
              {("reserves", (f,)): v("reserves", f) - 1, ("forces", (f, to)): v("forces", f, to) + 1,
               ("spice", (f,)): v("spice", f) - 1, ("bank", ()): v("bank") + 1}
-             | _arrival(c, f, to, "shipment", adv),
+             | _arrival(c, f, to, "shipment", adv) | fighters_arrive(c, f, to),
              ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=f,
              doc="a faction ships one force from reserves into a stronghold, paying 1 spice"),
         Rule("move", who, move_guard,
              {source: Var(source[0], source[1]) - 1, ("forces", (f, to)): v("forces", f, to) + 1}
-             | _arrival(c, f, to, "movement", Const(False)),
+             | _arrival(c, f, to, "movement", Const(False)) | fighters_arrive(c, f, to),
              ("R11", "R17", "R25", "R36"), actor=f,
              doc="a faction moves one force from the open desert into a stronghold (Aftermath allows it)"),
         Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,
@@ -200,7 +200,7 @@ def reaction_rules(c: Ctx) -> list[Rule]:
             Rule("accompany", (P("l", c.L),), lands,
                  {("reserves", (Const(bg),)): v("reserves", bg) - 1,
                   ("forces", (Const(bg), Param("l"))): v("forces", bg, Param("l")) + 1, ("stage", ()): c.st("react")}
-                 | queued, ("A1", "A23", "A25", "H36", "R12"), actor=Const(bg),
+                 | _advisor_lands(c, bg, Param("l")) | queued, ("A1", "A23", "A25", "H36", "R12"), actor=Const(bg),
                  doc="BG sends one advisor with the shipment: a separate entry by BG"),
             Rule("decline_advisor", (), c.stage_is("advisor"), {("stage", ()): c.st("react")}, ("A1",),
                  actor=Const(bg)),
@@ -219,3 +219,20 @@ def reaction_rules(c: Ctx) -> list[Rule]:
 
 def rules(c: Ctx) -> list[Rule]:
     return entry_rules(c) + reaction_rules(c)
+
+
+def _advisor_lands(c: Ctx, bg: int, l) -> dict:
+    """bg-advisors-occupy: coexist: the accompanying force is an advisor, unless BG fighters are already there
+    (then it joins them as a fighter: BG's forces in one place are of one kind)."""
+    if not c.advisors_coexist():
+        return {}
+    v = c.v
+    alone = v("forces", bg, l).eq(v("advisors", l))  # no BG fighter there
+    return {("advisors", (l,)): ite(alone, v("advisors", l) + 1, v("advisors", l))}
+
+
+def fighters_arrive(c: Ctx, f, to) -> dict:
+    """coexist: BG fighters shipped or moved into a place turn the advisors there into fighters."""
+    if not c.advisors_coexist():
+        return {}
+    return {("advisors", (to,)): ite(lift(f).eq(c.fac("Bene Gesserit")), 0, c.v("advisors", to))}

@@ -86,6 +86,11 @@ SWITCHES = (
            "Terror Assassination against an entrant with no living leader: is the reveal (and an Enemy of My "
            "Enemy offer, whose refusal forces it) refused, or does it reveal and fizzle?",
            "engine: an empty living victim pool disables the reveal before it is announced (A11)"),
+    Switch("bg-advisors-occupy", ("R25", "A25"),
+           ("occupy", "coexist"), "occupy",
+           "Do BG advisors alone in a stronghold count toward its two-faction limit and block BG's ally "
+           "(for shipment, movement and Sneak Attack)?",
+           "engine: not settled for Sneak Attack; advisors make a territory occupied for Moritani's setup"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",

@@ -169,9 +169,20 @@ class Ctx:
             return Const(True)
         return self.v("aftermath").eq(self.none_dest)
 
+    def advisors_coexist(self) -> bool:
+        """BG advisors alone do not occupy (switch bg-advisors-occupy: coexist; treachery.online)."""
+        return self.choice("bg-advisors-occupy") == "coexist" and self.fac("Bene Gesserit") is not None
+
+    def present(self, f: int, loc):
+        """Does faction f occupy `loc`: forces there, and for BG under `coexist`, fighters (not advisors alone)."""
+        there = self.v("forces", f, loc) > 0
+        if self.advisors_coexist() and f == self.fac("Bene Gesserit"):
+            there = self.v("forces", f, loc) > self.v("advisors", loc)
+        return there
+
     def occupants(self, loc, exclude=()):
-        """Number of factions (other than the expressions in `exclude`) with forces in `loc`."""
-        return count(self.all_of([lift(x).ne(f) for x in exclude]) & (self.v("forces", f, loc) > 0)
+        """Number of factions (other than the expressions in `exclude`) occupying `loc` (`present`)."""
+        return count(self.all_of([lift(x).ne(f) for x in exclude]) & self.present(f, loc)
                      for f in range(len(self.bounds.factions)))
 
     def token_at(self, k, loc):

@@ -72,6 +72,8 @@ def _atomics(c: Ctx) -> list[Rule]:
     v, M, b = c.v, c.M, c.bounds
     l = Param("l")
     eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done")}
+    if c.advisors_coexist():
+        eff[("advisors", (l,))] = Const(0)  # every force there dies, advisors with the rest
     for f in range(len(b.factions)):
         if f == M and c.has("atomics-spares-moritani"):  # the bug: only rivals' forces die
             continue
@@ -159,6 +161,13 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
     n, l = Param("n"), Param("l")
     cap = min(5, b.moritani_forces)
     positive_ok = v("storm").ne(l) & (c.occupants(l, exclude=(M,)) < 2)
+    if c.advisors_coexist():
+        # R25: like any arrival, not where Moritani's ally stands. When every force occupies, an ally there
+        # already makes two occupants with the entrant (whose forces are there and who is never Moritani's
+        # ally at a reveal), so the test only matters once BG advisors alone (an advisor's own entry) do not
+        # occupy; `arrival-respects-occupancy` found the case.
+        positive_ok = positive_ok & ~c.any_of(v("ally", M).eq(g) & c.present(g, l)
+                                              for g in range(len(b.factions)) if g != M)
     if c.has("sneak-ignores-occupancy"):  # the bug: only the storm is checked
         positive_ok = v("storm").ne(l)
     adv = advisor_eligible(c, M) & (n > 0)

@@ -54,7 +54,7 @@ PROFILES = {
                           karama_eome_timing="pre-emptive-phase",
                           extortion_mentat_order="extortion-first", atomics_penalty="follows-current-ally",
                           sabotage_gift_overflow="allow-overflow", sneak_attack_is_shipment="not-shipment",
-                          assassination_without_leader="fizzles")),
+                          assassination_without_leader="fizzles", bg_advisors_occupy="coexist")),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",

@@ -77,7 +77,7 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
                "every Terror decision and Ambassador reaction an arrival earned is resolved before play goes on"),
         always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
                "public IDs are distinct and a token back in supply carries an ID never shown"),
-    ] + (traitor_invariants(c) if c.module else []) + step_properties(c)
+    ] + (traitor_invariants(c) if c.module else []) + _advisor_invariants(c) + step_properties(c)
 
 
 def traitor_invariants(c: Ctx) -> list[Property]:
@@ -149,3 +149,13 @@ def witnesses(c: Ctx) -> list[Property]:
         out.append(sometimes("witness-sneak-into-aftermath", fires=("sneak_attack",),
                              when=(n > 0) & v("aftermath").eq(v("entry_loc")), rules=("R41", "R36")))
     return out
+
+
+def _advisor_invariants(c: Ctx) -> list:
+    """bg-advisors-occupy: coexist: the advisors counted in a place are BG forces standing there."""
+    if not c.advisors_coexist():
+        return []
+    bg = c.fac("Bene Gesserit")
+    ok = c.all_of(c.v("advisors", l) <= c.v("forces", bg, l) for l in range(len(c.L.labels)))
+    return [always("advisors-are-bg-forces", ok, ("R25", "A25", "H33"),
+                   "the advisors counted in a place are Bene Gesserit forces standing there")]

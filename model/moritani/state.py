@@ -25,6 +25,9 @@ def schema(c: Ctx) -> Schema:
     # Seeded defect `robbery-takes-both`: the engine keeps Robbery open after the spice is taken.
     log += (Field("robbed", Bool(), doc="engine bug: Robbery's spice was taken, the choice stays open"),) \
         if c.has("robbery-takes-both") else ()
+    if c.advisors_coexist():
+        log += (Field("advisors", IntRange(0, forces_max), (c.L,),
+                      doc="how many of BG's forces in each place are advisors (they do not occupy)"),)
     if c.choice("A4") == "pre-emptive-phase":
         log += (Field("eome_prevented", Bool(),
                       doc="a pre-emptive Karama prevents any alliance offer for the rest of this Shipment & Movement"),)
@@ -146,6 +149,8 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["robbed"] = False
     if c.choice("A4") == "pre-emptive-phase":
         values["eome_prevented"] = False
+    if c.advisors_coexist():
+        values["advisors"] = {l: 0 for l in range(len(c.L.labels))}
     if c.module:
         # Every Traitor card starts in the reserve deck; the first step deals Moritani its secret card.
         values |= {"stage": c.st("traitor_deal"),

@@ -245,7 +245,7 @@ def _arrival_respects_occupancy(c: Ctx) -> Property:
             if f == bg:
                 arrives = arrives & ~c.stage_is("advisor")
             others = c.occupants(h, exclude=(f,))
-            ally_there = c.any_of(v("ally", f).eq(g) & (v("forces", g, h) > 0) for g in range(n) if g != f)
+            ally_there = c.any_of(v("ally", f).eq(g) & c.present(g, h) for g in range(n) if g != f)
             ok = ok & implies(arrives, (others < 2) & ~ally_there)
     return always_step("arrival-respects-occupancy", ok, ("R25", "R41", "H32", "A25"),
                        "forces arrive only where at most one other faction, and not their ally, is present (the BG "
