@@ -1,0 +1,403 @@
+"""Regenerates the engine acceptance scenarios of this directory (docs/engines.md).
+
+Each situation read from an engine's tests or code is a goal: the last step of a game (an action, with
+conditions on the state before or after it). The shortest game of the engine's embedded profile that
+reaches it is found by breadth-first search over the compiled rules, replayed through the reference
+semantics, and written with a header citing the engine's repository, file and commit; the expectation
+is the values the situation is about (or, for a move the engine refuses, `blocked_at`). Existing files
+are kept: delete one to regenerate it. Run from the repository root:
+
+    python scenarios/engines/generate.py
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+from pathlib import Path
+
+from checks.formats.scenario import dump, trace_to_scenario
+from model.compile import CompiledModel
+from model.domains import IntRange
+from model.moritani import GAME
+from model.trace import Step, Trace
+
+def find(model, goal, max_states=2_000_000):
+    """The shortest game whose last step satisfies goal(model, label, pre, post), or None."""
+    cm = CompiledModel.build(model)
+    acts = model.actions
+    parent = {}
+    q = collections.deque()
+    for s in model.init:
+        parent[s] = None; q.append(s)
+    while q:
+        s = q.popleft()
+        for i, t in cm.successors(s):
+            if goal(model, acts[i].label, s, t):
+                path = [(acts[i].label, t)]
+                cur = s
+                while parent[cur] is not None:
+                    p, lab = parent[cur]
+                    path.append((lab, cur)); cur = p
+                path.reverse()
+                return Trace(cur, tuple(Step(l, st) for l, st in path))
+            if t not in parent:
+                parent[t] = (s, acts[i].label); q.append(t)
+                if len(parent) > max_states: return None
+    return None
+
+OUT = Path("scenarios/engines")
+Q = ("Quintine/Dune", "https://github.com/Quintine/Dune")
+T = ("treachery.online", "https://github.com/ronaldossendrijver/treachery.online")
+
+def slotval(model, s, name):
+    i = model.schema.slot_names.index(name)
+    v = s[i]
+    return v if isinstance(model.schema.slot_fields[i].domain, IntRange) else model.schema.show(i, v)
+
+def gen(spec):
+    prof = GAME.profiles[spec["profile"]]
+    bounds = dataclasses.replace(prof.bounds, **spec.get("bounds", {}))
+    prop = dataclasses.replace(prof, bounds=bounds)
+    model = GAME.build(prop)
+    tr = find(model, spec["goal"])
+    assert tr is not None, spec["file"]
+    assert not tr.replay(model), spec["file"]
+    final = tr.steps[-1].state if tr.steps else tr.init
+    if "blocked" in spec:
+        label = spec["blocked"](model, final) if callable(spec["blocked"]) else spec["blocked"]
+        expect = {"blocked_at": len(tr.steps) + 1}
+    else:
+        expect = {"reachable": True} if not spec.get("values") else {}
+        if spec.get("values"):
+            expect["values"] = {n: slotval(model, final, n) for n in spec["values"]}
+    doc = trace_to_scenario(model, tr, prop, spec["title"], expect, spec["cites"])
+    if "blocked" in spec:
+        doc["steps"].append({"do": label, "says": spec["blocked_says"]})
+    # Only what differs from the engine's embedded profile: the profile name is the base (docs/scenario-format.md).
+    doc["setup"]["proposal"] = {"name": spec["profile"]} | ({"bounds": {k: _plain(v) for k, v in spec["bounds"].items()}}
+                                                           if spec.get("bounds") else {})
+    engine, url = spec["engine"]
+    head = [f"# {spec['title']}", f"# Derived from {engine} ({url}), commit {spec['commit']}:",
+            f"#   {spec['source']}"] + [f"# {line}" for line in spec["why"]] + [
+            "# Replayed under the engine's embedded profile; generated as the shortest game (tests/test_engines.py",
+            "# replays every file here, and so does `rulecheck check --proposal <profile> --scenarios scenarios/`)."]
+    text = "\n".join(head) + "\n" + dump(doc)
+    path = OUT / spec["file"]
+    if path.exists():  # never overwrite a kept file: delete it first to regenerate it
+        return path, None
+    path.write_text(text)
+    return path, len(tr.steps)
+
+def _plain(v):
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+def raw(m, s, name):
+    return s[m.schema.slot_names.index(name)]
+def lab(m, s, name):
+    i = m.schema.slot_names.index(name)
+    return m.schema.show(i, s[i])
+def fired(prefix, cond=lambda m, pre, post: True):
+    exact = prefix == "decline"
+    return lambda m, label, pre, post: (label == prefix if exact else label.startswith(prefix)) and cond(m, pre, post)
+
+QC = "0040ed192183ce5723b1b775287335aad5fe7d8b (docs/RULE_DECISIONS.md, 8 Oct 2026; each test file at the commit named)"
+TC = "5e6a9440b144e79e25bb793dd5d7436648c74f1d"
+NOALLY = {"alliances": (("Moritani", "Ecaz"),)}
+
+def face_offer(m, s):
+    return f"offer_alliance_{raw(m, s, 'entry_face')}(e={lab(m, s, 'entrant')})"
+
+specs = [
+ # ---------------- Quintine/Dune ----------------
+ dict(file="quintine-shipment-opens-terror-decline-keeps-token.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: a rival's shipment opens Moritani's private Terror decision; declining keeps the token hidden",
+      source='tests/moritani-entry.test.ts (at 28ba1618/745e4fa8), "shipment opens a private Terror choice after settlement and decline survives reload without replay"',
+      why=["The shipment settles (paid, forces placed) before the decision opens; a decline changes nothing else."],
+      cites=["R11", "R13", "R17"], goal=fired("decline", lambda m, pre, post: lab(m, pre, "entry_cause") == "shipment"
+                 and lab(m, pre, "entrant") == "Atreides" and lab(m, pre, "entry_face") == "Robbery"),
+      values=["tstatus[Robbery]", "spice[Atreides]", "forces[Atreides][Arrakeen]"]),
+ dict(file="quintine-ally-does-not-trigger.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Moritani's ally ships into a stronghold with a token and no Terror decision opens",
+      source='tests/moritani-entry.test.ts, "Moritani and its ally do not trigger Terror when shipping"',
+      why=["Ecaz (Moritani's ally in these bounds) ships where a token lies: the arrival settles with nothing owed."],
+      cites=["R12"], bounds={"forces": (("Atreides", 1, 1), ("Bene Gesserit", 1, 0), ("Ecaz", 1, 0))},
+      goal=fired("arrival_settled", lambda m, pre, post: lab(m, pre, "entrant") == "Ecaz"
+                 and any(lab(m, pre, f"tloc[{k}]") == lab(m, pre, "entry_loc") and lab(m, pre, f"tstatus[{k}]") == "placed"
+                         for k in ("Robbery", "Sabotage"))),
+      values=["tstatus[Robbery]", "tstatus[Sabotage]", "forces[Ecaz][Arrakeen]"]),
+ dict(file="quintine-robbery-half-rounded-up.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Robbery takes half the entrant's spice, rounded up, once",
+      source='tests/moritani-entry.test.ts, "Robbery transfers half the entrant spice rounded up exactly once after reload"',
+      why=["Atreides starts with 4 spice and pays 1 to ship: Robbery takes 2 of its 3 (half, rounded up)."],
+      cites=["R38"], bounds={"spice": 4},
+      goal=fired("rob_spice", lambda m, pre, post: raw(m, pre, "spice[Atreides]") == 3),
+      values=["spice[Atreides]", "spice[Moritani]", "tstatus[Robbery]"]),
+ dict(file="quintine-robbery-card-full-hand-discards.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Robbery lets a full hand draw, then Moritani discards down to its limit",
+      source='tests/moritani-entry.test.ts, "Robbery permits a full hand to draw before requiring a chosen private discard"',
+      why=["Moritani starts at its hand limit (3 here); it draws the top card, then discards one of its choice."],
+      cites=["R38", "R5"], goal=fired("robbery_discard"), values=["hand[Moritani]", "tstatus[Robbery]"]),
+ dict(file="quintine-sabotage-discard-and-gift.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Sabotage discards one random card of the entrant, then Moritani may give it a card",
+      source='tests/moritani-entry.test.ts, "Sabotage discards a victim card once, conceals it from opponents and allows an optional gift"',
+      why=["Atreides holds 1 card: it loses it to the random discard, then receives one of Moritani's 3."],
+      cites=["R40", "A12"], goal=fired("gift_card"), values=["hand[Atreides]", "hand[Moritani]", "tstatus[Sabotage]"]),
+ dict(file="quintine-movement-triggers.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: moving a force into a stronghold with a token is an entry that opens the Terror decision",
+      source='tests/moritani-entry.test.ts, "normal movement triggers after moving forces once, while an internal sector move does not enter a territory"',
+      why=["Atreides moves its open-desert force into the token's stronghold: the decision opens with cause movement."],
+      cites=["R11", "R17", "A24"], goal=fired("open_terror", lambda m, pre, post: lab(m, pre, "entry_cause") == "movement"),
+      values=["stage", "entry_cause", "forces[Atreides][open desert]"]),
+ dict(file="quintine-bg-accompanying-advisor-is-an-entry.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: a BG accompanying advisor is a separate entry by BG that opens its own Terror decision",
+      source='tests/moritani-entry.test.ts, "Bene Gesserit accompanied advisor arrival triggers Terror without changing it into a fighter"',
+      why=["BG is not Moritani's ally: its free advisor landing in the token's stronghold earns a Terror decision (cause advisor, A25)."],
+      cites=["A25", "R17"], goal=fired("open_", lambda m, pre, post: lab(m, post, "entry_cause") == "advisor"
+                                       and lab(m, post, "entrant") == "Bene Gesserit" and lab(m, post, "stage") == "terror"),
+      values=["entrant", "entry_cause", "spice[Bene Gesserit]"]),
+ dict(file="quintine-eome-karama-window-before-reply.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: the Enemy of My Enemy offer opens a public Karama window before only the entrant may reply",
+      source='tests/moritani-alliance.test.ts (745e4fa8), "Enemy of My Enemy opens a public Karama opportunity before allowing only the entrant to reply"',
+      why=["After everyone lets the offer stand, the entrant's reply is the next decision (A4 before-reply)."],
+      cites=["R19", "A4"], goal=fired("no_karama_eome"), values=["stage", "karama[Atreides]"]),
+ dict(file="quintine-eome-accepted-token-returns-hidden.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: an accepted Enemy of My Enemy allies the two and returns the token unrevealed; the shipment is not refunded",
+      source='tests/moritani-alliance.test.ts (745e4fa8), "acceptance outside Nexus joins both factions and returns the token hidden without repeating shipment"',
+      why=["Atreides keeps its force in the stronghold and the spice it paid; the token goes back to supply with fresh IDs."],
+      cites=["R20", "H12", "H21"], goal=fired("accept_alliance", lambda m, pre, post: lab(m, pre, "entry_cause") == "shipment"
+                                                              and lab(m, pre, "entrant") == "Atreides"),
+      values=["ally[Moritani]", "ally[Atreides]", "spice[Atreides]", "forces[Atreides][Arrakeen]"]),
+ dict(file="quintine-eome-refused-must-reveal.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: after a refused Enemy of My Enemy offer Moritani must reveal; declining is refused",
+      source='tests/moritani-alliance.test.ts (745e4fa8), "refusing an offered alliance immediately reveals Robbery and does not restore the optional decline"',
+      why=["The refusal makes the reveal mandatory (R21): the decline that was legal before the offer is not."],
+      cites=["R21", "H24"], goal=fired("refuse_alliance"), blocked="decline",
+      blocked_says="Moritani tries to decline after the refusal (refused: the reveal is mandatory)"),
+ dict(file="quintine-karama-blocks-a-second-offer.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Karama cancels the Enemy of My Enemy offer and blocks a repeated offer for this entry",
+      source='tests/moritani-alliance.test.ts (745e4fa8), "Karama cancels the alliance offer while preserving reveal or decline and blocking repeated offers"',
+      why=["After the Karama the decision is open again with the alliance blocked: a new offer is refused."],
+      cites=["R30", "H8"], goal=fired("karama_eome"), blocked=face_offer,
+      blocked_says="Moritani offers the alliance again (refused: blocked for this entry)"),
+ dict(file="quintine-karama-then-decline.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: after Karama cancels the offer, Moritani may still decline and the token stays hidden",
+      source='tests/moritani-alliance.test.ts (745e4fa8), "Karama cancels the alliance offer while preserving reveal or decline and blocking repeated offers"',
+      why=["The Karama'd offer restores the ordinary choice: decline keeps the token placed and hidden."],
+      cites=["R30", "R13"], goal=fired("decline", lambda m, pre, post: raw(m, pre, "eome_blocked") == 1),
+      values=["karama[Atreides]", "eome_blocked"]),
+ dict(file="quintine-no-offer-to-ecaz.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Ecaz entering a token's stronghold cannot be offered Enemy of My Enemy",
+      source='tests/moritani-alliance.test.ts (745e4fa8), "Ecaz entrants cannot be offered Enemy of My Enemy"',
+      why=["Ecaz is not Moritani's ally here; its entry opens the decision, whose only choices are to reveal or decline:",
+           "the model has no offer action for Ecaz at all (the offer's guard excludes it, so grounding drops it)."],
+      cites=["R19", "H23"], bounds={"alliances": (("Atreides", "Bene Gesserit"),),
+                                    "forces": (("Atreides", 1, 1), ("Bene Gesserit", 1, 0), ("Ecaz", 1, 0))},
+      goal=fired("decline", lambda m, pre, post: lab(m, pre, "entrant") == "Ecaz"),
+      values=["entrant", "ally[Moritani]", "ally[Ecaz]"]),
+ dict(file="quintine-eome-extortion-refusal-reserves-five.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: a refused offer on Extortion reveals it and sets 5 spice aside for the next Mentat",
+      source='tests/moritani-alliance.test.ts (745e4fa8), "Extortion refusal reserves the award while acceptance returns the token without collecting it"',
+      why=["Refusal forces the reveal; Extortion's 5 are reserved, not yet Moritani's spendable spice."],
+      cites=["R21", "R37"], goal=fired("reveal_extortion", lambda m, pre, post: raw(m, pre, "eome_refused") == 1),
+      values=["tstatus[Extortion]", "ext_reserved", "spice[Moritani]"]),
+ dict(file="quintine-assassination-kills-one-leader.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Assassination kills exactly one living leader of the entrant; Moritani gains its strength",
+      source='tests/moritani-force-leader.test.ts (3bebc68c), "Assassination selects exactly one live ordinary leader, spends its token and leaves the client no victim choice"',
+      why=["One leader goes to the Tanks; the bank pays Moritani the leader's strength; the token is spent."],
+      cites=["R35", "H31"], goal=fired("assassinate("),
+      values=["spice[Moritani]", "tstatus[Assassination]", "leader[Atreides][leader 1 (strength 5)]",
+              "leader[Atreides][leader 2 (strength 2)]"]),
+ dict(file="quintine-assassination-empty-pool-gated.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: with no living leader in the entrant's pool the Assassination reveal is refused",
+      source='tests/moritani-force-leader.test.ts (3bebc68c), "Assassination pays three for Zoal but leaves unaudited empty live-leader pools unchanged"',
+      why=["Atreides has no living leader: the reveal is rejected and the token stays placed (A11 gated)."],
+      cites=["A11", "R35"], bounds={"leaderless": ("Atreides",)},
+      goal=fired("open_terror(k=Assassination)", lambda m, pre, post: lab(m, post, "entrant") == "Atreides"),
+      blocked="reveal_assassination(e=Atreides)", blocked_says="Moritani reveals Assassination (refused: no living leader)"),
+ dict(file="quintine-sneak-attack-five-free.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Sneak Attack sends up to five reserves for free",
+      source='tests/moritani-force-leader.test.ts (3bebc68c), "Sneak Attack deploys up to five reserves for free and does not consume ordinary shipment or movement"',
+      why=["Moritani sends all 5 of its reserves; its spice does not change."],
+      cites=["R41"], bounds={"moritani_forces": 5}, goal=fired("sneak_attack(n=5"),
+      values=["reserves[Moritani]", "spice[Moritani]", "tstatus[Sneak Attack]"]),
+ dict(file="quintine-sneak-attack-two-enemies-block.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: with two other factions in the stronghold a positive Sneak Attack is refused (zero is still legal)",
+      source='tests/moritani-force-leader.test.ts (3bebc68c), "Sneak Attack respects storm, printed sector, and two-enemy stronghold occupancy"',
+      why=["Atreides and BG (not allied here) both stand in the stronghold: one force would make a third faction."],
+      cites=["R41", "H32", "A31"], bounds=NOALLY,
+      goal=fired("reveal_sneak_attack", lambda m, pre, post: sum(raw(m, pre, f"forces[{f}][{lab(m, pre, 'entry_loc')}]") > 0
+                                                                  for f in ("Atreides", "Bene Gesserit")) == 2),
+      blocked=lambda m, s: f"sneak_attack(n=1, l={lab(m, s, 'entry_loc')})",
+      blocked_says="Moritani sends 1 force (refused: two other factions are there)"),
+ dict(file="quintine-extortion-paid-removes-token.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: at Mentat, after the placement, a rival pays 3 to Moritani and Extortion leaves the game",
+      source='tests/moritani-extortion-engine.test.ts (745e4fa8), "real entry reserves five, then placement precedes one Mentat award and storm-order payer choices"',
+      why=["Placement (A5 placement-first) then the +5 award, then payers in storm order; one payment ends it."],
+      cites=["R37", "A5", "A8"], goal=fired("pay_extortion"), values=["tstatus[Extortion]", "ext_reserved"]),
+ dict(file="quintine-extortion-all-pass-returns.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: when every rival passes, Extortion returns to supply with fresh public IDs",
+      source='tests/moritani-extortion-engine.test.ts (745e4fa8), "all players including an ally and an insolvent payer get a decline; all pass returns and rotates hidden supply"',
+      why=["Each rival, Moritani's ally included, is asked; after the last pass the token is back in supply."],
+      cites=["R37", "A8", "H12"], goal=fired("recover_extortion"), values=["tstatus[Extortion]", "ext_reserved"]),
+ dict(file="quintine-atomics-kills-every-force.scenario.yaml", engine=Q, commit=QC, profile="quintine",
+      title="quintine: Atomics kills every force in the stronghold, Moritani's own included, and leaves the Aftermath",
+      source='tests/moritani-atomics.test.ts (66a427ab), "no ally at activation: all owners lose typed forces in the territory, not elsewhere"',
+      why=["Moritani has a force there from an earlier Sneak Attack; it dies with the entrant's."],
+      cites=["R36", "H16"], goal=fired("reveal_atomics", lambda m, pre, post: raw(m, pre, f"forces[Moritani][{lab(m, pre, 'entry_loc')}]") > 0),
+      values=["aftermath", "tanks[Moritani]"]),
+]
+
+TS = "Shared/Events/TerrorRevealed.cs"
+tspecs = [
+ dict(file="treachery-pass-keeps-token.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: a non-ally's shipment queues Terror; Moritani passes and the token stays",
+      source="Shared/Game_Move.cs:833-843 (the trigger), Shared/Events/TerrorRevealed.cs:146-152 (pass)",
+      why=["The arrival queues the Terror check; passing removes it from the queue and leaves the token placed."],
+      cites=["R11", "R13"], goal=fired("decline", lambda m, pre, post: lab(m, pre, "entry_cause") == "shipment"
+                                        and lab(m, pre, "entrant") == "Atreides" and lab(m, pre, "entry_face") == "Robbery"),
+      values=["tstatus[Robbery]", "spice[Atreides]", "forces[Atreides][Arrakeen]"]),
+ dict(file="treachery-eome-accepted-breaks-both-alliances.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: an accepted Enemy of My Enemy breaks both earlier alliances and allies the two",
+      source="Shared/Events/AllianceByTerror.cs:37-78, Shared/Game_Alliances.cs:45-64",
+      why=["Moritani-Ecaz and Atreides-BG are broken; Moritani and Atreides are allied; the token goes back to supply."],
+      cites=["R20", "H21"], goal=fired("accept_alliance", lambda m, pre, post: lab(m, pre, "entrant") == "Atreides"),
+      values=["ally[Moritani]", "ally[Atreides]", "ally[Ecaz]", "ally[Bene Gesserit]"]),
+ dict(file="treachery-eome-refused-must-reveal.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: after a refusal Moritani may no longer pass; it must reveal",
+      source="Shared/Events/AllianceByTerror.cs:72-75, Shared/Events/TerrorRevealed.cs:74, 88-91",
+      why=["The refusal returns play to the Terror decision with passing refused."],
+      cites=["R21", "H24"], goal=fired("refuse_alliance"), blocked="decline",
+      blocked_says="Moritani tries to pass after the refusal (refused)"),
+ dict(file="treachery-no-offer-to-ecaz.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: Ecaz entering a token's stronghold cannot be offered Enemy of My Enemy",
+      source="Shared/Events/TerrorRevealed.cs:93-99 (MayOfferAlliance excludes an Ecaz entrant)",
+      why=["Ecaz (not Moritani's ally here) enters: Moritani may reveal or pass; the model has no offer action for Ecaz."],
+      cites=["R19", "H23"], bounds={"alliances": (("Atreides", "Bene Gesserit"),),
+                                    "forces": (("Atreides", 1, 1), ("Bene Gesserit", 1, 0), ("Ecaz", 1, 0))},
+      goal=fired("decline", lambda m, pre, post: lab(m, pre, "entrant") == "Ecaz"),
+      values=["entrant", "ally[Moritani]", "ally[Ecaz]"]),
+ dict(file="treachery-assassination-fizzles.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: Assassination revealed against an entrant with no living leader fizzles; the token is spent",
+      source="Shared/Events/TerrorRevealed.cs:165, 173-187",
+      why=["The reveal is not gated (A11 fizzles): nobody dies, Moritani gains nothing, the token leaves the board."],
+      cites=["A11", "R35"], bounds={"leaderless": ("Atreides",)}, goal=fired("assassination_fizzles"),
+      values=["tstatus[Assassination]", "spice[Moritani]", "leader[Atreides][leader 1 (strength 5)]"]),
+ dict(file="treachery-assassination-kills-one-leader.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: Assassination kills one random living leader; Moritani gains its value",
+      source="Shared/Events/TerrorRevealed.cs:173-187",
+      why=["The victim's revival cost (its strength, for these leaders) goes to Moritani."],
+      cites=["R35"], goal=fired("assassinate("),
+      values=["spice[Moritani]", "tstatus[Assassination]", "leader[Atreides][leader 1 (strength 5)]"]),
+ dict(file="treachery-movement-into-aftermath-allowed.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: the Atomics Aftermath blocks shipment but not movement",
+      source="Shared/Events/TerrorRevealed.cs:189-202; Shared/Events/Shipment.cs:331 (shipment blocked); no Aftermath check in movement",
+      why=["After Atomics in a stronghold, a force may still move into it from the open desert."],
+      cites=["R36", "A23"], goal=fired("move(", lambda m, pre, post: lab(m, post, "aftermath") != "none"
+                                       and lab(m, post, "entry_loc") == lab(m, post, "aftermath")),
+      values=["aftermath", "entry_cause"]),
+ dict(file="treachery-extortion-paid-to-moritani.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: a rival pays 3 spice to Moritani and Extortion leaves the game",
+      source="Shared/Events/ExtortionPrevented.cs:33-52 (paid to Moritani since issue #36)",
+      why=["At the next Mentat (Extortion before placement, A5 extortion-first) a rival pays 3; the token never returns."],
+      cites=["R37", "A5", "A8"], goal=fired("pay_extortion"), values=["tstatus[Extortion]", "ext_reserved"]),
+ dict(file="treachery-extortion-nobody-pays-returns.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: when nobody pays, Extortion returns to Moritani's unplaced tokens",
+      source="Shared/Game_Contemplate.cs:72-122",
+      why=["Moritani gains the 5 first, then the payment window; with no payment the token is back in supply."],
+      cites=["R37", "A5"], goal=fired("recover_extortion"), values=["tstatus[Extortion]", "ext_reserved"]),
+ dict(file="treachery-robbery-half-rounded-up.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: Robbery takes half the entrant's spice, rounded up",
+      source="Shared/Events/TerrorRevealed.cs:210-224",
+      why=["Atreides starts with 4 spice and pays 1 to ship: ceil(3/2) = 2 moves to Moritani."],
+      cites=["R38"], bounds={"spice": 4},
+      goal=fired("rob_spice", lambda m, pre, post: raw(m, pre, "spice[Atreides]") == 3),
+      values=["spice[Atreides]", "spice[Moritani]"]),
+ dict(file="treachery-robbery-card-then-discard.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: Robbery's card option draws the top card, then Moritani discards down to its limit",
+      source="Shared/Events/TerrorRevealed.cs:212-215, 259; Shared/Game_Move.cs:214-219",
+      why=["Moritani starts at its limit (3 here), draws to 4, then discards a card of its choice."],
+      cites=["R38", "R5"], goal=fired("robbery_discard"), values=["hand[Moritani]"]),
+ dict(file="treachery-sabotage-discard-then-gift.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: Sabotage discards one random card of the entrant, then Moritani gives one",
+      source="Shared/Events/TerrorRevealed.cs:226-242",
+      why=["The random discard comes before the gift, so the victim's hand never grows past where it was."],
+      cites=["R40", "A12"], goal=fired("gift_card"), values=["hand[Atreides]", "hand[Moritani]"]),
+ dict(file="treachery-sneak-attack-two-others-block.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: a positive Sneak Attack into a stronghold two other factions hold is illegal",
+      source="Shared/Events/TerrorRevealed.cs:116-134; Shared/Game.cs:951-959",
+      why=["Atreides and BG fighters (not allied here) are both there; sending 0 stays legal."],
+      cites=["R41", "H32", "A31"], bounds=NOALLY,
+      goal=fired("reveal_sneak_attack", lambda m, pre, post: raw(m, pre, f"forces[Atreides][{lab(m, pre, 'entry_loc')}]") > 0
+                 and raw(m, pre, f"forces[Bene Gesserit][{lab(m, pre, 'entry_loc')}]")
+                 > raw(m, pre, f"advisors[{lab(m, pre, 'entry_loc')}]")),
+      blocked=lambda m, s: f"sneak_attack(n=1, l={lab(m, s, 'entry_loc')})",
+      blocked_says="Moritani sends 1 force (refused: two other factions are there)"),
+ dict(file="treachery-ambassador-before-terror.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: on one arrival the Ecaz Ambassador resolves before Terror (fixed order, A2)",
+      source="Shared/Game_Move.cs:790-796 (queue: BG Intrusion, Ambassador, Terror), 845-857 (FIFO)",
+      why=["An arrival into the Ambassador's stronghold where a token lies owes both; the Ambassador goes first."],
+      cites=["A2", "R11"], goal=fired("resolve_ambassador", lambda m, pre, post: raw(m, pre, "pend_terror") == 1),
+      values=["stage", "pend_terror"]),
+ dict(file="treachery-terror-before-accompaniment.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: Terror resolves before BG's accompanying advisor (accompaniment comes last)",
+      source="Shared/Game_Move.cs:384-395 (accompaniment only once no intrusion is left); Shared/Events/BlueAccompanies.cs:59-80",
+      why=["A shipment that owes Terror and a BG accompaniment: the Terror decision opens while the advisor waits (A1 terror-first)."],
+      cites=["A1", "A25"], goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "pend_advisor") > 0),
+      values=["stage", "pend_advisor"]),
+ dict(file="treachery-sneak-attack-never-accompanied.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: a positive Sneak Attack never offers BG accompaniment",
+      source="Shared/Events/TerrorRevealed.cs:244-251 (no BlueMayAccompany), compare Shared/Events/Shipment.cs:584",
+      why=["BG still has a force in reserve, yet nothing is owed after Moritani's forces arrive (A14 not-shipment)."],
+      cites=["A14", "A25", "R41"], goal=fired("sneak_attack(n=2", lambda m, pre, post: raw(m, pre, "reserves[Bene Gesserit]") >= 1
+                 and raw(m, pre, "pend_advisor") == 0),
+      values=["pend_advisor", "reserves[Bene Gesserit]"]),
+]
+
+tspecs += [
+ dict(file="treachery-karama-prevents-offers-for-the-phase.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: a Karama played before Moritani decides prevents Enemy of My Enemy for the rest of the phase",
+      source="Shared/Events/Karma.cs:216-221 (CyanEnemyOfEnemy), Shared/Game.cs:299-312, 583-587 (cleared at the phase end), TerrorRevealed.cs:93-99",
+      why=["Atreides plays Karama during Shipment & Movement; at the next Terror decision of that phase the offer is refused."],
+      cites=["R30", "A4"], goal=fired("open_terror", lambda m, pre, post: raw(m, post, "eome_prevented") == 1
+                                       and lab(m, post, "entrant") == "Atreides"),
+      blocked=face_offer, blocked_says="Moritani offers Atreides an alliance (refused: Karama prevented it this phase)"),
+ dict(file="treachery-offer-made-karama-too-late.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: once the offer stands, Karama cannot undo it; the entrant's reply comes next",
+      source="Shared/Events/AllianceByTerror.cs:28-31 (the reply is not re-checked), Shared/Events/Karma.cs:218",
+      why=["No Karama window follows the offer: playing Karama now is not an action, and the entrant accepts."],
+      cites=["R30", "A4"], goal=fired("offer_alliance", lambda m, pre, post: raw(m, post, "karama[Atreides]") == 1
+                                       and lab(m, post, "entrant") == "Atreides"),
+      blocked="karama_eome_preempt(f=Atreides)", blocked_says="Atreides plays Karama on the standing offer (refused)"),
+]
+
+def _lone_advisors(m, s, l):
+    return raw(m, s, f"forces[Bene Gesserit][{l}]") > 0 and raw(m, s, f"advisors[{l}]") == raw(m, s, f"forces[Bene Gesserit][{l}]")
+
+tspecs += [
+ dict(file="treachery-sneak-attack-beside-lone-advisors.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: BG advisors alone do not occupy, so a positive Sneak Attack may join the entrant beside them",
+      source="Shared/Model/Battalion.cs:37 (CanOccupy), Shared/Game.cs:951-959 (IsNotFull), Shared/Events/TerrorRevealed.cs:128",
+      why=["The stronghold holds the entrant and BG advisors only: one occupant besides Moritani, so Moritani sends a force."],
+      cites=["R41", "R25", "A25"],
+      goal=fired("sneak_attack(n=1", lambda m, pre, post: _lone_advisors(m, pre, lab(m, pre, "entry_loc"))
+                 and lab(m, pre, "entrant") != "Bene Gesserit"),
+      values=["advisors[Arrakeen]", "forces[Bene Gesserit][Arrakeen]", "forces[Moritani][Arrakeen]"]),
+ dict(file="treachery-shipment-beside-lone-advisors.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: a shipment into a stronghold holding one faction and BG advisors alone is legal",
+      source="Shared/Model/Battalion.cs:37 (CanOccupy), Shared/Events/Shipment.cs:336, Shared/Game.cs:888-917",
+      why=["Atreides and BG's lone advisors stand there; Ecaz ships in as the second occupant (BG advisors do not count)."],
+      cites=["R25", "A25"], bounds={"alliances": (("Moritani", "Bene Gesserit"),),
+                                    "forces": (("Atreides", 1, 1), ("Bene Gesserit", 1, 0), ("Ecaz", 1, 0))},
+      goal=fired("ship(f=Ecaz", lambda m, pre, post: _lone_advisors(m, pre, lab(m, post, "entry_loc"))
+                 and any(raw(m, pre, f"forces[{f}][{lab(m, post, 'entry_loc')}]") > 0 for f in ("Atreides",))),
+      values=["entry_loc", "advisors[Arrakeen]", "forces[Ecaz][Arrakeen]"]),
+]
+
+
+if __name__ == "__main__":
+    for spec in specs + tspecs:
+        path, steps = gen(spec)
+        print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
