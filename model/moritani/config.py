@@ -73,8 +73,9 @@ SWITCHES = (
            "A Karama-cancelled placement: can Moritani try again the same Mentat?",
            "engine: the opportunity is consumed"),
     Switch("sneak-attack-is-shipment", ("A14",),
-           ("shipment", "not-shipment"), "shipment",
-           "Is a positive Sneak Attack a shipment for other arrival powers?",
+           ("shipment", "not-shipment", "arrival-checks"), "shipment",
+           "Is a positive Sneak Attack a shipment for other arrival powers? (arrival-checks: not a shipment, "
+           "but the arrival triggers the Ecaz Ambassador unless Moritani is Ecaz's ally; never BG accompaniment)",
            "engine 7 Oct 2026: adopted as a shipment; the Terror entry closes first"),
     Switch("advisor-into-aftermath", ("A23",),
            ("banned", "allowed"), "banned",

@@ -8,7 +8,7 @@ steps themselves so that a retry which draws again is caught (H7).
 from __future__ import annotations
 
 from model.expr import Const, Div, Param, half_up, ite, minimum
-from model.moritani.arrivals import advisor_eligible
+from model.moritani.arrivals import advisor_eligible, ambassador_eligible
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
 from model.rule import P, Rule
@@ -175,6 +175,15 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
            ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): c.st("entry_done")}
     if c.choice("A14") == "shipment":
         eff |= {("pend_advisor", ()): v("pend_advisor") + ite(adv, 1, 0)}
+    elif c.choice("A14") == "arrival-checks":
+        # treachery.online: the Sneak Attack's arrival runs the arrival checks, so the Ecaz Ambassador reacts
+        # to Moritani unless they are allies. One Ambassador reaction is pending at a time: with the
+        # engine's order (A2 ambassador-first) the entry's own reaction has resolved before its Terror.
+        ecaz = c.fac("Ecaz")
+        amb = (ambassador_eligible(c, M, l) & (n > 0) & ~v("pend_ambassador")
+               & (v("ally", M).ne(ecaz) if ecaz is not None else Const(True)))
+        eff |= {("pend_ambassador", ()): v("pend_ambassador") | amb,
+                ("amb_payer", ()): ite(amb, M, v("amb_payer"))}
     return [
         _reveal(c, "Sneak Attack", (), {("stage", ()): c.st("sneak")}, ("R41",),
                 "Sneak Attack: Moritani may send up to five reserves for free"),

@@ -187,6 +187,9 @@ def _ambassador_due(c: Ctx) -> Monitor:
     ecaz, amb = c.fac("Ecaz"), c.L.index(c.bounds.ambassador)
     arrival = c.stage_is("ship_move") & c.any_of(post("forces", f, amb) > v("forces", f, amb)
                                                  for f in range(len(c.bounds.factions)) if f != ecaz)
+    if c.choice("A14") == "arrival-checks":  # a positive Sneak Attack is an arrival the Ambassador reacts to
+        arrival = arrival | (c.stage_is("sneak") & (post("forces", c.M, amb) > v("forces", c.M, amb))
+                             & v("ally", c.M).ne(ecaz))
     resolved = becomes(c, "stage", c.st("ambassador"))
     return Monitor(Field("ambassador_due", Bool(), doc="an arrival owes the Ecaz Ambassador's reaction"),
                    False, ite(arrival, True, ite(resolved, False, v("ambassador_due"))), ("A2", "H9"))

@@ -53,7 +53,7 @@ PROFILES = {
         Interpretation.of(terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
                           karama_eome_timing="pre-emptive-phase",
                           extortion_mentat_order="extortion-first", atomics_penalty="follows-current-ally",
-                          sabotage_gift_overflow="allow-overflow", sneak_attack_is_shipment="not-shipment",
+                          sabotage_gift_overflow="allow-overflow", sneak_attack_is_shipment="arrival-checks",
                           assassination_without_leader="fizzles", bg_advisors_occupy="coexist")),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",

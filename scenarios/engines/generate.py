@@ -397,6 +397,15 @@ tspecs += [
 ]
 
 
+tspecs += [
+ dict(file="treachery-sneak-attack-triggers-ambassador.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      title="treachery-online: a positive Sneak Attack into the Ecaz Ambassador's stronghold makes the Ambassador react to Moritani",
+      source="Shared/Events/TerrorRevealed.cs:244-251 (CheckIntrusion after the Sneak Attack), Shared/Game_Move.cs:821-831",
+      why=["Moritani is not Ecaz's ally here; its forces arriving in Carthag by Sneak Attack owe the Ambassador's reaction."],
+      cites=["R41", "A14", "A2"], bounds={"alliances": (("Atreides", "Bene Gesserit"),)},
+      goal=fired("ambassador_effect(p=Moritani"), values=["spice[Moritani]", "spice[Ecaz]"]),
+]
+
 if __name__ == "__main__":
     for spec in specs + tspecs:
         path, steps = gen(spec)
