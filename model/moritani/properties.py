@@ -122,12 +122,15 @@ def witnesses(c: Ctx) -> list[Property]:
         if c.face(face) is not None:
             out.append(sometimes(f"witness-{key}", fires=fires, when=when, rules=(rid,)))
     out += [
+        sometimes("witness-decline", fires=("decline",), rules=("R13",)),
         sometimes("witness-eome-accepted", fires=("accept_alliance",), rules=("R20",)),
         sometimes("witness-eome-refused", fires=("refuse_alliance",), rules=("R21",)),
         sometimes("witness-karama-placement", fires=("karama_placement",), rules=("R29",)),
         sometimes("witness-karama-eome", rules=("R30",),
                   fires=("karama_eome_preempt",) if c.choice("A4") == "pre-emptive-phase" else ("karama_eome",)),
     ]
+    if c.face("Sabotage") is not None:
+        out.append(sometimes("witness-no-gift", fires=("no_gift",), rules=("R40",)))
     if c.face("Extortion") is not None:
         out += [
             sometimes("witness-extortion-paid", fires=("pay_extortion",), rules=("R37",)),
