@@ -15,6 +15,8 @@ CONFIGS = {
     "default": {},
     "storm": {"storm": True},
     "ecaz-moves": {"forces": (("Atreides", 1, 1), ("Bene Gesserit", 1, 0), ("Ecaz", 0, 1))},
+    # The default bounds with a third Shipment & Movement phase (the `three-turns` profile's full form).
+    "default-3-turns": {"turns": 3},
 }
 QUICK = {"small": {"strongholds": ("Arrakeen",), "ambassador": "Arrakeen", "turns": 1}}
 

@@ -128,6 +128,7 @@ class Game:
     not_modelled: dict
     shrink: Any  # .kinds, .removable(bounds, kind), .without(bounds, kind, name)
     small: Callable  # proposal -> the same proposal on small bounds (check's agreement and leak guards)
+    with_defect: Callable  # (defect, proposal) -> the proposal with that seeded defect, its bounds and choices
     description: str = ""
     build_options: dict = field(default_factory=dict)
 

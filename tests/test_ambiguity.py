@@ -51,12 +51,13 @@ def test_cascade_sneak_attack_adds_a_second_advisor(small_default):
     assert terror_first.count("resolve_advisor") == 2
 
 
-def test_diverges_robbery_against_ambassador(small_default):
-    # Robbery takes half the entrant's spice, the Ambassador one: the order changes who ends with what.
+def test_diverges_terror_against_ambassador(small_default):
+    # The shortest divergence: Atomics revealed first returns the Ecaz Ambassador (R36), so the entrant pays
+    # Ecaz nothing; the Ambassador first takes its spice. (Robbery against the Ambassador diverges too.)
     r = small_default["terror~ecaz-ambassador"]
     assert r.extra["class"] == "diverges"
-    assert {"spice[Atreides]", "spice[Moritani]"} <= set(r.extra["slots"])
-    assert any(x.startswith("rob_spice") for x in r.extra["orders"]["terror first"])
+    assert {"spice[Atreides]", "spice[Ecaz]"} <= set(r.extra["slots"])
+    assert any(x.startswith("reveal_atomics") for x in r.extra["orders"]["terror first"])
 
 
 def test_disables_robbery_leaves_ambassador_nothing():

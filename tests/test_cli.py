@@ -99,9 +99,9 @@ def test_check_replays_the_kept_scenarios_of_its_setup(tmp_path):
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
     kept = [c for c in doc["checks"] if c["kind"] == "scenario"]
-    # The 14 acceptance scenarios, and the 15 of Quintine/Dune's (scenarios/engines/) on the default bounds:
+    # The 14 acceptance scenarios, and the 16 of Quintine/Dune's (scenarios/engines/) on the default bounds:
     # the quintine profile is the default interpretation, so they are recorded with the same setup.
-    assert len(kept) == 29 and all(c["verdict"] == "holds" for c in kept)
+    assert len(kept) == 30 and all(c["verdict"] == "holds" for c in kept)
     shutil.copytree("scenarios/acceptance", tmp_path / "kept")
     broken = tmp_path / "kept" / "extortion-paid.scenario.yaml"
     broken.write_text(broken.read_text().replace("spice[Moritani]: 10", "spice[Moritani]: 11", 1))

@@ -69,6 +69,10 @@ EXPECTED_DEPTH = {
     "used-marker-ignored": 21,
     "forfeit-resets-each-turn": 20,
     "assassinate-offer-needs-card": 10,
+    "separation-grace-forgotten": 33,
+    "separation-grace-never-expires": 31,
+    "separation-ignores-order": 30,
+    "advanced-keeps-basic-grace": 33,
 }
 
 
@@ -90,17 +94,15 @@ def test_defect_is_caught_by_its_target(defect, tmp_path):
     assert r.depth == EXPECTED_DEPTH[defect.id]
     # Every selftest counterexample round-trips (issue 5): saved as a scenario that replays to the
     # same ending, and as ITF that the itf-py library parses with one state per step.
-    import dataclasses
     import json
 
     import itf_py
 
     from checks.formats.report import save_traces
     from checks.formats.scenario import replay_file
-    model = r.extra.get("model") or build_model(
-        dataclasses.replace(PROFILES["default"].bounds, **dict(defect.bounds)),
-        PROFILES["default"].interpretation, (defect.id,))
-    save_traces([r], model, PROFILES["default"], tmp_path)
+    proposal = GAME.with_defect(defect, PROFILES["default"])
+    model = r.extra.get("model") or GAME.build(proposal)
+    save_traces([r], model, proposal, tmp_path)
     res = replay_file(GAME, r.trace_path)
     assert res.ok, res.problem
     assert [s.action for s in res.steps] == r.trace.labels

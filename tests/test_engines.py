@@ -44,7 +44,8 @@ def test_the_profiles_differ_where_the_engines_do():
     differ = {sw.key for sw in GAME.switches if q.choice(sw.key) != t.choice(sw.key)}
     assert differ == {"terror-vs-arrival-reactions", "ambassador-vs-terror", "karama-eome-timing", "extortion-mentat-order",
                       "atomics-penalty", "sabotage-gift-overflow", "sneak-attack-is-shipment",
-                      "assassination-without-leader", "bg-advisors-occupy"}
+                      "assassination-without-leader", "bg-advisors-occupy", "ally-separation",
+                      "eome-when-reveal-blocked"}
 
 
 @pytest.mark.heavy
@@ -59,7 +60,7 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
     assert r.exit_code == 12, r.output
     doc = json.loads(r.output)
     per = {s["switch"]: s for s in doc["per_switch"]}
-    assert len(per) == 9
+    assert len(per) == 11
     for s in per.values():
         assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
     assert any(s["game"] is not None for s in per.values())

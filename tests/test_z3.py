@@ -13,8 +13,10 @@ from checks.engines.explicit import Explorer
 from checks.engines.induction import classify_cti, k_induction, spacer
 from checks.analyses.prove import prove
 from model.moritani.build import build_model
-from model.moritani.config import Bounds, Interpretation
+from model.moritani.config import Interpretation
+from model.moritani import GAME
 from model.moritani.defects import DEFECTS
+from model.moritani.profiles import PROFILES
 from tests.conftest import SMALL, counter_model
 from tests.test_defects import EXPECTED_DEPTH
 
@@ -67,7 +69,8 @@ SLOW_BMC: set = {
     "move-renumbers-token", "offer-to-ecaz", "recovery-reopens-placement", "refusal-declines",
     "refusal-out-of-turn", "reload-recredits-extortion", "reload-restarts-extortion-queue", "retry-rerolls",
     "reveal-any-placed-token", "robbery-rounding-to-bank", "robbery-takes-both", "shipment-into-aftermath",
-    "sneak-ignores-occupancy", "used-marker-ignored"}
+    "sneak-ignores-occupancy", "used-marker-ignored", "separation-grace-forgotten", "separation-grace-never-expires",
+    "separation-ignores-order", "advanced-keeps-basic-grace"}
 
 
 @pytest.mark.heavy
@@ -75,7 +78,7 @@ SLOW_BMC: set = {
                                     for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity") and "~" not in d.target],
                          ids=lambda d: d.id)
 def test_bmc_catches_defect_at_the_explicit_depth(defect):
-    m = build_model(dataclasses.replace(Bounds(), **dict(defect.bounds)), defects=(defect.id,))
+    m = GAME.build(GAME.with_defect(defect, PROFILES["default"]))
     r = get_bmc(m, [defect.target], EXPECTED_DEPTH[defect.id])[defect.target]
     assert r.verdict == "violated" and r.depth == EXPECTED_DEPTH[defect.id]
     assert r.trace.replay(m) == []

@@ -123,8 +123,7 @@ def minimise_results(game, results: list[CheckResult], proposal, config: CheckCo
         check = r.extra.get("caught_by") if r.kind == "defect" else r.id
         p = proposal
         if r.kind == "defect":  # selftest: the defect alone, on its own bounds overrides
-            p = dataclasses.replace(proposal, defects=(r.id,),
-                                    bounds=dataclasses.replace(proposal.bounds, **dict(game.defect(r.id).bounds)))
+            p = game.with_defect(game.defect(r.id), proposal)
         # Leaks (pairs of games), order-sensitivity pairs and Z3 traces are not a state the explorer
         # can look for on smaller bounds.
         invariants = {q.name for q in game.build(p).invariants} | {"no-deadlock"}

@@ -22,9 +22,8 @@ from checks.results import CheckResult
 
 
 def defect_proposal(game, d, proposal):
-    """The proposal with defect `d` built in, on its own bounds overrides."""
-    return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **dict(d.bounds)),
-                               defects=(d.id,))
+    """The proposal with defect `d` built in, on its own bounds overrides and interpretation choices."""
+    return game.with_defect(d, proposal)
 
 
 def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:

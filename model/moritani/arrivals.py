@@ -9,6 +9,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
+from model.moritani import separation
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -32,11 +33,21 @@ def advisor_eligible(c: Ctx, f):
 
 
 def ambassador_eligible(c: Ctx, f, to):
+    """Does f's arrival at `to` make the Ecaz Ambassador react? The Ambassador is a piece in its stronghold:
+    Atomics there returns it to Ecaz (the Aftermath marks that: nothing puts it back within the model), and
+    neither Ecaz nor Ecaz's ally triggers it (both engines; treachery.online `KillAmbassadorIn`, #105)."""
     ecaz = c.fac("Ecaz")
     amb = c.bounds.ambassador
     if ecaz is None or amb is None:
         return Const(False)
-    return lift(f).ne(ecaz) & lift(to).eq(c.L.index(amb))
+    return lift(f).ne(ecaz) & c.v("ally", ecaz).ne(f) & lift(to).eq(c.L.index(amb)) & ambassador_present(c)
+
+
+def ambassador_present(c: Ctx):
+    """The Ecaz Ambassador still stands in its stronghold: no Atomics has struck there (R36)."""
+    if c.fac("Ecaz") is None or c.bounds.ambassador is None:
+        return Const(False)
+    return c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador))
 
 
 def precedes(c: Ctx, a: str, b: str):
@@ -89,10 +100,11 @@ def entry_rules(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
     f, to = Param("f"), Param("to")
     n = len(c.bounds.factions)
-    mine = c.stage_is("ship_move") & c.at_position("mover", f)
+    # The player who just finished is separated from its ally before anyone else acts (R26, R27).
+    mine = c.stage_is("ship_move") & c.at_position("mover", f) & ~separation.pending(c)
     moves = f.ne(M) if not c.bounds.moritani_ships else Const(True)
     open_to = (to.ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
-               & ~c.any_of(v("ally", f).eq(g) & c.present(g, to) for g in range(n)))
+               & ~c.ally_blocks(f, to))
     no_aftermath = v("aftermath").ne(to)
     if c.has("shipment-into-aftermath"):
         no_aftermath = Const(True)
@@ -102,7 +114,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
         ship_guard = ship_guard & ~(terror_qualifies(c, f, to) & adv)
     if c.has("move-ignores-occupancy"):  # the bug: movement checks the storm and allies, not the limit
         open_to = (to.ne(c.desert) & v("storm").ne(to)
-                   & ~c.any_of(v("ally", f).eq(g) & c.present(g, to) for g in range(n)))
+                   & ~c.ally_blocks(f, to))
     move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= 1)
     source = ("forces", (f, Const(c.desert)))
     if c.has("move-from-reserves"):  # the bug: the moved force is taken from reserves, not the open desert
@@ -123,7 +135,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
              doc="a faction moves one force from the open desert into a stronghold (Aftermath allows it)"),
         Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,
              doc="a faction neither ships nor moves"),
-        Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n),
+        Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n) & ~separation.pending(c),
              {("stage", ()): c.st(_first_mentat(c))}
              | ({("eome_prevented", ()): False} if c.choice("A4") == "pre-emptive-phase" else {}),
              ("A4",) if c.choice("A4") == "pre-emptive-phase" else (), kind="system"),
@@ -205,15 +217,23 @@ def reaction_rules(c: Ctx) -> list[Rule]:
             Rule("decline_advisor", (), c.stage_is("advisor"), {("stage", ()): c.st("react")}, ("A1",),
                  actor=Const(bg)),
         ]
+    return rules + _ambassador_rules(c)
+
+
+def _ambassador_rules(c: Ctx) -> list[Rule]:
+    v = c.v
+    rules = []
     ecaz = c.fac("Ecaz")
     if ecaz is not None:
         payer = Param("p")
+        pays = (v("spice", payer) > 0) & ambassador_present(c)
         rules.append(Rule(
             "ambassador_effect", (P("p", c.F),), c.stage_is("ambassador") & v("amb_payer").eq(payer) & payer.ne(ecaz),
-            {("spice", (payer,)): v("spice", payer) - ite(v("spice", payer) > 0, 1, 0),
-             ("spice", (Const(ecaz),)): v("spice", ecaz) + ite(v("spice", payer) > 0, 1, 0),
-             ("stage", ()): c.st("react")}, ("A2",), kind="system",
-            doc="abstract Ambassador effect: the arriving faction gives Ecaz 1 spice if it has any"))
+            {("spice", (payer,)): v("spice", payer) - ite(pays, 1, 0),
+             ("spice", (Const(ecaz),)): v("spice", ecaz) + ite(pays, 1, 0),
+             ("stage", ()): c.st("react")}, ("A2", "R36"), kind="system",
+            doc="abstract Ambassador effect: the arriving faction gives Ecaz 1 spice if it has any (nothing if an "
+                "Atomics revealed meanwhile has returned the Ambassador)"))
     return rules
 
 

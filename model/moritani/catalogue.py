@@ -22,11 +22,6 @@ NOT_MODELLED = {
     "R23": "In Homeworld games a faction cannot ally with a faction occupying its Homeworld. The model has no "
            "Homeworlds, so EoME acceptance is never gated this way.",
     "R24": "Sandtrout cancels alliances but does not ban EoME. The model has no Sandtrout or Nexus.",
-    "R26": "Basic new-ally separation (formation-turn grace via allySinceTurn, later mover leaves or loses "
-           "forces). The model has no ally separation rule: forces that share a stronghold after an EoME "
-           "acceptance simply stay.",
-    "R27": "Advanced new-ally separation (shared forces go to the Tanks at the end of a player's Shipment & "
-           "Movement, no exemption). Not modelled, like R26.",
     "R28": "Moritani's alliance ability: a losing ally keeps one played Treachery card. The model has no "
            "battles and no card identities, so there is nothing to retain.",
     "R31": "No Karama on a Terror reveal, effect or Extortion payment. Covered by construction: the model "
@@ -57,8 +52,6 @@ NOT_MODELLED = {
            "removal). No Grumman in the model.",
     "A19": "Whether Nexus Cunning extends to relocation, the Hidden Mobile Stronghold or Grumman stacks (OPEN). "
            "No Nexus cards in the model.",
-    "A20": "EoME acceptance against Basic vs Advanced new-ally separation. The model has neither separation "
-           "rule (R26, R27), so co-occupying forces after acceptance are never evicted or killed.",
     "A22": "Atomics in a territory with a concealed No-Field (engine gates it). No No-Field in the model.",
     "A24": "Whether worm rides, Guild transport, Ambassador relocation, Homeworld revival and Caladan "
            "reinforcement count as entries. The model's only entry causes are shipment, movement, the BG "
@@ -84,8 +77,6 @@ NOT_MODELLED = {
     "H15": "Entry receipts (entrySignature) must be immutable and bound to the original arrival. The model has "
            "no serialisation or signatures: its state is the receipt, and the entry fields (entrant, "
            "location, cause) are set once when the entry opens.",
-    "H22": "endMovement destroyed newly allied co-occupants. The model has no ally separation rule (R26, R27), "
-           "so there is no end-of-movement eviction to get wrong.",
     "H27": "A Nullentropy search or Richese gift suspending an Extortion payer decision must restore the same "
            "event and cursor. Neither card is in the model, so payer decisions are never suspended.",
     "H37": "The overlap signature binding the Ambassador + Terror record on one entry. The overlap order itself "

@@ -87,11 +87,22 @@ SWITCHES = (
            "Terror Assassination against an entrant with no living leader: is the reveal (and an Enemy of My "
            "Enemy offer, whose refusal forces it) refused, or does it reveal and fizzle?",
            "engine: an empty living victim pool disables the reveal before it is announced (A11)"),
+    Switch("eome-when-reveal-blocked", ("A21",),
+           ("block-offer", "offer-anyway"), "block-offer",
+           "Enemy of My Enemy when a refusal could not be resolved (the reveal it forces is not allowed, e.g. an "
+           "empty Assassination pool under A11 gated): is the offer blocked before it is announced?",
+           "engine: terrorAllianceBlocked blocks the offer before it is announced (an engine gate, A21)"),
     Switch("bg-advisors-occupy", ("R25", "A25"),
            ("occupy", "coexist"), "occupy",
            "Do BG advisors alone in a stronghold count toward its two-faction limit and block BG's ally "
            "(for shipment, movement and Sneak Attack)?",
            "engine: not settled for Sneak Attack; advisors make a territory occupied for Moritani's setup"),
+    Switch("ally-separation", ("A20", "R26", "R27", "H22"),
+           ("basic", "advanced", "later-mover"), "basic",
+           "Allies sharing a stronghold (after an accepted Enemy of My Enemy): basic, a player ending its turn "
+           "after its ally loses its forces there, except on the formation turn; advanced, every player ending "
+           "its turn loses them, no exemption; later-mover, as basic without the exemption",
+           "engine (Basic mode): the later mover separates; allySinceTurn exempts the formation turn (H22)"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",

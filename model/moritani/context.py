@@ -181,9 +181,26 @@ class Ctx:
         return there
 
     def occupants(self, loc, exclude=()):
-        """Number of factions (other than the expressions in `exclude`) occupying `loc` (`present`)."""
-        return count(self.all_of([lift(x).ne(f) for x in exclude]) & self.present(f, loc)
-                     for f in range(len(self.bounds.factions)))
+        """Number of factions (other than the expressions in `exclude`) occupying `loc` (`present`).
+
+        Ecaz and its ally coexist and count as one occupant, and as none when either is excluded (both
+        engines; treachery.online `CountDifferentFactions`, its issue #105)."""
+        n, ecaz = len(self.bounds.factions), self.fac("Ecaz")
+        if ecaz is None:
+            return count(self.all_of([lift(x).ne(f) for x in exclude]) & self.present(f, loc) for f in range(n))
+        partner = self.v("ally", ecaz)
+        alone = [self.all_of([lift(x).ne(f) for x in exclude]) & partner.ne(f) & self.present(f, loc)
+                 for f in range(n) if f != ecaz]
+        pair = ((self.present(ecaz, loc) | self.any_of(partner.eq(g) & self.present(g, loc) for g in range(n) if g != ecaz))
+                & self.all_of([lift(x).ne(ecaz) & lift(x).ne(partner) for x in exclude]))
+        return count(alone + [pair])
+
+    def ally_blocks(self, f, loc):
+        """Faction f (an expression) may not enter `loc`: its ally occupies it (R25), unless Ecaz is one of the
+        two (Ecaz and its ally coexist)."""
+        n, ecaz = len(self.bounds.factions), self.fac("Ecaz")
+        blocks = self.any_of(self.v("ally", f).eq(g) & self.present(g, loc) for g in range(n) if g != ecaz)
+        return blocks if ecaz is None else lift(f).ne(ecaz) & blocks
 
     def token_at(self, k, loc):
         return self.v("tstatus", k).eq(self.Status.index("placed")) & self.v("tloc", k).eq(loc)

@@ -7,9 +7,11 @@ the correct one in the source.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from model.errors import ModelError, choices
+from model.moritani.config import Interpretation
 from model.moritani.profiles import ASSASSINATE_BOUNDS
 
 
@@ -21,9 +23,29 @@ class Defect:
     doc: str
     bounds: tuple = ()  # ((field, value), ...) overrides that let the defect show within small bounds
     needs: tuple = ()   # ((field, value), ...) bounds without which the defect does not exist (its module)
+    # ((switch, choice), ...): the interpretation the buggy engine implements (a bug of one reading only)
+    interpretation: tuple = ()
 
 
-MODULE = (("assassinate_leaders", True),)  # the defects of the optional Assassinate Leaders module
+def defect_proposal(d: Defect, proposal):
+    """`proposal` with defect d built in: d's bounds overrides and d's interpretation choices applied.
+
+    >>> from model.moritani.profiles import PROFILES
+    >>> p = defect_proposal(DEFECT_BY_ID["advanced-keeps-basic-grace"], PROFILES["default"])
+    >>> p.interpretation.choice("A20"), p.defects
+    ('advanced', ('advanced-keeps-basic-grace',))
+    """
+    chosen = dict(proposal.interpretation.chosen) | dict(d.interpretation)
+    return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **dict(d.bounds)),
+                               interpretation=Interpretation(tuple(sorted(chosen.items()))), defects=(d.id,))
+
+
+MODULE = (("assassinate_leaders", True),)
+# Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
+# alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
+SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
+                     ("alliances", ()), ("faces", ("Sneak Attack", "Robbery")), ("turns", 3),
+                     ("forces", (("Atreides", 1, 1),)), ("karama", ()))  # the defects of the optional Assassinate Leaders module
 
 DEFECTS = (
     Defect("reload-recredits-extortion", "extortion-once", ("H1", "H2"),
@@ -136,6 +158,20 @@ DEFECTS = (
            "the next turn resumes at the Mentat Pause: Shipment & Movement (and every entry) is skipped"),
     Defect("decline-keeps-decision", "every-step-progresses", ("H40", "R13"),
            "declining the Terror decision leaves the decision open, so Moritani can decline again and again"),
+    # Ally separation (model/moritani/separation.py; R26, R27, A20, H22).
+    Defect("separation-grace-forgotten", "atomics-kills-all", ("H22", "R26"),
+           "the acceptance does not stamp the new alliance's formation turn (allySinceTurn), so Basic "
+           "separation destroys the newly allied co-occupants on their formation turn"),
+    Defect("separation-grace-never-expires", "allies-separate", ("R26", "H22"),
+           "the formation stamp is never cleared: new allies that share a stronghold are never separated",
+           SEPARATION_BOUNDS),
+    Defect("separation-ignores-order", "atomics-kills-all", ("R26", "R27"),
+           "the first of two sharing allies to end its turn loses its forces, though its ally has not moved "
+           "yet (only the later mover must leave)", SEPARATION_BOUNDS),
+    Defect("advanced-keeps-basic-grace", "allies-separate", ("R27", "A20"),
+           "an engine moved to Advanced separation still honours Basic's formation-turn stamp, so an "
+           "alliance accepted while sharing a stronghold keeps both partners there",
+           interpretation=(("ally-separation", "advanced"),)),
     # Order sensitivity: a pair that should commute stops commuting (checks/analyses/ambiguity.py).
     Defect("advisor-overwrites-ambassador-payer", "bg-advisor~ecaz-ambassador", ("A1", "A2", "H9"),
            "the BG advisor's arrival overwrites the arrival the pending Ecaz Ambassador charges, so the "

@@ -166,8 +166,7 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
         # already makes two occupants with the entrant (whose forces are there and who is never Moritani's
         # ally at a reveal), so the test only matters once BG advisors alone (an advisor's own entry) do not
         # occupy; `arrival-respects-occupancy` found the case.
-        positive_ok = positive_ok & ~c.any_of(v("ally", M).eq(g) & c.present(g, l)
-                                              for g in range(len(b.factions)) if g != M)
+        positive_ok = positive_ok & ~c.ally_blocks(M, l)
     if c.has("sneak-ignores-occupancy"):  # the bug: only the storm is checked
         positive_ok = v("storm").ne(l)
     adv = advisor_eligible(c, M) & (n > 0)

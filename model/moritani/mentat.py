@@ -11,6 +11,7 @@ placement while it is unused, the Extortion while its 5 are reserved.
 from __future__ import annotations
 
 from model.expr import Const, Param, ite
+from model.moritani import separation
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -228,7 +229,7 @@ def turn_rules(c: Ctx) -> list[Rule]:
     rules = [
         Rule("end_turn", (), c.stage_is("mentat_end") & (Const(True) if c.unbounded else v("turn") < last),
              {("turn", ()): nxt, ("stage", ()): next_stage, ("mover", ()): 0,
-              ("placement_used", ()): False}
+              ("placement_used", ()): False} | separation.turn_effects(c)
              # Seeded defect (A28's superseded "this turn" reading): the forfeiture lapses at turn end.
              | ({("tr_forfeit", ()): False} if c.has("forfeit-resets-each-turn") else {}),
              ("H26", "R9"), kind="system"),

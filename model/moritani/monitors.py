@@ -20,12 +20,14 @@ misbehaves without updating its own bookkeeping is still seen:
 - `ambassador_due`: an arrival in the Ecaz Ambassador's stronghold owes its reaction (A2, H9);
 - `offer_blocked`, `refused`: this entry's Enemy of My Enemy offer was cancelled by Karama / refused
   by the entrant (H8, R21, H24);
+- `allied_this_turn` (Basic ally separation only; model/moritani/separation.py): Moritani's alliance
+  changed during this turn (R26, H22);
 - with the Assassinate Leaders module: `tr_called` (a normal Traitor call happened) and
   `tr_retired[card]` (the card was set aside at a Mentat replacement) (R43, A28).
 
 >>> from model.moritani.build import build_model
 >>> sorted(m.field.name for m in build_model().monitors if not m.field.name.startswith("violated_"))[:4]
-['ambassador_due', 'declared_dest', 'declared_face', 'effects_resolved']
+['allied_this_turn', 'ambassador_due', 'declared_dest', 'declared_face']
 """
 from __future__ import annotations
 
@@ -181,14 +183,17 @@ def _terror_due(c: Ctx) -> Monitor:
 
 
 def _ambassador_due(c: Ctx) -> Monitor:
-    """A shipment or movement into the Ambassador's stronghold by another faction than Ecaz owes the
-    Ambassador's reaction (A2), until it resolves (H9: a second reaction never overwrites it)."""
+    """A shipment or movement into the Ambassador's stronghold by another faction than Ecaz or Ecaz's ally owes
+    the Ambassador's reaction (A2), until it resolves (H9: a second reaction never overwrites it). An
+    Atomics there returns the Ambassador to Ecaz (R36): arrivals after it owe nothing."""
     v = c.v
     ecaz, amb = c.fac("Ecaz"), c.L.index(c.bounds.ambassador)
-    arrival = c.stage_is("ship_move") & c.any_of(post("forces", f, amb) > v("forces", f, amb)
-                                                 for f in range(len(c.bounds.factions)) if f != ecaz)
+    standing = v("aftermath").ne(amb)
+    arrival = c.stage_is("ship_move") & standing & c.any_of(
+        (post("forces", f, amb) > v("forces", f, amb)) & v("ally", ecaz).ne(f)
+        for f in range(len(c.bounds.factions)) if f != ecaz)
     if c.choice("A14") == "arrival-checks":  # a positive Sneak Attack is an arrival the Ambassador reacts to
-        arrival = arrival | (c.stage_is("sneak") & (post("forces", c.M, amb) > v("forces", c.M, amb))
+        arrival = arrival | (c.stage_is("sneak") & standing & (post("forces", c.M, amb) > v("forces", c.M, amb))
                              & v("ally", c.M).ne(ecaz))
     resolved = becomes(c, "stage", c.st("ambassador"))
     return Monitor(Field("ambassador_due", Bool(), doc="an arrival owes the Ecaz Ambassador's reaction"),

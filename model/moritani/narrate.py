@@ -36,6 +36,7 @@ TEMPLATES = {
     "storm_moves": "the storm settles over {to}",
     "no_card": "nobody takes a Treachery card",
     "end_shipment_movement": "Shipment & Movement ends",
+    "separate_allies": "{g} ends its turn beside its ally in {l}: its forces there go to the Tanks (ally separation)",
     "begin_placement": "Moritani's placement opportunity resolves next (A5 left open)",
     "begin_extortion": "the Extortion collection resolves next (A5 left open)",
     "close_mentat": "both Mentat Pause events are settled",

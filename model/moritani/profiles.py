@@ -54,7 +54,17 @@ PROFILES = {
                           karama_eome_timing="pre-emptive-phase",
                           extortion_mentat_order="extortion-first", atomics_penalty="follows-current-ally",
                           sabotage_gift_overflow="allow-overflow", sneak_attack_is_shipment="arrival-checks",
-                          assassination_without_leader="fizzles", bg_advisors_occupy="coexist")),
+                          assassination_without_leader="fizzles", bg_advisors_occupy="coexist",
+                          eome_when_reveal_blocked="offer-anyway",
+                          ally_separation="later-mover")),
+    # A third Shipment & Movement phase (docs/engines.md, "Three turns"): Basic separation of allies formed in
+    # the second phase happens in the third. One stronghold (with the Ambassador) keeps it small enough to
+    # check in full on every run.
+    "three-turns": Proposal(
+        "three-turns",
+        "The default choices with a third Shipment & Movement phase, on one stronghold (Arrakeen, with the "
+        "Ecaz Ambassador)",
+        Interpretation(), Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=3)),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",

@@ -9,13 +9,14 @@ cannot see.
 
 >>> from model.moritani.build import build_model
 >>> sorted(p.name for p in build_model().properties if p.kind == "step")[:3]
-['actor-has-the-turn', 'arrival-respects-occupancy', 'assassination-bounty']
+['actor-has-the-turn', 'allies-separate', 'arrival-respects-occupancy']
 """
 from __future__ import annotations
 
 import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
+from model.moritani import separation
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -41,7 +42,7 @@ def step_properties(c: Ctx) -> list[Property]:
         out.append(_assassinate_forfeit(c))
     if c.choice("A4") == "pre-emptive-phase":
         out.append(_no_offer_after_preemption(c))
-    return out
+    return out + separation.properties(c)
 
 
 def _no_offer_after_preemption(c: Ctx) -> Property:
@@ -203,17 +204,19 @@ def _no_shipment_into_aftermath(c: Ctx) -> Property:
 
 def _atomics_kills_all(c: Ctx) -> Property:
     """R36, H33: the Atomics step sends every force in the territory to the Tanks, Moritani's included; nothing
-    else sends forces to the Tanks."""
+    else sends forces to the Tanks, except ally separation (R26, R27: all of one faction's forces in one
+    stronghold it shares with its earlier-moving ally, at the end of its turn)."""
     v = c.v
     laid = v("aftermath").eq(c.none_dest) & post("aftermath").ne(c.none_dest)
     ok = Const(True)
     for f in range(len(c.bounds.factions)):
-        ok = ok & implies(post("tanks", f) > v("tanks", f), laid)
+        ok = ok & implies(post("tanks", f) > v("tanks", f), laid | separation.separated(c, f))
         for h in c.holds:
             ok = ok & implies(laid & post("aftermath").eq(h),
                               post("forces", f, h).eq(0) & delta(c, "tanks", f).eq(v("forces", f, h)))
     return always_step("atomics-kills-all", ok, ("R36", "H33"),
-                       "Atomics sends every force in the territory to the Tanks, whoever owns it; nothing else does")
+                       "Atomics sends every force in the territory to the Tanks, whoever owns it; nothing else does "
+                       "but the separation of allies")
 
 
 def _sneak_attack_legal(c: Ctx) -> Property:
@@ -237,7 +240,7 @@ def _arrival_respects_occupancy(c: Ctx) -> Property:
     coexists, A25)."""
     v = c.v
     n = len(c.bounds.factions)
-    bg = c.fac("Bene Gesserit")
+    bg, ecaz = c.fac("Bene Gesserit"), c.fac("Ecaz")
     ok = Const(True)
     for f in range(n):
         for h in c.holds:
@@ -245,7 +248,8 @@ def _arrival_respects_occupancy(c: Ctx) -> Property:
             if f == bg:
                 arrives = arrives & ~c.stage_is("advisor")
             others = c.occupants(h, exclude=(f,))
-            ally_there = c.any_of(v("ally", f).eq(g) & c.present(g, h) for g in range(n) if g != f)
+            ally_there = c.any_of(v("ally", f).eq(g) & c.present(g, h) for g in range(n)
+                                  if g != f and ecaz not in (f, g))  # Ecaz and its ally coexist
             ok = ok & implies(arrives, (others < 2) & ~ally_there)
     return always_step("arrival-respects-occupancy", ok, ("R25", "R41", "H32", "A25"),
                        "forces arrive only where at most one other faction, and not their ally, is present (the BG "

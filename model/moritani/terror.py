@@ -8,6 +8,7 @@ the exact pending token to supply with fresh IDs (R20, H12, H21).
 from __future__ import annotations
 
 from model.expr import Const, Param, ite, minimum
+from model.moritani import separation
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -42,7 +43,7 @@ def _accept_effects(c: Ctx) -> dict:
         lim = c.bounds.hand_limit - 1
         eff[("hand", (e,))] = ite(v("aftermath").ne(c.none_dest), minimum(v("hand", e), lim), v("hand", e))
     eff[("stage", ())] = Const(c.st("entry_done"))
-    return eff
+    return eff | separation.formed_effects(c)
 
 
 def rules(c: Ctx) -> list[Rule]:
@@ -75,8 +76,10 @@ def rules(c: Ctx) -> list[Rule]:
     window = timing != "pre-emptive-phase"  # a Karama window follows the offer (or the acceptance)
     e, k = Param("e"), Param("k")
     for face in c.faces:
+        # A21 block-offer, the engine gate: no offer whose refusal could not be resolved.
+        gate = reveal_possible(c, face, e) if c.choice("A21") == "block-offer" else Const(True)
         offer_guard = (at & v("entry_face").eq(face) & ~refused & v("entrant").eq(e)
-                       & reveal_possible(c, face, e) & c.alliance_change_allowed())
+                       & gate & c.alliance_change_allowed())
         if not c.has("karama-block-ignored"):
             offer_guard = offer_guard & ~v("eome_blocked")
         if not window:

@@ -411,6 +411,66 @@ tspecs += [
       goal=fired("ambassador_effect(p=Moritani"), values=["spice[Moritani]", "spice[Ecaz]"]),
 ]
 
+def _new_allies_share(m, s):
+    """Moritani and its ally (made this turn) both have forces in Arrakeen."""
+    ally = lab(m, s, "ally[Moritani]")
+    return (raw(m, s, "allied_this_turn") and ally not in ("none", "Ecaz")
+            and raw(m, s, "forces[Moritani][Arrakeen]") > 0 and raw(m, s, f"forces[{ally}][Arrakeen]") > 0)
+
+ONE_STRONGHOLD_THREE_TURNS = {"strongholds": ("Arrakeen",), "ambassador": "Arrakeen", "turns": 3}
+specs += [
+ dict(file="quintine-new-allies-keep-their-forces-on-the-formation-turn.scenario.yaml", **QUINTINE,
+      title="quintine: new allies sharing a stronghold keep their forces through the formation turn (Basic)",
+      source='tests/moritani-alliance.test.ts (at 745e4fa8), "new allies survive their current movement finish and must separate on the following turn"',
+      why=["Atreides accepts the alliance in Arrakeen beside Moritani's Sneak Attack forces; Shipment & Movement ends "
+           "with both still there (allySinceTurn = turn exempts the pair, R26, H22)."],
+      cites=["R26", "H22", "A20"], goal=fired("end_shipment_movement", lambda m, pre, post: _new_allies_share(m, pre)),
+      values=["ally[Moritani]", "forces[Moritani][Arrakeen]", "forces[Atreides][Arrakeen]", "tanks[Atreides]"]),
+ dict(file="quintine-new-allies-separate-on-the-next-turn.scenario.yaml", **QUINTINE,
+      title="quintine: a turn after the alliance, the later mover still beside its ally loses its forces there (Basic)",
+      source='tests/moritani-alliance.test.ts (at 745e4fa8), "new allies survive their current movement finish and must separate on the following turn"; game/allied-separation.ts (at 7cef1a34) quoteAlliedSeparation',
+      why=["Three Shipment & Movement phases on one stronghold: the alliance formed in the second, and in the third the "
+           "later mover of the pair ends its turn beside its ally (R26)."],
+      cites=["R26", "H22", "A20"], bounds=ONE_STRONGHOLD_THREE_TURNS, goal=fired("separate_allies"),
+      values=["ally[Moritani]", "forces[Moritani][Arrakeen]", "forces[Atreides][Arrakeen]", "tanks[Moritani]",
+              "tanks[Atreides]"]),
+]
+tspecs += [
+ dict(file="treachery-new-allies-separate-at-once.scenario.yaml", **TREACHERY,
+      title="treachery-online: an alliance accepted beside Moritani costs the later mover its forces there at once",
+      source="Shared/Game_Move.cs:656-690 (CheckIfForcesShouldBeDestroyedByAllyPresence: the ally has acted, no formation-turn exemption)",
+      why=["Atreides accepts in Arrakeen, where Moritani (which moved earlier this turn) stands: when Atreides's turn "
+           "ends its forces there go to the Tanks (R27, A20)."],
+      cites=["R27", "A20"], goal=fired("separate_allies"),
+      values=["ally[Moritani]", "forces[Atreides][Arrakeen]", "tanks[Atreides]", "forces[Moritani][Arrakeen]"]),
+]
+tspecs += [
+ dict(file="treachery-atomics-returns-the-ambassador.scenario.yaml", **TREACHERY,
+      title="treachery-online: Atomics in the Ambassador's stronghold returns it; a later arrival there owes it nothing",
+      source="Shared/Events/TerrorRevealed.cs:189-193 (Atomics: KillAllForcesIn, KillAmbassadorIn), Shared/Game_Move.cs:221-231, 821-831",
+      why=["Atomics struck Carthag, where the Ecaz Ambassador stood; Atreides then moves into Carthag and no Ambassador "
+           "reaction is owed (R36)."],
+      cites=["R36", "A2"], goal=fired("move(f=Atreides, to=Carthag)", lambda m, pre, post:
+                                      lab(m, pre, "aftermath") == "Carthag" and raw(m, post, "pend_ambassador") == 0),
+      values=["aftermath", "pend_ambassador", "forces[Atreides][Carthag]"]),
+ dict(file="treachery-ecaz-ally-does-not-trigger-the-ambassador.scenario.yaml", **TREACHERY,
+      title="treachery-online: Ecaz's ally ships into the Ambassador's stronghold and owes it no reaction",
+      source="Shared/Game_Move.cs:821-831 (CheckAmbassadorTriggered: not Ecaz, not Ecaz's ally)",
+      why=["Atreides is Ecaz's ally in these bounds; its shipment into Carthag settles with no Ambassador reaction."],
+      cites=["A2", "R25"], bounds={"alliances": (("Atreides", "Ecaz"),)},
+      goal=fired("ship(f=Atreides, to=Carthag)", lambda m, pre, post: raw(m, post, "pend_ambassador") == 0),
+      values=["ally[Ecaz]", "pend_ambassador", "forces[Atreides][Carthag]"]),
+ dict(file="treachery-sneak-attack-beside-allied-ecaz.scenario.yaml", **TREACHERY,
+      title="treachery-online: a positive Sneak Attack may land beside Moritani's ally Ecaz and the entrant (#105)",
+      source="Shared/Game.cs:893-917 (CountDifferentFactions: Ecaz and its ally count once, none when excluded); issue #105, fixed in 4dd532b9",
+      why=["Ecaz (Moritani's ally) and Atreides stand in Arrakeen; Ecaz and its ally coexist, so Moritani's forces "
+           "may still arrive there."],
+      cites=["R41", "R25", "H32"], bounds={"forces": (("Atreides", 1, 1), ("Bene Gesserit", 1, 0), ("Ecaz", 1, 0))},
+      goal=fired("sneak_attack(n=1", lambda m, pre, post: raw(m, pre, f"forces[Ecaz][{lab(m, pre, 'entry_loc')}]") > 0
+                 and lab(m, pre, "entrant") == "Atreides"),
+      values=["forces[Ecaz][Arrakeen]", "forces[Atreides][Arrakeen]", "forces[Moritani][Arrakeen]"]),
+]
+
 if __name__ == "__main__":
     for spec in specs + tspecs:
         path, steps = gen(spec)

@@ -1,0 +1,198 @@
+"""Ally separation at the end of each player's Shipment & Movement (R26, R27, A20, H22).
+
+Allies may not enter a stronghold their ally occupies (R25), so in this model allies share a
+stronghold only after an Enemy of My Enemy acceptance made the entrant Moritani's ally where Moritani
+already stood, or when the BG advisor's free arrival lands beside its ally. The printed rules then
+separate them; the switch `ally-separation` (A20) has the three readings the engines implement:
+
+- `basic` (R26; Quintine/Dune's Basic mode, `quoteAlliedSeparation`): when a player ends its turn
+  beside its ally and the ally has already moved this phase, the player's forces there go to the
+  Tanks, except on the turn the alliance was formed (both partners' `allySinceTurn` equal the turn,
+  H22; the model keeps that stamp as `ally_new`). Quintine/Dune counts BG advisors here too.
+- `advanced` (R27 as printed, UR2.3; Quintine/Dune's Advanced mode): at the end of every player's
+  turn its forces in a stronghold it shares with its ally go to the Tanks, whether or not the ally
+  has moved, with no formation-turn exemption. BG advisors trigger nothing.
+- `later-mover` (treachery.online `CheckIfForcesShouldBeDestroyedByAllyPresence`): as `basic`
+  without the exemption: the player's shared forces go only once its ally has acted this phase.
+  BG advisors trigger nothing.
+
+In all three, Ecaz and its ally coexist and the open desert (many territories) is left out. BG counts
+under `bg-advisors-occupy: coexist` only where it has fighters (`Ctx.present`); under `occupy` the model
+does not record which BG forces are advisors (its only way beside an ally is the accompanying advisor,
+which the model lets land there), so BG takes no part (docs/engines.md says so).
+
+The separation is its own system step, one stronghold at a time, taken right after the player's
+turn ends and before the next player acts (or the phase ends): the player that just finished is the
+one at position `mover - 1`.
+
+>>> from model.moritani.build import build_model
+>>> m = build_model()
+>>> [r.name for r in m.rules if r.name == "separate_allies"]
+['separate_allies']
+"""
+from __future__ import annotations
+
+from model.expr import Const, Param, implies, ite, post
+from model.moritani.context import Ctx
+from model.properties import Monitor, Property, always_step, sometimes
+from model.rule import P, Rule
+from model.domains import Bool
+from model.schema import Field
+
+IDS = ("R26", "R27", "A20", "H22")
+
+
+def basic(c: Ctx) -> bool:
+    return c.choice("A20") == "basic"
+
+
+def moritani_boards(c: Ctx) -> bool:
+    """Can Moritani's forces reach a stronghold (shipped, or sent by a Sneak Attack)? Otherwise Moritani never
+    shares one with its ally, and the formation stamp, which only Moritani's alliance uses, is left out."""
+    b = c.bounds
+    return b.moritani_forces >= 1 and (b.moritani_ships or c.face("Sneak Attack") is not None)
+
+
+def graced(c: Ctx) -> bool:
+    """The rules give a formation-turn grace that can matter: Basic, with Moritani able to reach a stronghold."""
+    return basic(c) and moritani_boards(c)
+
+
+def stamped(c: Ctx) -> bool:
+    """The engine keeps the formation stamp: Basic, or the seeded defect `advanced-keeps-basic-grace` (an
+    engine moved to Advanced that still honours the stamp)."""
+    return (basic(c) or c.has("advanced-keeps-basic-grace")) and moritani_boards(c)
+
+
+def counted(c: Ctx) -> tuple:
+    """Factions whose forces take part in separation (Ecaz coexists; BG only when the model knows which of
+    its forces are advisors)."""
+    skip = {c.fac("Ecaz")}
+    if not c.advisors_coexist():
+        skip.add(c.fac("Bene Gesserit"))
+    return tuple(f for f in range(len(c.bounds.factions)) if f not in skip)
+
+
+def just_finished(c: Ctx, g: int):
+    """Faction g is the player whose Shipment & Movement turn has just ended (position `mover - 1`)."""
+    v = c.v
+    return c.any_of(v("turn").eq(t) & v("mover").eq(pos + 1)
+                    for t in c.turns() for pos, h in enumerate(c.order(t)) if h == g)
+
+
+def _shares(c: Ctx, g: int, l: int, ignore_order: bool = False):
+    """g and its ally both occupy l, and (except under `advanced`) the ally has already taken its turn."""
+    v = c.v
+    anyway = ignore_order or c.choice("A20") == "advanced"
+    return c.present(g, l) & c.any_of(v("ally", g).eq(h) & c.present(h, l) & (Const(True) if anyway
+                                                                              else c.before(h, g))
+                                      for h in counted(c) if h != g)
+
+
+def _grace(c: Ctx, g: int, formed_now, engine: bool = True):
+    """Basic only: the pair is Moritani's alliance, formed this turn (`formed_now`: flag or monitor)."""
+    if not (stamped(c) if engine else graced(c)):
+        return Const(False)
+    return formed_now & (Const(g == c.M) | c.v("ally", c.M).eq(g))
+
+
+def due(c: Ctx, g: int, l: int, formed_now=None):
+    """g just finished its turn beside its earlier-moving ally in stronghold l, with no exemption.
+
+    `formed_now=None`: as the engine sees it (its stamp); otherwise as the rules say (the monitor)."""
+    engine = formed_now is None
+    formed_now = c.v("ally_new") if engine else formed_now
+    ignore_order = engine and c.has("separation-ignores-order")  # the bug: the first of the pair to finish loses
+    return (c.stage_is("ship_move") & just_finished(c, g) & _shares(c, g, l, ignore_order)
+            & ~_grace(c, g, formed_now, engine))
+
+
+def pending(c: Ctx):
+    """A separation is owed before the next player acts (or the phase ends)."""
+    return c.any_of(due(c, g, l) for g in counted(c) for l in c.holds)
+
+
+def rules(c: Ctx) -> list[Rule]:
+    v = c.v
+    g, l = Param("g"), Param("l")
+    guard = c.any_of(g.eq(gi) & l.eq(li) & due(c, gi, li) for gi in counted(c) for li in c.holds)
+    eff = {("forces", (g, l)): Const(0), ("tanks", (g,)): v("tanks", g) + v("forces", g, l)}
+    if c.advisors_coexist():
+        eff[("advisors", (l,))] = ite(g.eq(c.fac("Bene Gesserit")), 0, v("advisors", l))
+    return [Rule("separate_allies", (P("g", c.F), P("l", c.L)), guard, eff, IDS, kind="system",
+                 doc="the player that just finished still shares a stronghold with its earlier-moving ally: "
+                     "its forces there go to the Tanks")]
+
+
+def formed_effects(c: Ctx) -> dict:
+    """Effects of an accepted alliance on the formation stamp (Basic only)."""
+    if c.has("separation-grace-forgotten"):  # the bug (H22): the acceptance does not stamp allySinceTurn
+        return {}
+    return {("ally_new", ()): Const(True)} if stamped(c) else {}
+
+
+def turn_effects(c: Ctx) -> dict:
+    if c.has("separation-grace-never-expires"):  # the bug: the stamp outlives the formation turn
+        return {}
+    return {("ally_new", ()): Const(False)} if stamped(c) else {}
+
+
+def fields(c: Ctx) -> tuple:
+    if not stamped(c):
+        return ()
+    return (Field("ally_new", Bool(), doc="engine: Moritani's alliance was formed this turn (allySinceTurn = "
+                                          "turn; Basic grace, R26, H22)"),)
+
+
+def monitor(c: Ctx) -> list[Monitor]:
+    """Basic only: Moritani's ally changed during this turn (read from the step, not the engine's stamp)."""
+    if not graced(c):
+        return []
+    v = c.v
+    update = ite(post("turn").ne(v("turn")), False, v("allied_this_turn") | post("ally", c.M).ne(v("ally", c.M)))
+    return [Monitor(Field("allied_this_turn", Bool(), doc="Moritani's alliance changed this turn"),
+                    False, update, ("R26", "H22"))]
+
+
+def properties(c: Ctx) -> list[Property]:
+    """Written from R26/R27: when play moves past a player (the next player acts, or the phase ends),
+    that player holds no forces in a stronghold beside its earlier-moving ally unless exempt; and forces
+    reach the Tanks outside Atomics only as such a separation (see `atomics-kills-all`)."""
+    v = c.v
+    formed = v("allied_this_turn") if graced(c) else Const(False)
+    moves_on = c.stage_is("ship_move") & (post("mover").ne(v("mover")) | post("stage").ne(v("stage")))
+    owed = c.any_of(due(c, g, l, formed) for g in counted(c) for l in c.holds)
+    return [always_step("allies-separate", implies(moves_on, ~owed), IDS,
+                        "play moves past a player only once its forces beside an earlier-moving ally are gone "
+                        "(Ecaz coexists; Basic spares the formation turn)")]
+
+
+def separated(c: Ctx, f: int):
+    """The step sends f's forces in one stronghold to the Tanks as a due separation (all of them)."""
+    if f not in counted(c):
+        return Const(False)
+    v = c.v
+    formed = v("allied_this_turn") if graced(c) else Const(False)
+    return c.any_of(due(c, f, l, formed) & post("forces", f, l).eq(0)
+                    & (post("tanks", f) - v("tanks", f)).eq(v("forces", f, l)) for l in c.holds)
+
+
+def witnesses(c: Ctx) -> list[Property]:
+    """A separation happens (unless Basic on two turns, where it cannot); Basic's grace is used: Shipment &
+    Movement ends with new allies still sharing a stronghold. Allies come to share one only where Moritani
+    stands, so both need Moritani's forces on the board: shipped, or sent by a Sneak Attack in an earlier
+    Shipment & Movement."""
+    v, M, b = c.v, c.M, c.bounds
+    if not moritani_boards(c):
+        return []
+    later = c.unbounded or b.turns >= 2 or b.moritani_ships
+    out = []
+    if later and (not basic(c) or c.unbounded or b.turns >= 3):
+        out.append(sometimes("witness-ally-separation", fires=("separate_allies",), rules=("R26", "R27", "A20")))
+    if basic(c) and later:
+        together = c.any_of(c.present(M, l) & c.any_of(v("ally", M).eq(h) & c.present(h, l) for h in counted(c)
+                                                         if h != M) for l in c.holds)
+        out.append(sometimes("witness-separation-grace", fires=("end_shipment_movement",),
+                             when=v("allied_this_turn") & together, rules=("R26", "H22"),
+                             doc="the phase ends with new allies still sharing a stronghold (their formation turn)"))
+    return out

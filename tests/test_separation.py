@@ -1,0 +1,66 @@
+"""Ally separation (R26, R27, A20, H22; model/moritani/separation.py) and the three-turns profile."""
+from __future__ import annotations
+
+import dataclasses
+
+from checks.analyses.verdicts import explicit_results
+from checks.engines.explicit import Explorer
+from model.moritani import GAME
+from model.moritani.defects import DEFECT_BY_ID
+
+
+def _results(proposal):
+    model = GAME.build(proposal)
+    ex = Explorer(model).run()
+    return model, ex, {r.id: r for r in explicit_results(model, ex)}
+
+
+def test_three_turns_profile_separates_new_allies_in_the_third_phase():
+    model, ex, res = _results(GAME.profiles["three-turns"])
+    assert ex.complete and len(ex.states) == 119_542
+    bad = {k: r.verdict for k, r in res.items() if r.verdict != "holds"}
+    assert bad == {}
+    w = res["witness-ally-separation"]
+    assert w.depth == 44 and not w.trace.replay(model)
+    # Basic: the later mover of the pair loses its forces on the turn after the alliance, never on it.
+    sch = model.schema
+    last = w.trace.steps[-1]
+    pre = w.trace.steps[-2].state
+    assert last.action.startswith("separate_allies(")
+    assert pre[sch.slot("turn")] > 3  # formed in turn 3 at the earliest (the Sneak Attack came first)
+
+
+def test_advanced_separates_on_the_formation_turn_and_basic_does_not():
+    default = GAME.profiles["default"]
+    advanced = dataclasses.replace(default, interpretation=GAME.interpretation.of(ally_separation="advanced"))
+    _, ex_b, res_b = _results(default)
+    _, ex_a, res_a = _results(advanced)
+    assert "separate_allies" not in ex_b.fired and res_b["witness-separation-grace"].verdict == "holds"
+    assert "separate_allies" in ex_a.fired and res_a["witness-ally-separation"].depth == 33
+    assert res_a["allies-separate"].verdict == res_b["allies-separate"].verdict == "holds"
+
+
+def test_a_defect_carries_its_own_interpretation():
+    d = DEFECT_BY_ID["advanced-keeps-basic-grace"]
+    p = GAME.with_defect(d, GAME.profiles["default"])
+    assert p.interpretation.choice("A20") == "advanced" and p.defects == (d.id,)
+    # Without its interpretation the defect is the correct Basic model: nothing to catch.
+    plain = dataclasses.replace(GAME.profiles["default"], defects=(d.id,))
+    _, ex, res = _results(plain)
+    assert res["allies-separate"].verdict == "holds"
+
+
+def test_offering_an_alliance_whose_refusal_cannot_be_resolved_deadlocks():
+    """A21: with an empty Assassination pool under A11 gated, an offer made anyway leaves a refusal that forces
+    a reveal nobody may make: the game is stuck (why Quintine/Dune gates the offer). With A11 fizzles
+    (treachery.online) the reveal is always possible and the two choices agree."""
+    base = GAME.profiles["default"]
+    bounds = dataclasses.replace(base.bounds, leaderless=("Atreides",))
+    for a11, verdicts in (("gated", {"block-offer": None, "offer-anyway": 9}), ("fizzles", {"block-offer": None,
+                                                                                          "offer-anyway": None})):
+        for a21, depth in verdicts.items():
+            interp = GAME.interpretation.of(assassination_without_leader=a11, eome_when_reveal_blocked=a21)
+            _, ex, res = _results(dataclasses.replace(base, interpretation=interp, bounds=bounds))
+            deadlock = res["no-deadlock"]
+            assert (deadlock.verdict, deadlock.depth) == (("holds", deadlock.depth) if depth is None
+                                                           else ("violated", depth)), (a11, a21)
