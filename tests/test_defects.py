@@ -73,6 +73,9 @@ EXPECTED_DEPTH = {
     "separation-grace-never-expires": 31,
     "separation-ignores-order": 30,
     "advanced-keeps-basic-grace": 33,
+    "ambassador-survives-atomics": 24,
+    "intrusion-flips-one": 19,
+    "intrusion-ignored-after-sneak": 11,
 }
 
 

@@ -70,7 +70,8 @@ SLOW_BMC: set = {
     "refusal-out-of-turn", "reload-recredits-extortion", "reload-restarts-extortion-queue", "retry-rerolls",
     "reveal-any-placed-token", "robbery-rounding-to-bank", "robbery-takes-both", "shipment-into-aftermath",
     "sneak-ignores-occupancy", "used-marker-ignored", "separation-grace-forgotten", "separation-grace-never-expires",
-    "separation-ignores-order", "advanced-keeps-basic-grace"}
+    "separation-ignores-order", "advanced-keeps-basic-grace", "intrusion-flips-one",
+    "ambassador-survives-atomics"}
 
 
 @pytest.mark.heavy

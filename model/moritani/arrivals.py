@@ -9,7 +9,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
-from model.moritani import separation
+from model.moritani import intrusion, separation
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -47,6 +47,8 @@ def ambassador_present(c: Ctx):
     """The Ecaz Ambassador still stands in its stronghold: no Atomics has struck there (R36)."""
     if c.fac("Ecaz") is None or c.bounds.ambassador is None:
         return Const(False)
+    if c.has("ambassador-survives-atomics"):  # the bug: the Ambassador is a fixed toll Atomics never removes
+        return Const(True)
     return c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador))
 
 
@@ -82,6 +84,8 @@ def pending(c: Ctx, r: str):
 
 def may_resolve(c: Ctx, r: str):
     blockers = [pending(c, o) & precedes(c, o, r) for o in REACTIONS if o != r]
+    if intrusion.enabled(c):  # BG Intrusion resolves before every other reaction to the arrival
+        blockers.append(intrusion.pending(c))
     return pending(c, r) & ~c.any_of(blockers)
 
 
@@ -93,7 +97,7 @@ def _arrival(c: Ctx, f, to, cause: str, advisor):
         ("pend_terror", ()): tq, ("pend_advisor", ()): ite(advisor, 1, 0),
         ("pend_ambassador", ()): amb, ("amb_payer", ()): f,
         ("stage", ()): c.st("react"),
-    }
+    } | intrusion.on_arrival(c, f, to)
 
 
 def entry_rules(c: Ctx) -> list[Rule]:
@@ -174,6 +178,8 @@ def reaction_rules(c: Ctx) -> list[Rule]:
              doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses"),
     ]
     nothing = react & ~c.any_of(pending(c, r) for r in REACTIONS)
+    if intrusion.enabled(c):
+        nothing = nothing & ~intrusion.pending(c)
     if bg is not None:
         bg_q = c.v("ally", M).ne(bg)
         if c.has("ally-triggers-terror"):

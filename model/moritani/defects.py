@@ -172,6 +172,17 @@ DEFECTS = (
            "an engine moved to Advanced separation still honours Basic's formation-turn stamp, so an "
            "alliance accepted while sharing a stronghold keeps both partners there",
            interpretation=(("ally-separation", "advanced"),)),
+    Defect("ambassador-survives-atomics", "spice-payee", ("R36", "A2"),
+           "Atomics in the Ecaz Ambassador's stronghold leaves the Ambassador there, still taking spice from "
+           "later arrivals"),
+    # BG Intrusion (model/moritani/intrusion.py; under bg-advisors-occupy: coexist).
+    Defect("intrusion-flips-one", "intrusion-flips-only-when-owed", ("A1", "R25"),
+           "BG Intrusion turns one of BG's fighters in the stronghold into an advisor instead of all of them",
+           (("forces", (("Atreides", 1, 1), ("Bene Gesserit", 2, 0))),),
+           interpretation=(("bg-advisors-occupy", "coexist"),)),
+    Defect("intrusion-ignored-after-sneak", "intrusion-answered", ("A14", "R41"),
+           "a positive Sneak Attack's arrival skips the BG Intrusion check that every other arrival runs",
+           interpretation=(("bg-advisors-occupy", "coexist"), ("sneak-attack-is-shipment", "arrival-checks"))),
     # Order sensitivity: a pair that should commute stops commuting (checks/analyses/ambiguity.py).
     Defect("advisor-overwrites-ambassador-payer", "bg-advisor~ecaz-ambassador", ("A1", "A2", "H9"),
            "the BG advisor's arrival overwrites the arrival the pending Ecaz Ambassador charges, so the "

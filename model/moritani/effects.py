@@ -8,6 +8,7 @@ steps themselves so that a retry which draws again is caught (H7).
 from __future__ import annotations
 
 from model.expr import Const, Div, Param, half_up, ite, minimum
+from model.moritani import intrusion
 from model.moritani.arrivals import advisor_eligible, ambassador_eligible
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
@@ -183,6 +184,7 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
                & (v("ally", M).ne(ecaz) if ecaz is not None else Const(True)))
         eff |= {("pend_ambassador", ()): v("pend_ambassador") | amb,
                 ("amb_payer", ()): ite(amb, M, v("amb_payer"))}
+    eff |= intrusion.on_sneak(c, l, n > 0)  # BG Intrusion (coexist only)
     return [
         _reveal(c, "Sneak Attack", (), {("stage", ()): c.st("sneak")}, ("R41",),
                 "Sneak Attack: Moritani may send up to five reserves for free"),

@@ -36,6 +36,8 @@ TEMPLATES = {
     "storm_moves": "the storm settles over {to}",
     "no_card": "nobody takes a Treachery card",
     "end_shipment_movement": "Shipment & Movement ends",
+    "intrusion_flip": "BG Intrusion: Bene Gesserit flips its fighters in {where} to advisors",
+    "intrusion_stay": "Bene Gesserit keeps its fighters in {where} (no Intrusion)",
     "separate_allies": "{g} ends its turn beside its ally in {l}: its forces there go to the Tanks (ally separation)",
     "begin_placement": "Moritani's placement opportunity resolves next (A5 left open)",
     "begin_extortion": "the Extortion collection resolves next (A5 left open)",

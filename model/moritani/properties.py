@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from model.expr import Param, count, implies
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
-from model.moritani import separation
+from model.moritani import intrusion, separation
 from model.moritani.steps import step_properties
 from model.properties import Property, always, sometimes
 
@@ -149,7 +149,7 @@ def witnesses(c: Ctx) -> list[Property]:
             sometimes("witness-assassinate-leaders-dead", fires=("assassinate_leader",), when=~alive,
                       rules=("R43",), doc="a reveal names an already dead leader: legal, pays nothing"),
         ]
-    out += separation.witnesses(c)
+    out += separation.witnesses(c) + intrusion.witnesses(c)
     if c.face("Sneak Attack") is not None:
         out.append(sometimes("witness-sneak-into-aftermath", fires=("sneak_attack",),
                              when=(n > 0) & v("aftermath").eq(v("entry_loc")), rules=("R41", "R36")))

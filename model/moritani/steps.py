@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
-from model.moritani import separation
+from model.moritani import intrusion, separation
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -42,7 +42,7 @@ def step_properties(c: Ctx) -> list[Property]:
         out.append(_assassinate_forfeit(c))
     if c.choice("A4") == "pre-emptive-phase":
         out.append(_no_offer_after_preemption(c))
-    return out + separation.properties(c)
+    return out + separation.properties(c) + intrusion.properties(c)
 
 
 def _no_offer_after_preemption(c: Ctx) -> Property:
@@ -86,8 +86,11 @@ def _spice_payee(c: Ctx) -> Property:
     ok = implies(d[M] > 0, c.stage_is(*m_stages)) & implies(d["bank"] > 0, c.stage_is("ship_move")) \
         & implies(d["reserve"] > 0, c.stage_is("terror"))
     ecaz = c.fac("Ecaz")
+    # R36: Atomics returns the Ambassador in its stronghold to Ecaz; it takes nothing after that.
+    standing = (c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador)) if c.bounds.ambassador is not None
+                else Const(True))
     for f in c.rivals:
-        ok = ok & implies(d[f] > 0, c.stage_is("ambassador") if f == ecaz else Const(False))
+        ok = ok & implies(d[f] > 0, c.stage_is("ambassador") & standing if f == ecaz else Const(False))
     return always_step("spice-payee", ok, ("R35", "R37", "R39", "A2", "H17"),
                        "only the holders the rules name receive spice: Moritani from an effect or Extortion, Ecaz "
                        "from its Ambassador, the bank from a shipment fee")
@@ -476,7 +479,8 @@ def _nothing_pending_outside_its_window(c: Ctx) -> Property:
         ("placement_karama",): {"pending_face": 0, "pending_dest": c.none_dest},
         ("extortion_pay",): {"payer": 0, "ext_credited": False},
         arrival: {"entrant": c.M, "entry_loc": c.desert, "entry_cause": 0, "entry_face": 0, "entry2": False,
-                  "amb_payer": 0, "pend_advisor": 0, "pend_ambassador": False, "pend_terror": False},
+                  "amb_payer": 0, "pend_advisor": 0, "pend_ambassador": False, "pend_terror": False}
+        | intrusion.at_rest(c),
         (*TERROR_STAGES, "entry_done"): {"eome_blocked": False, "eome_refused": False},
         (*MENTAT_STAGES, "mentat_end", "game_over"): {"placement_used": False},
     }

@@ -470,6 +470,16 @@ tspecs += [
                  and lab(m, pre, "entrant") == "Atreides"),
       values=["forces[Ecaz][Arrakeen]", "forces[Atreides][Arrakeen]", "forces[Moritani][Arrakeen]"]),
 ]
+tspecs += [
+ dict(file="treachery-sneak-attack-meets-bg-intrusion.scenario.yaml", **TREACHERY,
+      title="treachery-online: Moritani's forces arriving by Sneak Attack beside BG fighters let BG flip them to advisors",
+      source="Shared/Game_Move.cs:790-819 (CheckIntrusion: BG Intrusion first; not BG, not BG's ally, BG forces there), "
+             "Shared/Events/BlueFlip.cs, Shared/Events/TerrorRevealed.cs:244-251",
+      why=["BG's fighter stands in the entered stronghold; the Sneak Attack is an arrival for BG Intrusion (A14 "
+           "arrival-checks), and BG flips: its forces there are advisors now and no longer occupy."],
+      cites=["A14", "A1", "R25"], goal=fired("intrusion_flip"),
+      values=["advisors[Arrakeen]", "forces[Bene Gesserit][Arrakeen]", "forces[Moritani][Arrakeen]"]),
+]
 
 if __name__ == "__main__":
     for spec in specs + tspecs:
