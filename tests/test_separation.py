@@ -64,3 +64,21 @@ def test_offering_an_alliance_whose_refusal_cannot_be_resolved_deadlocks():
             deadlock = res["no-deadlock"]
             assert (deadlock.verdict, deadlock.depth) == (("holds", deadlock.depth) if depth is None
                                                            else ("violated", depth)), (a11, a21)
+
+
+def test_a_flip_that_flips_nothing_is_caught():
+    """BG Intrusion (coexist): generated mutants of `intrusion_flip` that leave BG's fighters as they are, or
+    count the wrong number of advisors, are killed by `intrusion-flips-only-when-owed` (they survived the
+    first version of the property, which only said when a flip may happen)."""
+    from checks.analyses.mutants import edit_rules, generate
+    p = GAME.profiles["treachery-online"]
+    model = GAME.build(p)
+    # The two that survived `rulecheck mutate --proposal treachery-online` (seed 0). Others, such as
+    # `advisors := 1`, are equivalent on these bounds (BG has one force).
+    survivors = {"drop-effect@intrusion_flip.advisors[$l]", "replace-value@intrusion_flip.advisors[$l]=pend_advisor"}
+    flips = [m for m in generate(model, ("drop-effect", "replace-value")) if m.id in survivors]
+    assert len(flips) == 2
+    for m in flips:
+        mm = GAME.build(p, edit_rules=edit_rules(m))
+        ex = Explorer(mm).run(stop_when=lambda ex: bool(ex.violations))
+        assert "intrusion-flips-only-when-owed" in ex.violations, m.id

@@ -21,7 +21,7 @@ encoding are unchanged).
 from __future__ import annotations
 
 from model.domains import Bool
-from model.expr import Const, Param, implies, ite, lift, post
+from model.expr import Const, Fired, Param, implies, ite, lift, post
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always_step, sometimes
 from model.rule import P, Rule
@@ -103,7 +103,8 @@ def monitor(c: Ctx) -> list[Monitor]:
 
 def properties(c: Ctx) -> list[Property]:
     """From the rule text: BG's fighters become advisors (with no BG force arriving) only by an Intrusion
-    owed in that stronghold, and all of them; an owed Intrusion is answered before the arrival settles."""
+    owed in that stronghold, and all of them; BG's flip (the choice it is shown) leaves all its forces there
+    advisors; an owed Intrusion is answered before the arrival settles."""
     if not enabled(c):
         return []
     v, bg = c.v, _bg(c)
@@ -111,10 +112,13 @@ def properties(c: Ctx) -> list[Property]:
     for h in c.holds:
         flips = (post("advisors", h) > v("advisors", h)) & post("forces", bg, h).eq(v("forces", bg, h))
         ok = ok & implies(flips, v("intrusion_owed").eq(h) & post("advisors", h).eq(v("forces", bg, h)))
+        ok = ok & implies(Fired(("intrusion_flip",)) & v("intrusion_owed").eq(h),
+                          post("advisors", h).eq(post("forces", bg, h)))
     settles = c.stage_is("react") & post("stage").eq(c.st("ship_move"))
     return [
         always_step("intrusion-flips-only-when-owed", ok, IDS,
-                    "BG's fighters turn into advisors only by an Intrusion owed in that stronghold, all of them"),
+                    "BG's fighters turn into advisors only by an Intrusion owed in that stronghold, and a flip "
+                    "turns all of them"),
         always_step("intrusion-answered", implies(settles, v("intrusion_owed").eq(c.none_dest)), IDS,
                     "an owed BG Intrusion is answered before the arrival settles"),
     ]
