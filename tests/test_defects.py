@@ -76,6 +76,16 @@ EXPECTED_DEPTH = {
     "ambassador-survives-atomics": 24,
     "intrusion-flips-one": 19,
     "intrusion-ignored-after-sneak": 11,
+    # Nexus card module (model/moritani/nexus.py), on the nexus-cunning / nexus-betrayal bounds.
+    "betrayal-loses-token": 5,
+    "betrayal-keeps-id": 5,
+    "betrayal-uses-placement": 5,
+    "placement-ignores-stack": 11,
+    "cunning-card-kept": 11,
+    "cunning-while-allied": 10,
+    "stack-first-in-array": 47,  # a witness target: unreachable after the complete search (47 layers)
+    "stack-reveals-all": 20,
+    "accept-returns-one": 20,
 }
 
 
@@ -88,6 +98,21 @@ def test_every_invariant_has_a_defect_aimed_at_it():
     assert names <= {d.target for d in DEFECTS}
 
 
+def test_every_nexus_module_check_has_a_defect_aimed_at_it():
+    """Each invariant, step property and H10 witness the Nexus module adds (any of its switches) is the target of
+    a seeded defect."""
+    from model.moritani.config import Interpretation
+    base = {p.name for p in build_model().properties}
+    added = set()
+    for name in ("nexus-cunning", "nexus-betrayal"):
+        p = PROFILES[name]
+        for a17 in ("one-chosen", "all-in-turn"):
+            interp = Interpretation.of(stack_reveal=a17)
+            added |= {q.name for q in build_model(p.bounds, interp).properties} - base
+    witnesses = {n for n in added if n.startswith("witness-")}
+    assert (added - witnesses) | {"witness-stack-any-token"} <= {d.target for d in DEFECTS}
+
+
 @pytest.mark.heavy
 @pytest.mark.parametrize("defect", DEFECTS, ids=lambda d: d.id)
 def test_defect_is_caught_by_its_target(defect, tmp_path):
@@ -95,6 +120,9 @@ def test_defect_is_caught_by_its_target(defect, tmp_path):
     assert r.verdict == "caught", r.detail
     assert r.extra["caught_by"] == defect.target
     assert r.depth == EXPECTED_DEPTH[defect.id]
+    if defect.target.startswith("witness-"):  # caught by absence: no trace to save
+        assert r.trace is None and "unreachable after a complete search" in r.detail
+        return
     # Every selftest counterexample round-trips (issue 5): saved as a scenario that replays to the
     # same ending, and as ITF that the itf-py library parses with one state per step.
     import json

@@ -19,6 +19,14 @@ ENGINES = ROOT / "scenarios" / "engines"
 FILES = sorted(ENGINES.glob("*.scenario.yaml"))
 REPOS = {"quintine": "https://github.com/Quintine/Dune",
          "treachery-online": "https://github.com/ronaldossendrijver/treachery.online"}
+# Each engine's profiles: the engine's own, and the Nexus card module with that engine's choices.
+ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine",
+             "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
+
+
+def test_the_nexus_profiles_carry_their_engines_choices():
+    for profile, engine in ENGINE_OF.items():
+        assert GAME.profiles[profile].interpretation == GAME.profiles[engine].interpretation, profile
 
 
 def test_at_least_24_engine_scenarios_each_citing_its_source_and_commit():
@@ -26,9 +34,10 @@ def test_at_least_24_engine_scenarios_each_citing_its_source_and_commit():
     for f in FILES:
         text = f.read_text(encoding="utf-8")
         profile = YAML(typ="safe").load(text)["setup"]["proposal"]["name"]
-        assert profile in REPOS and f.name.startswith(profile.split("-")[0]), f.name
+        engine = ENGINE_OF[profile]
+        assert f.name.startswith(engine.split("-")[0]), f.name
         header = "".join(line for line in text.splitlines(keepends=True) if line.startswith("#"))
-        assert REPOS[profile] in header and re.search(r"commit [0-9a-f]{40}", header), f.name
+        assert REPOS[engine] in header and re.search(r"commit [0-9a-f]{40}", header), f.name
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem.replace(".scenario", "") for f in FILES])
@@ -45,7 +54,8 @@ def test_the_profiles_differ_where_the_engines_do():
     assert differ == {"terror-vs-arrival-reactions", "ambassador-vs-terror", "karama-eome-timing", "extortion-mentat-order",
                       "atomics-penalty", "sabotage-gift-overflow", "sneak-attack-is-shipment",
                       "assassination-without-leader", "bg-advisors-occupy", "ally-separation",
-                      "eome-when-reveal-blocked"}
+                      "eome-when-reveal-blocked", "stack-reveal", "cunning-reach",
+                      "betrayal-timing"}
 
 
 @pytest.mark.heavy
@@ -60,7 +70,7 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
     assert r.exit_code == 12, r.output
     doc = json.loads(r.output)
     per = {s["switch"]: s for s in doc["per_switch"]}
-    assert len(per) == 11
+    assert len(per) == 14
     for s in per.values():
         assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
     assert any(s["game"] is not None for s in per.values())

@@ -1,7 +1,8 @@
 """Run the checker against the game's catalogue of seeded defects.
 
 Each defect is applied alone to the model built from the selected proposal (with the defect's own
-bounds overrides); the targeted check must fire with a shortest trace that replays. A defect the
+bounds overrides); the targeted check must fire with a shortest trace that replays (a witness target:
+be unreachable after a complete search, its depth the search's last layer). A defect the
 check misses after a complete search is `missed` and fails the run; one not caught because a
 budget ran out is `unknown` (inconclusive), never `missed`.
 
@@ -46,6 +47,12 @@ def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:
         t = validated(model, ex.trace_to(idx), f"defect {d.id}")
         return CheckResult(**common, verdict="caught", depth=t.depth, detail=d.doc, trace=t,
                            extra={"target": d.target, "caught_by": d.target})
+    if _witness_target(model, d.target) and ex.complete and d.target not in ex.witnesses:
+        # A witness is violated by its absence: no trace to show, only the complete search that proves it
+        # unreachable (the depth is that search's last layer).
+        return CheckResult(**common, verdict="caught", depth=ex.max_depth,
+                           detail=f"{d.doc} (unreachable after a complete search)",
+                           extra={"target": d.target, "caught_by": d.target})
     other = sorted(ex.violations)
     why = f"explored {len(ex.states):,} states ({'complete' if ex.complete else ex.stop_reason})"
     if other:
@@ -54,6 +61,10 @@ def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:
     return CheckResult(**common, verdict="missed" if ex.complete else "unknown", depth=None,
                        detail=f"{d.doc} -- not caught: {why}",
                        extra={"target": d.target, "caught_by": other[0] if other else None})
+
+
+def _witness_target(model, name: str) -> bool:
+    return any(p.name == name and p.kind == "witness" for p in model.properties)
 
 
 def _run_leak(game, d, proposal, config: CheckConfig) -> CheckResult:

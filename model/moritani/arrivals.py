@@ -9,7 +9,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
-from model.moritani import intrusion, separation
+from model.moritani import intrusion, nexus, separation
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -169,10 +169,12 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     if c.has("ally-triggers-terror"):
         still = v("entrant").ne(M)
     rules += [
-        Rule("open_terror", (P("k", c.K),), react & may_resolve(c, "terror") & c.token_at(k, loc) & still,
+        Rule("open_terror", (P("k", c.K),), react & may_resolve(c, "terror") & nexus.opens(c, k, loc) & still,
              {("pend_terror", ()): False, ("entry_face", ()): k,
-              ("stage", ()): c.st("terror")}, ("R11", "R12", "A1"), kind="scheduler",
-             doc="the Terror decision opens for the token in the entered stronghold"),
+              ("stage", ()): c.st("terror")}, ("R11", "R12", "A1") + (("R47", "A17", "H10") if c.nexus else ()),
+             **({"actor": Const(M)} if c.nexus else {"kind": "scheduler"}),
+             doc="the Terror decision opens for the token in the entered stronghold" + (
+                 " (of a stack, the one Moritani picks privately)" if c.nexus else "")),
         Rule("lapse_terror", (), react & may_resolve(c, "terror") & ~(c.any_token_at(loc) & still),
              {("pend_terror", ()): False}, ("H35",), kind="scheduler",
              doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses"),

@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 from model.game import GameModel
-from model.moritani import arrivals, assassinate, effects, faults, intrusion, mentat, properties, separation, terror
+from model.moritani import (arrivals, assassinate, effects, faults, intrusion, mentat, nexus, properties,
+                             separation, terror)
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
@@ -42,7 +43,7 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
                    + sum(s0[sch.slot("forces", (f, l))] for l in range(len(c.L.labels))) for f in range(n)],
     }
     rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
-             + assassinate.rules(c) + separation.rules(c) + intrusion.rules(c))
+             + assassinate.rules(c) + separation.rules(c) + intrusion.rules(c) + nexus.rules(c))
     if edit_rules is not None:
         rules = list(edit_rules(list(rules)))
     props = properties.invariants(c, totals) + properties.witnesses(c)
@@ -56,7 +57,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
                             rebuild=sibling)
     model = GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
-        terminal=c.stage_is("game_over"), dispatch="stage", monitors=tuple(history(c) + separation.monitor(c) + intrusion.monitor(c)), narrate=narrate,
+        terminal=c.stage_is("game_over"), dispatch="stage", monitors=tuple(history(c) + separation.monitor(c) + intrusion.monitor(c)
+                                                           + nexus.monitors(c)), narrate=narrate,
         provenance=provenance, symmetry=declared(c), unbounded_slots=unbounded_slots, outcome=outcome,
         vocabulary=c,
     )

@@ -21,7 +21,8 @@ NOT_MODELLED = {
            "The model has no Richese, No-Field markers or Face Dancers.",
     "R23": "In Homeworld games a faction cannot ally with a faction occupying its Homeworld. The model has no "
            "Homeworlds, so EoME acceptance is never gated this way.",
-    "R24": "Sandtrout cancels alliances but does not ban EoME. The model has no Sandtrout or Nexus.",
+    "R24": "Sandtrout cancels alliances but does not ban EoME. The model has no Sandtrout and no Nexus phase "
+           "(only Moritani's own Nexus card, with bounds.nexus_card).",
     "R28": "Moritani's alliance ability: a losing ally keeps one played Treachery card. The model has no "
            "battles and no card identities, so there is nothing to retain.",
     "R31": "No Karama on a Terror reveal, effect or Extortion payment. Covered by construction: the model "
@@ -35,23 +36,16 @@ NOT_MODELLED = {
     "R45": "Grumman low side: Terror needs at least 3 forces entering in one group. No Homeworlds or Grumman "
            "card in the model, and arrivals are one force each, so the threshold could never be met.",
     "R46": "Grumman high side: during Spice Collection add a token to an occupied stronghold (or remove one) "
-           "for 4 spice. No Grumman and no Spice Collection phase in the model.",
-    "R47": "Stacks: one entry activates at most one token, chosen by Moritani. Stacks only arise from Grumman "
-           "or Nexus Cunning; the model allows one token per stronghold (R8), so stacks never occur.",
-    "R48": "Nexus Cunning (place in any territory) and Nexus Betrayal (return a board token unrevealed). The "
-           "model has no Nexus cards; tokens return to supply only through EoME acceptance and Extortion "
-           "recovery.",
+           "for 4 spice. No Grumman and no Spice Collection phase in the model (stacks arise from Nexus Cunning "
+           "only: model/moritani/nexus.py).",
     "R49": "Leader Skills interactions with Assassination, Sabotage and EoME. Leader Skills are not modelled.",
     # -- ambiguities -----------------------------------------------------------------------------
     "A15": "Sneak Attack sector in a multi-sector territory. The model has no sectors: Sneak Attack forces "
            "arrive in the entry stronghold itself.",
     "A16": "Robbery with an empty deck. The deck is not modelled (cards are anonymous counts), so drawing the "
            "top card always adds one card to Moritani's hand.",
-    "A17": "Which token a stacked entry reveals, and who picks. Stacks do not occur in the model (see R47).",
     "A18": "Custody after a Grumman removal of an unrevealed token (OPEN; the engine does not implement "
            "removal). No Grumman in the model.",
-    "A19": "Whether Nexus Cunning extends to relocation, the Hidden Mobile Stronghold or Grumman stacks (OPEN). "
-           "No Nexus cards in the model.",
     "A22": "Atomics in a territory with a concealed No-Field (engine gates it). No No-Field in the model.",
     "A24": "Whether worm rides, Guild transport, Ambassador relocation, Homeworld revival and Caladan "
            "reinforcement count as entries. The model's only entry causes are shipment, movement, the BG "
@@ -67,10 +61,6 @@ NOT_MODELLED = {
     # -- hazards ---------------------------------------------------------------------------------
     "H5": "The supply epoch must not appear in any projection. Recorded as the private field next_pid; "
           "checked once the noninterference check exists (planned: noninterference/leak check).",
-    "H10": "Opening an entry with .find picked a secret token by array order once stacks exist. Stacks never "
-           "occur in the model (R47), so each entry has at most one candidate token.",
-    "H11": "Grumman and Cunning operations must not reuse placeTerror or placementTurn. Neither operation is "
-           "modelled; placement_used is used only by the ordinary Mentat opportunity.",
     "H13": "The low-Grumman threshold must feed both preflight and the opened entry. No Grumman in the model "
            "(R45).",
     "H14": "A public window must not depend on a concealed No-Field value. No No-Field in the model (R16).",
@@ -86,8 +76,6 @@ NOT_MODELLED = {
            "cannot be expressed; duplicate submissions are covered by the retry fault (H7).",
     "H39": "Sabotage and Robbery-overflow card faces must not leak into logs or views. Cards are anonymous "
            "counts and the model has no logs; planned: noninterference/leak check.",
-    "H41": "Custody of Nexus Cunning placements outside strongholds. No Nexus cards; tokens are only ever in "
-           "supply, in an ordinary stronghold, removed or waiting as Extortion.",
     "H42": "A Grumman Collection operation: at most one per Collection, 4 spice atomic with the token change. "
            "No Grumman and no Spice Collection phase in the model.",
     "H43": "Cards reserved for a pending ally retention cannot be spent elsewhere. Ally retention (R28) and "

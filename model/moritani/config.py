@@ -103,6 +103,23 @@ SWITCHES = (
            "after its ally loses its forces there, except on the formation turn; advanced, every player ending "
            "its turn loses them, no exemption; later-mover, as basic without the exemption",
            "engine (Basic mode): the later mover separates; allySinceTurn exempts the formation turn (H22)"),
+    Switch("stack-reveal", ("A17", "R47", "H10"),
+           ("one-chosen", "all-in-turn"), "one-chosen",
+           "An entry into a stronghold holding several Terror tokens (only with bounds.nexus_card): one-chosen, "
+           "Moritani privately picks one token and the decision covers the whole entry; all-in-turn, after each "
+           "reveal the decision reopens for the tokens left, and an accepted alliance returns all of them",
+           "engine: one token, chosen privately by Moritani at a select stage; no new entry for its neighbours"),
+    Switch("cunning-reach", ("A19", "R48"),
+           ("placement-only", "placement-and-move"), "placement-only",
+           "Nexus Cunning (only with bounds.nexus_card: Moritani): may it send the Mentat *move* of a placed token "
+           "onto another token too, or only a placement from supply?",
+           "engine: only supply placement from the ordinary Mentat source is enhanced; relocation is gated"),
+    Switch("betrayal-timing", ("R48",),
+           ("clean-boundary", "any-time"), "clean-boundary",
+           "Nexus Betrayal (only with bounds.nexus_card held by a rival): only at a clean boundary of Shipment & "
+           "Movement, or also while an arrival's reactions (its Terror decision among them) are still pending?",
+           "engine: played at a clean play boundary; pending Terror, placement and card continuations are not "
+           "interrupted (a development serializer, not a printed phase rule)"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",
@@ -171,6 +188,10 @@ class Bounds:
     # Optional module (model/moritani/assassinate.py): Advanced Assassinate Leaders (R42, R43, A6, A28),
     # with one Traitor card per rival leader and an abstract battle step each turn. Off by default.
     assassinate_leaders: bool = False
+    # Optional module (model/moritani/nexus.py): who holds Moritani's Nexus card at the start. Moritani plays
+    # it as Cunning (one placement onto another token: a stack, R47, R48); a rival plays it as Betrayal (one
+    # board token back to supply unrevealed). None (the default): no Nexus card in the game.
+    nexus_card: str | None = None
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -211,6 +232,9 @@ class Bounds:
         for f in self.karama:
             if f not in self.factions[1:]:
                 raise ModelError(f"karama holder '{f}' must be a rival in bounds.factions")
+        if self.nexus_card is not None and self.nexus_card not in self.factions:
+            raise ModelError(f"nexus_card holder '{self.nexus_card}' not in bounds.factions; "
+                             f"valid: {choices(self.factions)}")
         if self.ambassador is not None and self.ambassador not in self.strongholds:
             raise ModelError(f"ambassador stronghold '{self.ambassador}' not in bounds.strongholds; "
                              f"valid: {choices(self.strongholds)}")
@@ -283,4 +307,6 @@ def bound_shapes() -> dict:
         "leaderless": {"kind": "list", "items": rivals, "unique": True, "within": "factions",
                        "why": "a leaderless faction must be a rival in bounds.factions"},
         "assassinate_leaders": {"kind": "bool"},
+        "nexus_card": {"kind": "enum", "values": factions, "null": True, "within": "factions",
+                       "why": "Moritani's Nexus card is held by one of bounds.factions (or nobody: empty)"},
     }

@@ -60,6 +60,10 @@ class Ctx:
         self.K = Enum("Face", b.faces)
         self.Effect = Enum("Effect", b.faces)  # a face's name where an engine shows it (seeded leaks only)
         self.module = b.assassinate_leaders
+        self.nexus = b.nexus_card is not None  # the Nexus card module (model/moritani/nexus.py)
+        # Rules whose face parameter is Moritani's private pick (which token of a stack an entry opens,
+        # R47): the public sees that a decision opens, never for which token (model/moritani/observe.py).
+        self.secret_choices = ("open_terror",) if self.nexus else ()
         self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ()))
         self.Status = Enum("Status", STATUSES)
         self.Cause = Enum("Cause", CAUSES)
@@ -208,18 +212,21 @@ class Ctx:
     def any_token_at(self, loc):
         return any_of(self.token_at(k, loc) for k in self.faces)
 
-    def supply_after(self, k: int, returning):
-        """Is face k in supply once `returning` (a face index or parameter) has gone back?"""
-        return self.v("tstatus", k).eq(self.Status.index("supply")) | Const(k).eq(lift(returning))
+    def supply_after(self, k: int, returning, also=None):
+        """Is face k in supply once `returning` (a face index or parameter) has gone back? `also` ({face:
+        expr}) names further faces returning in the same step (a stack, A17 all-in-turn)."""
+        out = self.v("tstatus", k).eq(self.Status.index("supply")) | Const(k).eq(lift(returning))
+        return out | also[k] if also else out
 
-    def rotate_ids(self, returning):
-        """Effects returning face `returning` to supply with fresh public IDs for the whole supply (H4).
+    def rotate_ids(self, returning, also=None):
+        """Effects returning face `returning` (and the faces `also` says) to supply with fresh public IDs for
+        the whole supply (H4).
 
         Every face in supply afterwards gets next_pid + (its rank among them);
         the counter (the private supply epoch, H5) moves past them.
         """
         eff = {}
-        in_supply = {k: self.supply_after(k, returning) for k in self.faces}
+        in_supply = {k: self.supply_after(k, returning, also) for k in self.faces}
         for k in self.faces:
             rank = count(in_supply[j] for j in self.faces if j < k)
             eff[("pid", (Const(k),))] = ite(in_supply[k], self.v("next_pid") + rank, self.v("pid", k))

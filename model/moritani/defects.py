@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import ASSASSINATE_BOUNDS
+from model.moritani.profiles import ASSASSINATE_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ def defect_proposal(d: Defect, proposal):
 
 
 MODULE = (("assassinate_leaders", True),)
+CUNNING, BETRAYAL = (("nexus_card", "Moritani"),), (("nexus_card", "Atreides"),)
 # Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
 # alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
 SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
@@ -217,6 +218,33 @@ DEFECTS = (
     Defect("assassinate-offer-needs-card", "hidden-identity", ("R43",),
            "the reveal-or-continue decision opens only when Moritani holds a usable Traitor card, so every "
            "rival learns from the battle cleanup whether it does", ASSASSINATE_BOUNDS, MODULE),
+    # Nexus card module (model/moritani/nexus.py): the bounds override hands the card to Moritani or a rival.
+    Defect("betrayal-loses-token", "betrayal-returns-to-supply", ("R48", "H41", "H30"),
+           "Nexus Betrayal takes the token off the map without adding it to Moritani's supply (treachery.online "
+           "before v169, issue #79)", NEXUS_BETRAYAL_BOUNDS, BETRAYAL),
+    Defect("betrayal-keeps-id", "public-ids-fresh", ("R48", "H4", "H12"),
+           "a token returned by Nexus Betrayal keeps the public ID everyone saw on the map",
+           NEXUS_BETRAYAL_BOUNDS, BETRAYAL),
+    Defect("betrayal-uses-placement", "betrayal-returns-to-supply", ("R48", "H11", "H28"),
+           "Nexus Betrayal is handled as Moritani's own token operation and marks its placement used",
+           NEXUS_BETRAYAL_BOUNDS, BETRAYAL),
+    Defect("placement-ignores-stack", "stacks-only-by-cunning", ("R8", "R47", "H11"),
+           "the ordinary Mentat placement no longer checks that the stronghold is empty",
+           NEXUS_CUNNING_BOUNDS),
+    Defect("cunning-card-kept", "stacks-only-by-cunning", ("R48", "H11"),
+           "Nexus Cunning stacks the token but Moritani keeps its Nexus card", NEXUS_CUNNING_BOUNDS, CUNNING),
+    Defect("cunning-while-allied", "cunning-legal", ("R48",),
+           "Nexus Cunning is accepted while Moritani is allied", NEXUS_CUNNING_BOUNDS
+           + (("alliances", (("Moritani", "Ecaz"), ("Atreides", "Bene Gesserit"))),), CUNNING),
+    Defect("stack-first-in-array", "witness-stack-any-token", ("H10", "R47", "A17"),
+           "an entry into a stack opens the first token in the engine's array order, not the one Moritani picks",
+           NEXUS_CUNNING_BOUNDS, CUNNING),
+    Defect("stack-reveals-all", "one-decision-per-entry", ("R47", "A17"),
+           "under one-chosen the decision reopens after a reveal for the other token of the stack",
+           NEXUS_CUNNING_BOUNDS, CUNNING),
+    Defect("accept-returns-one", "acceptance-clears-stack", ("A17", "R20"),
+           "under all-in-turn an accepted alliance returns only the token decided on and leaves the rest of "
+           "the stack", NEXUS_CUNNING_BOUNDS, CUNNING, interpretation=(("stack-reveal", "all-in-turn"),)),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

@@ -11,10 +11,11 @@ state of the explicit graph.
 from __future__ import annotations
 
 from model.expr import Expr, all_of, implies
+from model.moritani.nexus import card_lemmas, sharing
 from model.properties import Property, always
 
 # The contract invariants the relational induction conjoins with the lemmas below.
-STRENGTHEN = ("token-conservation", "public-ids-fresh")
+STRENGTHEN = ("token-conservation", "public-ids-fresh", "stacks-only-by-cunning")  # the last: Nexus module only
 
 
 def lemmas(model) -> list[Property]:
@@ -30,14 +31,16 @@ def lemmas(model) -> list[Property]:
         # stronghold no token occupies, so the commit cannot stack two tokens.
         always("placement-window", implies(
             c.stage_is("placement_karama"),
-            v("pending_dest").ne(c.none_dest) & ~c.any_token_at(v("pending_dest")) & hidden(v("pending_face"))),
-            ("R7", "R8"), "a declared placement names a hidden token and an empty stronghold"),
+            v("pending_dest").ne(c.none_dest) & _empty_or_cunning(c, v("pending_dest")) & hidden(v("pending_face"))),
+            ("R7", "R8"), "a declared placement names a hidden token and an empty stronghold (or one token's, once "
+                          "Nexus Cunning is spent)"),
         # While Moritani decides (R11, R19): the decided token is placed where the entrant arrived.
         always("decision-token", implies(
             c.stage_is("terror", "eome_karama", "eome_reply"),
             v("tstatus", v("entry_face")).eq(S.index("placed")) & v("tloc", v("entry_face")).eq(v("entry_loc"))),
             ("R11", "R19"), "during a Terror decision the token is placed in the entered stronghold"),
     ]
+    out += card_lemmas(c)
     ext = c.face("Extortion")
     if ext is not None:
         # The payer queue (R37) is open exactly while the 5 are credited and the token is revealed.
@@ -45,6 +48,15 @@ def lemmas(model) -> list[Property]:
                           & implies(v("ext_credited"), v("tstatus", ext).eq(S.index("extortion"))),
                           ("R37",), "the payer queue is open exactly while the collected Extortion is out"))
     return out
+
+
+def _empty_or_cunning(c, dest) -> Expr:
+    """No token at dest, unless Moritani's Nexus card has been played (Cunning stacks onto one, R48)."""
+    empty = ~c.any_token_at(dest)
+    if c.nexus and c.fac(c.bounds.nexus_card) == c.M:
+        # The Cunning declaration just spent the card: the commit makes the first and only pair.
+        return empty | (c.v("nexus_holder").eq(c.none_ally) & c.v("cunning_played").eq(1) & ~sharing(c))
+    return empty
 
 
 def strengthening(model) -> list[tuple[str, Expr]]:

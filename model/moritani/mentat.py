@@ -11,7 +11,7 @@ placement while it is unused, the Extortion while its 5 are reserved.
 from __future__ import annotations
 
 from model.expr import Const, Param, ite
-from model.moritani import separation
+from model.moritani import nexus, separation
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -104,6 +104,8 @@ def placement_rules(c: Ctx) -> list[Rule]:
     K, Dest = P("k", c.K), P("to", c.Dest)
     k, to = Param("k"), Param("to")
     dest_ok = (to.ne(c.none_dest) & ~c.any_token_at(to))
+    if c.has("placement-ignores-stack"):  # the bug: the placement no longer checks for a token there (R8)
+        dest_ok = to.ne(c.none_dest)
     if c.choice("A26") == "forbidden":
         dest_ok = dest_ok & v("aftermath").ne(to)
     opportunity = ~v("placement_used")
@@ -112,7 +114,15 @@ def placement_rules(c: Ctx) -> list[Rule]:
     live = Const(True) if c.unbounded else v("turn") <= c.bounds.turns
     declare = {("stage", ()): c.st("placement_karama"), ("pending_face", ()): k,
                ("pending_dest", ()): to, ("placement_used", ()): True}
-    rules = [
+    def declare_guard(k_, to_):  # the declaration's guard without the empty-destination test (Nexus Cunning)
+        g = c.stage_is("mentat_place") & opportunity & live
+        return g & v("aftermath").ne(to_) if c.choice("A26") == "forbidden" else g
+
+    def declaration(k_, to_):
+        return {("stage", ()): c.st("placement_karama"), ("pending_face", ()): k_,
+                ("pending_dest", ()): to_, ("placement_used", ()): True}
+
+    rules = nexus.cunning_rules(c, declare_guard, declaration) + [
         Rule("place_token", (K, Dest), c.stage_is("mentat_place") & opportunity & live
              & v("tstatus", k).eq(c.Status.index("supply")) & dest_ok,
              declare, ("R7", "R8", "R9", "H29"), actor=Const(M),

@@ -142,7 +142,7 @@ def _effects_resolved(c: Ctx) -> Monitor:
 
 def _declared(c: Ctx) -> list[Monitor]:
     """What Moritani declared (the action's arguments), kept while its Karama window is open."""
-    declares = Fired(("place_token", "move_token"))
+    declares = Fired(("place_token", "move_token") + (("place_token_cunning", "move_token_cunning") if c.nexus else ()))
     window = post("stage").eq(c.st("placement_karama"))
     out = []
     for name, arg, dom, rest in (("declared_face", "k", c.K, 0), ("declared_dest", "to", c.Dest, c.none_dest)):
@@ -173,6 +173,8 @@ def _terror_due(c: Ctx) -> Monitor:
         opened = becomes(c, "stage", c.st("terror")) & post("entrant").eq(f)
         # The token it was owed for leaves (a stronghold holds one token at most: token-conservation).
         gone = c.any_of(placed(c, k) & v("tloc", k).eq(due) & custody_changed(c, k) for k in c.faces)
+        if c.nexus:  # a stack (R47): the debt ends when no token is left there
+            gone = ~c.any_of(placed(c, k, True) & post("tloc", k).eq(due) for k in c.faces)
         allied = becomes(c, "ally", f, M)
         out = ite(opened | gone | allied, c.none_dest, due)
         for h in reversed(c.holds):  # the first stronghold entered, in board order

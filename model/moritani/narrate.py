@@ -26,6 +26,9 @@ TEMPLATES = {
     "skip_payer": "{f} may not pay for Extortion (A8)",
     "place_token": "Moritani places a hidden token ({k}) in {to}",
     "move_token": "Moritani moves its hidden {k} token to {to}",
+    "place_token_cunning": "Moritani plays Nexus Cunning: a hidden token ({k}) joins the token in {to}",
+    "move_token_cunning": "Moritani plays Nexus Cunning: its hidden {k} token moves onto the token in {to}",
+    "betrayal": "{holder} plays Nexus Betrayal: the {k} token in {tloc} goes back to Moritani's supply unrevealed",
     "skip_placement": "Moritani does not place or move a token",
     "commit_placement": "nobody plays Karama: the token lands in {dest}",
     "collect_extortion": "Moritani collects the 5 spice reserved by Extortion",
@@ -116,5 +119,6 @@ def narrate(model, action, pre, post, secret=None) -> str:
         fate = (f"that leader goes to the Tanks and pays {c.bounds.leaders[j]} spice" if g("leader", f, j)
                 else "that leader is already dead: legal, nothing is paid")
     words = dict(a, entrant=entrant, where=where, face=face, half=half, fate=fate, next_turn=g("turn") + 1,
-                 dest=c.Dest.labels[g("pending_dest")])
+                 dest=c.Dest.labels[g("pending_dest")], holder=c.bounds.nexus_card or "",
+                 tloc=c.Dest.labels[g("tloc", raw["k"])] if "k" in raw else "")
     return f"turn {g('turn')}, {phase}: {text.format(**words)}"

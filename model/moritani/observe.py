@@ -32,6 +32,14 @@ def face_params(action) -> list:
     return [p.name for p in action.rule.params if p.domain.name == "Face"]
 
 
+def public_face_params(model, action) -> list:
+    """The face parameters whose token the public sees by public ID: all of them, except in Moritani's
+    private picks (`Ctx.secret_choices`: which token of a stack an entry opens, R47)."""
+    if action.rule.name in model.vocabulary.secret_choices:
+        return []
+    return face_params(action)
+
+
 _FAMILY = re.compile(r"^(.*)_(\d+)$")
 
 
@@ -105,7 +113,7 @@ def public_key(model, action, pre, group: str | None = None) -> tuple:
     """What the public sees of `action` taken in `pre`: its public group (`group`, when known) and the
     public IDs of the tokens it names. Two steps with equal keys have equal public labels (the Z3
     product's `link`)."""
-    params = face_params(action)
+    params = public_face_params(model, action)
     pids = tuple(pre[model.schema.slot("pid", (v,))] for k, v in action.args if k in params) if params else ()
     return (public_group(model, action) if group is None else group), pids
 
@@ -119,9 +127,10 @@ def public_label(model, action, pre) -> str:
         return action.label
     args = []
     doms = {p.name: p.domain for p in action.rule.params}
+    shown = public_face_params(model, action)
     for k, v in action.args:
         if doms[k].name == "Face":
-            args.append(f"token=#{pre[model.schema.slot('pid', (v,))]}")
+            args.append(f"token=#{pre[model.schema.slot('pid', (v,))]}" if k in shown else "token=#")
         else:
             args.append(f"{k}={doms[k].show(v)}")
     return f"{fam[0] if fam else action.rule.name}({', '.join(args)})"
@@ -293,7 +302,7 @@ def observation_spec(model, faction: int) -> tuple:
             continue
         cond = a.guard if isinstance(a.actor, Const) else (a.guard & a.actor.eq(faction))
         key = (Const(gid[public_group(model, a)]),) + tuple(Var("pid", (Const(v),)) for k, v in a.args
-                                                            if k in face_params(a))
+                                                            if k in public_face_params(model, a))
         prompt.append((cond, key))
     spec.append(Bag("prompt (legal choices)", tuple(prompt)))
     leaks = model.provenance.defects

@@ -33,6 +33,23 @@ ASSASSINATE_BOUNDS = (("assassinate_leaders", True), ("factions", ("Moritani", "
                       ("strongholds", ("Arrakeen",)), ("ambassador", None), ("alliances", ()),
                       ("faces", ("Assassination", "Extortion")))
 
+# The Nexus card module (model/moritani/nexus.py) on one stronghold, so that Cunning's stack and the entries
+# into it happen within two turns: Moritani unallied holds the card (Cunning), or an unallied rival does
+# (Betrayal). docs/checking.md, "Nexus card and stacks".
+NEXUS_CUNNING_BOUNDS = (("nexus_card", "Moritani"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
+                        ("alliances", (("Atreides", "Bene Gesserit"),)))
+NEXUS_BETRAYAL_BOUNDS = (("nexus_card", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
+                         ("alliances", (("Moritani", "Ecaz"),)))
+
+# treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
+TREACHERY_ONLINE = Interpretation.of(
+    terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
+    karama_eome_timing="pre-emptive-phase", extortion_mentat_order="extortion-first",
+    atomics_penalty="follows-current-ally", sabotage_gift_overflow="allow-overflow",
+    sneak_attack_is_shipment="arrival-checks", assassination_without_leader="fizzles", bg_advisors_occupy="coexist",
+    eome_when_reveal_blocked="offer-anyway", ally_separation="later-mover", stack_reveal="all-in-turn",
+    cunning_reach="placement-and-move", betrayal_timing="any-time")
+
 PROFILES = {
     "default": Proposal(
         "default",
@@ -50,13 +67,7 @@ PROFILES = {
     "treachery-online": Proposal(
         "treachery-online",
         "treachery.online: every switch at that engine's choice, on the default bounds",
-        Interpretation.of(terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
-                          karama_eome_timing="pre-emptive-phase",
-                          extortion_mentat_order="extortion-first", atomics_penalty="follows-current-ally",
-                          sabotage_gift_overflow="allow-overflow", sneak_attack_is_shipment="arrival-checks",
-                          assassination_without_leader="fizzles", bg_advisors_occupy="coexist",
-                          eome_when_reveal_blocked="offer-anyway",
-                          ally_separation="later-mover")),
+        TREACHERY_ONLINE),
     # A third Shipment & Movement phase (docs/engines.md, "Three turns"): Basic separation of allies formed in
     # the second phase happens in the third. One stronghold (with the Ambassador) keeps it small enough to
     # check in full on every run.
@@ -65,8 +76,25 @@ PROFILES = {
         "The default choices with a third Shipment & Movement phase, on one stronghold (Arrakeen, with the "
         "Ecaz Ambassador)",
         Interpretation(), Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=3)),
+    "nexus-cunning": Proposal(
+        "nexus-cunning",
+        "The optional Nexus card module held by Moritani (Cunning: a second token joins the first, R47, R48) "
+        "with the engine's choices, on one stronghold",
+        Interpretation(), Bounds(**dict(NEXUS_CUNNING_BOUNDS))),
+    "nexus-treachery": Proposal(
+        "nexus-treachery",
+        "The Nexus card module held by Moritani with treachery.online's choices: after each reveal in a stack the "
+        "decision reopens, an accepted alliance returns the whole stack (A17 all-in-turn), Cunning also enhances "
+        "the Mentat move (A19)",
+        TREACHERY_ONLINE, Bounds(**dict(NEXUS_CUNNING_BOUNDS))),
+    "nexus-betrayal": Proposal(
+        "nexus-betrayal",
+        "The optional Nexus card module held by an unallied rival (Betrayal: a board token back to supply "
+        "unrevealed, R48) with the engine's choices, on one stronghold",
+        Interpretation(), Bounds(**dict(NEXUS_BETRAYAL_BOUNDS))),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",
         Interpretation(), Bounds(**dict(ASSASSINATE_BOUNDS))),
 }
+

@@ -9,7 +9,7 @@ from __future__ import annotations
 from model.domains import Bool, IntRange
 from model.errors import ModelError
 from model.moritani.context import Ctx
-from model.moritani import intrusion, separation
+from model.moritani import intrusion, nexus, separation
 from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
 
@@ -32,7 +32,7 @@ def schema(c: Ctx) -> Schema:
     if c.choice("A4") == "pre-emptive-phase":
         log += (Field("eome_prevented", Bool(),
                       doc="a pre-emptive Karama prevents any alliance offer for the rest of this Shipment & Movement"),)
-    log += separation.fields(c) + intrusion.fields(c)
+    log += separation.fields(c) + intrusion.fields(c) + nexus.fields(c)
     return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
 
 
@@ -100,7 +100,8 @@ def _base_fields(c, b, n, forces_max, Leader, F, K) -> tuple:
 # interpretations only by numbering) are left out.
 OUTCOME_FIELDS = ("turn", "spice", "bank", "reserves", "tanks", "forces", "hand", "karama", "leader", "ally",
                   "tstatus", "tloc", "aftermath", "atomics_ally", "ext_reserved",
-                  "trz", "tr_used", "tr_forfeit")  # the last three exist only with the Assassinate Leaders module
+                  "trz", "tr_used", "tr_forfeit",  # these three exist only with the Assassinate Leaders module
+                  "nexus_holder")  # only with the Nexus card module
 OUTCOME_STAGES = ("mentat_end", "game_over")
   # the end of each turn and of the bounded game
 
@@ -155,6 +156,7 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["ally_new"] = False
     if intrusion.enabled(c):
         values["pend_intrusion"] = False
+    values |= nexus.initial(c)
     if c.advisors_coexist():
         values["advisors"] = {l: 0 for l in range(len(c.L.labels))}
     if c.module:

@@ -121,9 +121,9 @@ def _placed(c: Ctx, k, after: bool):
 
 
 def _token_destinations(c: Ctx) -> Property:
-    """R7, R8, R10, R14, R20, H12, H29: a token reaches the map only by the Mentat placement; it leaves the
+    """R7, R8, R10, R14, R20, R48, H12, H29: a token reaches the map only by the Mentat placement; it leaves the
     map only when revealed against an entrant (removed, or Extortion out) or returned to supply by an
-    accepted alliance; a revealed Extortion returns to supply only at the Mentat Pause."""
+    accepted alliance or a Nexus Betrayal; a revealed Extortion returns to supply only at the Mentat Pause."""
     v, S = c.v, c.Status
     ok = Const(True)
     for k in c.faces:
@@ -132,11 +132,19 @@ def _token_destinations(c: Ctx) -> Property:
         to_supply = post("tstatus", k).eq(S.index("supply"))
         revealed = post("tstatus", k).eq(S.index("removed")) | post("tstatus", k).eq(S.index("extortion"))
         recovered = changed(c, "tstatus", k) & v("tstatus", k).eq(S.index("extortion")) & to_supply
+        back = (to_supply & c.stage_is("eome_reply", "eome_karama")) | (to_supply & _betrayal_played(c))
         ok = ok & implies(lands, c.stage_is("placement_karama")) \
-            & implies(leaves, (revealed & c.stage_is("terror")) | (to_supply & c.stage_is("eome_reply", "eome_karama"))) \
+            & implies(leaves, (revealed & c.stage_is("terror")) | back) \
             & implies(recovered, c.stage_is("extortion_pay"))
     return always_step("token-destinations", ok, ("R7", "R8", "R10", "R14", "R20", "H12", "H29"),
                        "a token reaches the map only by placement, and leaves it only revealed or returned to supply")
+
+
+def _betrayal_played(c: Ctx):
+    """R48: a rival plays Moritani's Nexus card as Betrayal in this step (the card leaves its hand)."""
+    if not c.nexus:
+        return Const(False)
+    return c.any_of(c.v("nexus_holder").eq(f) & post("nexus_holder").eq(c.none_ally) for f in c.rivals)
 
 
 def _reveal_entered_token(c: Ctx) -> Property:

@@ -481,7 +481,90 @@ tspecs += [
       values=["advisors[Arrakeen]", "forces[Bene Gesserit][Arrakeen]", "forces[Moritani][Arrakeen]"]),
 ]
 
+# The Nexus card module (model/moritani/nexus.py): Quintine/Dune's choices on nexus-cunning / nexus-betrayal,
+# treachery.online's on nexus-treachery.
+QN = "5c1c944a4fae0a48dc54dd56007dd8c345e8b289 (docs/NEXUS_MORITANI_RULES.md)"
+QG = "1db11a01873a4e7959fa49a10eb07471844ee930 (docs/GRUMMAN_STACKED_TERROR_RULES.md)"
+FACES = ("Assassination", "Atomics", "Extortion", "Robbery", "Sabotage", "Sneak Attack")
+BETRAYAL_BOUNDS = {"nexus_card": "Atreides", "alliances": (("Moritani", "Ecaz"),)}
+
+def at(m, s, where):
+    """Faces placed at `where` in s."""
+    return [k for k in FACES if lab(m, s, f"tstatus[{k}]") == "placed" and lab(m, s, f"tloc[{k}]") == where]
+
+def stack_entered(m, s):
+    return len(at(m, s, lab(m, s, "entry_loc"))) >= 2
+
+nspecs = [
+ dict(file="quintine-cunning-stacks-a-second-token.scenario.yaml", engine=Q, commit=QN, profile="nexus-cunning",
+      title="quintine: Nexus Cunning puts a second hidden token where one already lies; the card is spent",
+      source='docs/NEXUS_MORITANI_RULES.md, "Resolved effect and ordinary composition" 1-3 (one earned placement, '
+             'an existing Terror stack is a legal destination, the card spent once)',
+      why=["Moritani (unallied) holds its Nexus card; its second Mentat placement goes onto the first token."],
+      cites=["R48", "R47", "H11"], goal=fired("commit_placement", lambda m, pre, post: len(at(m, post, "Arrakeen")) == 2),
+      values=["tloc[Assassination]", "tloc[Atomics]", "nexus_holder"]),
+ dict(file="quintine-cunning-cancelled-by-karama-spends-the-card.scenario.yaml", engine=Q, commit=QN,
+      profile="nexus-cunning",
+      title="quintine: Karama cancels a Cunning placement; the opportunity and the Nexus card are both spent",
+      source='docs/NEXUS_MORITANI_RULES.md, "One committed native attempt" (if canceled, no token moves and the '
+             'attempted opportunity is consumed)',
+      why=["Atreides plays Karama on the declared Cunning placement: no token moves, the card is gone."],
+      cites=["R48", "R29", "A13"], goal=fired("karama_placement", lambda m, pre, post: lab(m, pre, "nexus_holder") == "none"),
+      values=["nexus_holder", "karama[Atreides]", "tstatus[Atomics]", "placement_used"]),
+ dict(file="quintine-stack-entry-opens-the-token-moritani-picks.scenario.yaml", engine=Q, commit=QG,
+      profile="nexus-cunning",
+      title="quintine: an entry into a stack opens the token Moritani picks, not the first one; the other stays",
+      source='docs/GRUMMAN_STACKED_TERROR_RULES.md (one candidate chosen privately by the owner at a select stage; '
+             'no entry for its neighbours)',
+      why=["Both tokens lie in Arrakeen; Moritani picks Atomics (not the first in array order) and reveals it."],
+      cites=["R47", "A17", "H10"],
+      goal=fired("reveal_atomics", lambda m, pre, post: "Assassination" in at(m, pre, lab(m, pre, "entry_loc"))),
+      values=["tstatus[Assassination]", "tstatus[Atomics]", "aftermath"]),
+ dict(file="quintine-stack-decline-covers-the-whole-entry.scenario.yaml", engine=Q, commit=QG, profile="nexus-cunning",
+      title="quintine: declining on a stack covers the whole entry; the arrival settles with both tokens hidden",
+      source='docs/GRUMMAN_STACKED_TERROR_RULES.md (declining covers the whole entry)',
+      why=["A rival enters the stack, Moritani declines, and the arrival settles: no second decision opens."],
+      cites=["R47", "A17", "R13"], goal=fired("arrival_settled", lambda m, pre, post: stack_entered(m, pre)),
+      values=["tstatus[Assassination]", "tstatus[Atomics]", "tloc[Atomics]"]),
+ dict(file="quintine-betrayal-returns-a-token-with-fresh-ids.scenario.yaml", engine=Q, commit=QN, profile="nexus-betrayal",
+      title="quintine: Nexus Betrayal returns a board token to supply unrevealed; supply IDs rotate; placement unused",
+      source='docs/NEXUS_MORITANI_RULES.md, "Opposing Betrayal token return prototype"',
+      why=["Atreides (unallied) holds Moritani's Nexus card and plays it on the placed token between actions."],
+      cites=["R48", "H4", "H41"], goal=fired("betrayal"),
+      values=["tstatus[Assassination]", "pid[Assassination]", "pid[Atomics]", "nexus_holder", "placement_used"]),
+ dict(file="quintine-betrayal-waits-for-the-pending-terror-decision.scenario.yaml", engine=Q, commit=QN,
+      profile="nexus-betrayal",
+      title="quintine: Betrayal cannot interrupt an arrival whose Terror decision is still pending",
+      source='docs/NEXUS_MORITANI_RULES.md, "Opposing Betrayal token return prototype" (a clean play boundary; pending '
+             'Terror continuations are not interrupted)',
+      why=["Bene Gesserit ships into the token's stronghold; while its reactions are pending, Atreides may not play "
+           "Betrayal."],
+      cites=["R48", "H20"], goal=fired("ship(f=Bene Gesserit", lambda m, pre, post: raw(m, post, "pend_terror") == 1),
+      blocked="betrayal(k=Assassination)", blocked_says="Atreides plays Nexus Betrayal (refused: the arrival is pending)"),
+ dict(file="treachery-stack-decision-reopens-after-a-reveal.scenario.yaml", engine=T, commit=TC, profile="nexus-treachery",
+      title="treachery-online: after a reveal in a stack the Terror decision reopens for the token left",
+      source="Shared/Events/TerrorRevealed.cs:167 (the Terror intrusion is dequeued only when no token is left there)",
+      why=["Both tokens lie in Arrakeen; Moritani reveals one, and the decision opens again for the other."],
+      cites=["R47", "A17"], goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "entry_decisions") >= 1),
+      values=["tstatus[Assassination]", "tstatus[Atomics]", "entry_face"]),
+ dict(file="treachery-acceptance-returns-the-whole-stack.scenario.yaml", engine=T, commit=TC, profile="nexus-treachery",
+      title="treachery-online: an accepted alliance returns every token of the entered stack to supply",
+      source="Shared/Events/AllianceByTerror.cs:62-66 (every token in the territory goes back to the supply)",
+      why=["The entrant accepts Moritani's offer on a stack of two: both tokens go back, unrevealed."],
+      cites=["R47", "A17", "R20"], goal=fired("accept_alliance", lambda m, pre, post: stack_entered(m, pre)),
+      values=["tstatus[Assassination]", "tstatus[Atomics]"]),
+ dict(file="treachery-betrayal-before-the-terror-decision.scenario.yaml", engine=T, commit=TC, profile="nexus-treachery",
+      title="treachery-online: Betrayal takes the token an arrival's Terror decision was owed for; the decision lapses",
+      source="Shared/Events/NexusPlayed.cs:190, 242, 472-474 (playable whenever a token is on the planet; the token "
+             "goes back to the supply since v169); Shared/Game_Move.cs:343 (a Terror intrusion with no token left is "
+             "dequeued)",
+      why=["Atreides holds Moritani's Nexus card (bounds); Bene Gesserit ships into the token's stronghold and, before "
+           "the decision opens, Atreides returns the token."],
+      cites=["R48", "H35"], bounds=BETRAYAL_BOUNDS, goal=fired("lapse_terror"),
+      values=["tstatus[Assassination]", "nexus_holder", "pend_terror"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs:
+    for spec in specs + tspecs + nspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
