@@ -86,6 +86,16 @@ EXPECTED_DEPTH = {
     "stack-first-in-array": 47,  # a witness target: unreachable after the complete search (47 layers)
     "stack-reveals-all": 20,
     "accept-returns-one": 20,
+    # Grumman module (model/moritani/grumman.py), on the grumman bounds.
+    "grumman-ignores-threshold": 26,
+    "grumman-counts-to-two": 30,
+    "grumman-advisor-entry-ignores-threshold": 26,
+    "grumman-twice": 11,
+    "grumman-pays-on-pass": 9,
+    "grumman-adds-anywhere": 9,
+    "grumman-add-uses-placement": 10,
+    "grumman-remove-keeps-id": 10,
+    "grumman-stacks-when-low": 15,
 }
 
 

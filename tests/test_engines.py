@@ -20,7 +20,7 @@ FILES = sorted(ENGINES.glob("*.scenario.yaml"))
 REPOS = {"quintine": "https://github.com/Quintine/Dune",
          "treachery-online": "https://github.com/ronaldossendrijver/treachery.online"}
 # Each engine's profiles: the engine's own, and the Nexus card module with that engine's choices.
-ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine",
+ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine", "grumman": "quintine",
              "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
 
 
@@ -55,7 +55,7 @@ def test_the_profiles_differ_where_the_engines_do():
                       "atomics-penalty", "sabotage-gift-overflow", "sneak-attack-is-shipment",
                       "assassination-without-leader", "bg-advisors-occupy", "ally-separation",
                       "eome-when-reveal-blocked", "stack-reveal", "cunning-reach",
-                      "betrayal-timing"}
+                      "betrayal-timing", "grumman-addition", "grumman-removal", "collection-operations"}
 
 
 @pytest.mark.heavy
@@ -70,7 +70,7 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
     assert r.exit_code == 12, r.output
     doc = json.loads(r.output)
     per = {s["switch"]: s for s in doc["per_switch"]}
-    assert len(per) == 14
+    assert len(per) == 17
     for s in per.values():
         assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
     assert any(s["game"] is not None for s in per.values())

@@ -38,6 +38,16 @@ AGREEMENT_CONFIGS |= {
     "small-nexus-betrayal-any-time": (dataclasses.replace(_NEXUS, nexus_card="Atreides"),
                                       Interpretation.of(betrayal_timing="any-time")),
 }
+# The Grumman module: Moritani on the high side until a Sneak Attack; groups of 1 to 3; both removal custodies and
+# the placement-time addition (with all-in-turn stacks, where the low-side threshold is reread mid-entry).
+_GRUMMAN = Bounds(factions=("Moritani", "Atreides"), strongholds=("Arrakeen",), ambassador=None, alliances=(),
+                  faces=("Sneak Attack", "Robbery"), grumman=True, moritani_forces=8, forces=(("Atreides", 3, 2),),
+                  spice=4, karama=())
+AGREEMENT_CONFIGS |= {
+    "small-grumman-to-supply": (_GRUMMAN, Interpretation.of(grumman_removal="to-supply")),
+    "small-grumman-placement-out-of-game": (_GRUMMAN, Interpretation.of(
+        grumman_addition="mentat-placement", grumman_removal="out-of-game", stack_reveal="all-in-turn")),
+}
 
 
 @pytest.mark.heavy
@@ -81,7 +91,9 @@ SLOW_BMC: set = {
     "sneak-ignores-occupancy", "used-marker-ignored", "separation-grace-forgotten", "separation-grace-never-expires",
     "separation-ignores-order", "advanced-keeps-basic-grace", "intrusion-flips-one",
     "ambassador-survives-atomics", "stack-reveals-all", "accept-returns-one", "cunning-card-kept",
-    "placement-ignores-stack", "cunning-while-allied"}
+    "placement-ignores-stack", "cunning-while-allied", "grumman-ignores-threshold", "grumman-counts-to-two",
+    "grumman-advisor-entry-ignores-threshold", "grumman-twice", "grumman-pays-on-pass", "grumman-adds-anywhere",
+    "grumman-add-uses-placement", "grumman-remove-keeps-id", "grumman-stacks-when-low"}
 
 
 @pytest.mark.heavy

@@ -9,19 +9,22 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
-from model.moritani import intrusion, nexus, separation
+from model.moritani import grumman, intrusion, separation, stacks
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
 
 
-def terror_qualifies(c: Ctx, f, loc):
-    """Would an arrival of faction f (an expression) at loc open a Terror decision? (R11, R12)"""
+def terror_qualifies(c: Ctx, f, loc, n=1):
+    """Would an arrival of faction f (an expression) at loc, n forces in one group, open a Terror decision?
+    (R11, R12; R45 with the Grumman module)"""
     v, M = c.v, c.M
     f = lift(f)
     if c.has("ally-triggers-terror"):
-        return f.ne(M) & c.any_token_at(loc)
-    return f.ne(M) & c.any_token_at(loc) & v("ally", M).ne(f)
+        out = f.ne(M) & c.any_token_at(loc)
+    else:
+        out = f.ne(M) & c.any_token_at(loc) & v("ally", M).ne(f)
+    return out & grumman.qualifies(c, n) if grumman.enabled(c) else out
 
 
 def advisor_eligible(c: Ctx, f):
@@ -89,8 +92,8 @@ def may_resolve(c: Ctx, r: str):
     return pending(c, r) & ~c.any_of(blockers)
 
 
-def _arrival(c: Ctx, f, to, cause: str, advisor):
-    tq = terror_qualifies(c, f, to)
+def _arrival(c: Ctx, f, to, cause: str, advisor, n=1):
+    tq = terror_qualifies(c, f, to, n)
     amb = ambassador_eligible(c, f, to)
     return {
         ("entrant", ()): f, ("entry_loc", ()): to, ("entry_cause", ()): c.Cause.index(cause),
@@ -113,34 +116,35 @@ def entry_rules(c: Ctx) -> list[Rule]:
     if c.has("shipment-into-aftermath"):
         no_aftermath = Const(True)
     adv = advisor_eligible(c, f)
-    ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= 1) & (v("spice", f) >= 1)
+    g = grumman.group(c)  # forces in the group: 1, or the parameter n with the Grumman module (R45)
+    ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= g) & (v("spice", f) >= g)
     if c.choice("A1") == "reject-entry":
-        ship_guard = ship_guard & ~(terror_qualifies(c, f, to) & adv)
+        ship_guard = ship_guard & ~(terror_qualifies(c, f, to, g) & adv)
     if c.has("move-ignores-occupancy"):  # the bug: movement checks the storm and allies, not the limit
         open_to = (to.ne(c.desert) & v("storm").ne(to)
                    & ~c.ally_blocks(f, to))
-    move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= 1)
+    move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= g)
     source = ("forces", (f, Const(c.desert)))
     if c.has("move-from-reserves"):  # the bug: the moved force is taken from reserves, not the open desert
-        move_guard = mine & moves & open_to & (v("reserves", f) >= 1)
+        move_guard = mine & moves & open_to & (v("reserves", f) >= g)
         source = ("reserves", (f,))
-    who = (P("f", c.F), P("to", c.L))
+    who = (P("f", c.F), P("to", c.L)) + grumman.group_params(c)
     return [
         Rule("ship", who, ship_guard,
-             {("reserves", (f,)): v("reserves", f) - 1, ("forces", (f, to)): v("forces", f, to) + 1,
-              ("spice", (f,)): v("spice", f) - 1, ("bank", ()): v("bank") + 1}
-             | _arrival(c, f, to, "shipment", adv) | fighters_arrive(c, f, to),
+             {("reserves", (f,)): v("reserves", f) - g, ("forces", (f, to)): v("forces", f, to) + g,
+              ("spice", (f,)): v("spice", f) - g, ("bank", ()): v("bank") + g}
+             | _arrival(c, f, to, "shipment", adv, g) | fighters_arrive(c, f, to),
              ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=f,
              doc="a faction ships one force from reserves into a stronghold, paying 1 spice"),
         Rule("move", who, move_guard,
-             {source: Var(source[0], source[1]) - 1, ("forces", (f, to)): v("forces", f, to) + 1}
-             | _arrival(c, f, to, "movement", Const(False)) | fighters_arrive(c, f, to),
+             {source: Var(source[0], source[1]) - g, ("forces", (f, to)): v("forces", f, to) + g}
+             | _arrival(c, f, to, "movement", Const(False), g) | fighters_arrive(c, f, to),
              ("R11", "R17", "R25", "R36"), actor=f,
              doc="a faction moves one force from the open desert into a stronghold (Aftermath allows it)"),
         Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,
              doc="a faction neither ships nor moves"),
         Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n) & ~separation.pending(c),
-             {("stage", ()): c.st(_first_mentat(c))}
+             {("stage", ()): c.st(grumman.after_shipment(c, _first_mentat(c)))}
              | ({("eome_prevented", ()): False} if c.choice("A4") == "pre-emptive-phase" else {}),
              ("A4",) if c.choice("A4") == "pre-emptive-phase" else (), kind="system"),
     ]
@@ -169,12 +173,12 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     if c.has("ally-triggers-terror"):
         still = v("entrant").ne(M)
     rules += [
-        Rule("open_terror", (P("k", c.K),), react & may_resolve(c, "terror") & nexus.opens(c, k, loc) & still,
+        Rule("open_terror", (P("k", c.K),), react & may_resolve(c, "terror") & stacks.opens(c, k, loc) & still,
              {("pend_terror", ()): False, ("entry_face", ()): k,
-              ("stage", ()): c.st("terror")}, ("R11", "R12", "A1") + (("R47", "A17", "H10") if c.nexus else ()),
-             **({"actor": Const(M)} if c.nexus else {"kind": "scheduler"}),
+              ("stage", ()): c.st("terror")}, ("R11", "R12", "A1") + (("R47", "A17", "H10") if c.stacks else ()),
+             **({"actor": Const(M)} if c.stacks else {"kind": "scheduler"}),
              doc="the Terror decision opens for the token in the entered stronghold" + (
-                 " (of a stack, the one Moritani picks privately)" if c.nexus else "")),
+                 " (of a stack, the one Moritani picks privately)" if c.stacks else "")),
         Rule("lapse_terror", (), react & may_resolve(c, "terror") & ~(c.any_token_at(loc) & still),
              {("pend_terror", ()): False}, ("H35",), kind="scheduler",
              doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses"),
@@ -205,6 +209,8 @@ def reaction_rules(c: Ctx) -> list[Rule]:
         tq = c.any_token_at(loc) & c.v("ally", M).ne(bg)
         if c.has("ally-triggers-terror"):
             tq = c.any_token_at(loc)
+        if grumman.enabled(c) and not c.has("grumman-advisor-entry-ignores-threshold"):
+            tq = tq & grumman.qualifies(c, 1)  # the advisor's own entry is one force (R45, H13)
         queued = {("entry2", ()): tq}
         if c.has("advisor-overwrites-ambassador-payer"):
             # The bug: the advisors' arrival becomes "the last arrival" the pending Ambassador charges.

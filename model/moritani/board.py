@@ -60,7 +60,8 @@ STAGE_WORDS = {
 # Stages in which an arrival (entrant, stronghold, cause) is being resolved.
 ENTRY_STAGES = ("react", "advisor", "ambassador", "entry_done") + TERROR_STAGES
 STATUS_WORDS = {"supply": "in supply", "placed": "placed", "removed": "revealed, out of the game",
-                "extortion": "revealed Extortion, waiting for the Mentat Pause"}
+                "extortion": "revealed Extortion, waiting for the Mentat Pause",
+                "set aside": "set aside face down by Grumman, out of the game"}
 
 
 def item(name: str, value, secret: str | None = None, omniscient: bool = False) -> dict:
@@ -93,7 +94,7 @@ def _token(c, g, k: int) -> dict:
     pid = f"#{g('pid', k)}"
     where = None if g("tloc", k) == c.none_dest else c.Dest.labels[g("tloc", k)]
     out = {"id": pid, "face": None, "status": STATUS_WORDS[status], "where": where, "secret": face}
-    if status not in ("supply", "placed"):  # revealed: the face is public
+    if status not in ("supply", "placed", "set aside"):  # revealed: the face is public
         out["face"] = face
         del out["secret"]
     if (status == "placed") != (where is not None):

@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 from model.game import GameModel
-from model.moritani import (arrivals, assassinate, effects, faults, intrusion, mentat, nexus, properties,
-                             separation, terror)
+from model.moritani import (arrivals, assassinate, effects, faults, grumman, intrusion, mentat, nexus,
+                             properties, separation, terror)
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
@@ -43,7 +43,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
                    + sum(s0[sch.slot("forces", (f, l))] for l in range(len(c.L.labels))) for f in range(n)],
     }
     rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
-             + assassinate.rules(c) + separation.rules(c) + intrusion.rules(c) + nexus.rules(c))
+             + assassinate.rules(c) + separation.rules(c) + intrusion.rules(c) + nexus.rules(c)
+             + grumman.collection_rules(c, mentat.first_mentat_stage(c)))
     if edit_rules is not None:
         rules = list(edit_rules(list(rules)))
     props = properties.invariants(c, totals) + properties.witnesses(c)
@@ -58,7 +59,8 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     model = GameModel(
         name="moritani-terror", schema=sch, init=(s0,), rules=tuple(rules), properties=tuple(props),
         terminal=c.stage_is("game_over"), dispatch="stage", monitors=tuple(history(c) + separation.monitor(c) + intrusion.monitor(c)
-                                                           + nexus.monitors(c)), narrate=narrate,
+                                                           + nexus.monitors(c) + grumman.monitors(c)),
+        narrate=narrate,
         provenance=provenance, symmetry=declared(c), unbounded_slots=unbounded_slots, outcome=outcome,
         vocabulary=c,
     )

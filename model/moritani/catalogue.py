@@ -19,8 +19,9 @@ NOT_MODELLED = {
            "so no Lasgun/Shield explosion.",
     "R16": "Placing a Richese No-Field is an entry (counted as 1 force); revealing one or Face Dancers is not. "
            "The model has no Richese, No-Field markers or Face Dancers.",
-    "R23": "In Homeworld games a faction cannot ally with a faction occupying its Homeworld. The model has no "
-           "Homeworlds, so EoME acceptance is never gated this way.",
+    "R23": "In Homeworld games a faction cannot ally with a faction occupying its Homeworld. The Grumman module "
+          "(bounds.grumman) has the Grumman card's sides but no Homeworld territories, so no faction can occupy "
+          "one and EoME acceptance is never gated this way (both engines also block the Terror trigger there).",
     "R24": "Sandtrout cancels alliances but does not ban EoME. The model has no Sandtrout and no Nexus phase "
            "(only Moritani's own Nexus card, with bounds.nexus_card).",
     "R28": "Moritani's alliance ability: a losing ally keeps one played Treachery card. The model has no "
@@ -33,19 +34,15 @@ NOT_MODELLED = {
            "modelled, so neither is its Karama window.",
     "R44": "Duke Vidal acquisition at the end of Shipment & Movement when battles are pending in 2 strongholds. "
            "No battles, no Duke Vidal in the model.",
-    "R45": "Grumman low side: Terror needs at least 3 forces entering in one group. No Homeworlds or Grumman "
-           "card in the model, and arrivals are one force each, so the threshold could never be met.",
-    "R46": "Grumman high side: during Spice Collection add a token to an occupied stronghold (or remove one) "
-           "for 4 spice. No Grumman and no Spice Collection phase in the model (stacks arise from Nexus Cunning "
-           "only: model/moritani/nexus.py).",
+
+
     "R49": "Leader Skills interactions with Assassination, Sabotage and EoME. Leader Skills are not modelled.",
     # -- ambiguities -----------------------------------------------------------------------------
     "A15": "Sneak Attack sector in a multi-sector territory. The model has no sectors: Sneak Attack forces "
            "arrive in the entry stronghold itself.",
     "A16": "Robbery with an empty deck. The deck is not modelled (cards are anonymous counts), so drawing the "
            "top card always adds one card to Moritani's hand.",
-    "A18": "Custody after a Grumman removal of an unrevealed token (OPEN; the engine does not implement "
-           "removal). No Grumman in the model.",
+
     "A22": "Atomics in a territory with a concealed No-Field (engine gates it). No No-Field in the model.",
     "A24": "Whether worm rides, Guild transport, Ambassador relocation, Homeworld revival and Caladan "
            "reinforcement count as entries. The model's only entry causes are shipment, movement, the BG "
@@ -61,8 +58,7 @@ NOT_MODELLED = {
     # -- hazards ---------------------------------------------------------------------------------
     "H5": "The supply epoch must not appear in any projection. Recorded as the private field next_pid; "
           "checked once the noninterference check exists (planned: noninterference/leak check).",
-    "H13": "The low-Grumman threshold must feed both preflight and the opened entry. No Grumman in the model "
-           "(R45).",
+
     "H14": "A public window must not depend on a concealed No-Field value. No No-Field in the model (R16).",
     "H15": "Entry receipts (entrySignature) must be immutable and bound to the original arrival. The model has "
            "no serialisation or signatures: its state is the receipt, and the entry fields (entrant, "
@@ -76,8 +72,7 @@ NOT_MODELLED = {
            "cannot be expressed; duplicate submissions are covered by the retry fault (H7).",
     "H39": "Sabotage and Robbery-overflow card faces must not leak into logs or views. Cards are anonymous "
            "counts and the model has no logs; planned: noninterference/leak check.",
-    "H42": "A Grumman Collection operation: at most one per Collection, 4 spice atomic with the token change. "
-           "No Grumman and no Spice Collection phase in the model.",
+
     "H43": "Cards reserved for a pending ally retention cannot be spent elsewhere. Ally retention (R28) and "
            "CHOAM are not modelled.",
     "H44": "Signatures are consistency receipts, not cryptography. The model has no signatures or "

@@ -105,7 +105,8 @@ SWITCHES = (
            "engine (Basic mode): the later mover separates; allySinceTurn exempts the formation turn (H22)"),
     Switch("stack-reveal", ("A17", "R47", "H10"),
            ("one-chosen", "all-in-turn"), "one-chosen",
-           "An entry into a stronghold holding several Terror tokens (only with bounds.nexus_card): one-chosen, "
+           "An entry into a stronghold holding several Terror tokens (only with bounds.nexus_card or bounds.grumman): "
+           "one-chosen, "
            "Moritani privately picks one token and the decision covers the whole entry; all-in-turn, after each "
            "reveal the decision reopens for the tokens left, and an accepted alliance returns all of them",
            "engine: one token, chosen privately by Moritani at a select stage; no new entry for its neighbours"),
@@ -120,6 +121,24 @@ SWITCHES = (
            "Movement, or also while an arrival's reactions (its Terror decision among them) are still pending?",
            "engine: played at a clean play boundary; pending Terror, placement and card continuations are not "
            "interrupted (a development serializer, not a printed phase rule)"),
+    Switch("grumman-addition", ("R46", "H11"),
+           ("collection-operation", "mentat-placement"), "collection-operation",
+           "Grumman high side (only with bounds.grumman): the token is added by a Spice Collection operation that "
+           "pays 4 spice (the printed face), or the ordinary Mentat placement or move may go onto a token while "
+           "the side is high (treachery.online, no spice)",
+           "engine: addition is a Collection operation onto a stronghold already holding a token, 4 bank spice "
+           "atomic with it; ordinary Mentat placement still needs an empty destination"),
+    Switch("grumman-removal", ("A18", "R46"),
+           ("unavailable", "to-supply", "out-of-game"), "unavailable",
+           "Grumman high side (only with bounds.grumman): may the Collection operation remove a board token "
+           "(for 4 spice), and where does the unrevealed token go: back to the hidden supply with fresh public "
+           "IDs, or out of the game face down?",
+           "engine: removal is gated (unavailable, pays nothing) while the custody question is pending"),
+    Switch("collection-operations", ("R46", "H42"),
+           ("one", "repeatable"), "one",
+           "Grumman high side (only with bounds.grumman): one token operation per Spice Collection, or may "
+           "Moritani repeat it (and its 4 spice) within the same Collection?",
+           "engine: one optional add-or-remove transaction and one payment per Collection (phase grammar)"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",
@@ -192,6 +211,11 @@ class Bounds:
     # it as Cunning (one placement onto another token: a stack, R47, R48); a rival plays it as Betrayal (one
     # board token back to supply unrevealed). None (the default): no Nexus card in the game.
     nexus_card: str | None = None
+    # Optional module (model/moritani/grumman.py): Homeworlds with Moritani's Grumman card. Its side follows
+    # Moritani's native reserves (8 or more: high): low, Terror needs 3 forces entering in one group (R45);
+    # high, one Spice Collection operation on a token for 4 spice (R46). Shipment and movement then carry
+    # 1 to 3 forces. Off by default.
+    grumman: bool = False
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -235,6 +259,9 @@ class Bounds:
         if self.nexus_card is not None and self.nexus_card not in self.factions:
             raise ModelError(f"nexus_card holder '{self.nexus_card}' not in bounds.factions; "
                              f"valid: {choices(self.factions)}")
+        if self.grumman and self.assassinate_leaders:
+            raise ModelError("bounds.grumman and bounds.assassinate_leaders cannot be combined yet (the Collection "
+                             "step would sit between the battle and the Mentat Pause); turn one of them off")
         if self.ambassador is not None and self.ambassador not in self.strongholds:
             raise ModelError(f"ambassador stronghold '{self.ambassador}' not in bounds.strongholds; "
                              f"valid: {choices(self.strongholds)}")
@@ -309,4 +336,5 @@ def bound_shapes() -> dict:
         "assassinate_leaders": {"kind": "bool"},
         "nexus_card": {"kind": "enum", "values": factions, "null": True, "within": "factions",
                        "why": "Moritani's Nexus card is held by one of bounds.factions (or nobody: empty)"},
+        "grumman": {"kind": "bool"},
     }

@@ -29,6 +29,9 @@ ASSASSINATE_STAGES = ("traitor_deal", "battle", "assassinate_offer", "traitor_dr
 # Where a Traitor card is (R43): the reserve deck, Moritani's private hand, Moritani's hand face up after
 # a normal traitor call, revealed by Assassinate Leaders and held until the Mentat Pause, set aside face up.
 TRAITOR_ZONES = ("deck", "hand", "shown", "held", "marker")
+# The Grumman module's Spice Collection step (after Shipment & Movement, before the Mentat Pause), appended
+# only when bounds.grumman is on.
+GRUMMAN_STAGES = ("collection",)
 MENTAT_STAGES = ("mentat_place", "placement_karama", "extortion_collect", "extortion_pay", "mentat_open")
 STATUSES = ("supply", "placed", "removed", "extortion")
 CAUSES = ("shipment", "movement", "advisor", "sneak")
@@ -63,9 +66,14 @@ class Ctx:
         self.nexus = b.nexus_card is not None  # the Nexus card module (model/moritani/nexus.py)
         # Rules whose face parameter is Moritani's private pick (which token of a stack an entry opens,
         # R47): the public sees that a decision opens, never for which token (model/moritani/observe.py).
-        self.secret_choices = ("open_terror",) if self.nexus else ()
-        self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ()))
-        self.Status = Enum("Status", STATUSES)
+        self.grumman = b.grumman  # Homeworlds with Moritani's Grumman card (model/moritani/grumman.py)
+        self.stacks = self.nexus or self.grumman  # several tokens may share a stronghold (model/moritani/stacks.py)
+        self.secret_choices = ("open_terror",) if self.stacks else ()
+        self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ())
+                          + (GRUMMAN_STAGES if self.grumman else ()))
+        # A Grumman removal out of the game (A18) leaves a face nobody saw: a status of its own, still secret.
+        set_aside = self.grumman and self.interp.choice("A18") == "out-of-game"
+        self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
         self.Cause = Enum("Cause", CAUSES)
         self.Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
         self.M = 0

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import ASSASSINATE_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS
+from model.moritani.profiles import ASSASSINATE_BOUNDS, GRUMMAN_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ def defect_proposal(d: Defect, proposal):
 
 MODULE = (("assassinate_leaders", True),)
 CUNNING, BETRAYAL = (("nexus_card", "Moritani"),), (("nexus_card", "Atreides"),)
+GRUMMAN = (("grumman", True),)
 # Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
 # alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
 SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
@@ -245,6 +246,31 @@ DEFECTS = (
     Defect("accept-returns-one", "acceptance-clears-stack", ("A17", "R20"),
            "under all-in-turn an accepted alliance returns only the token decided on and leaves the rest of "
            "the stack", NEXUS_CUNNING_BOUNDS, CUNNING, interpretation=(("stack-reveal", "all-in-turn"),)),
+    # Grumman module (model/moritani/grumman.py).
+    Defect("grumman-ignores-threshold", "low-grumman-threshold", ("R45", "H13"),
+           "the arrival opens Terror on Grumman's low side whatever the size of the entering group",
+           GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-counts-to-two", "low-grumman-threshold", ("R45",),
+           "an off-by-one low-side threshold: two entering forces are enough", GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-advisor-entry-ignores-threshold", "low-grumman-threshold", ("R45", "H13", "A25"),
+           "the arrival applies the low-side threshold but the queued BG advisor entry (one force) does not: two "
+           "places ask the question differently (H13)", GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-twice", "collection-operation-once", ("R46", "H42"),
+           "a Grumman operation leaves Spice Collection open, so Moritani can repeat it for another 4 spice",
+           GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-pays-on-pass", "grumman-operation-legal", ("R46", "H42"),
+           "declining the Grumman operation still pays the 4 spice", GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-adds-anywhere", "grumman-operation-legal", ("R46", "R8"),
+           "the Grumman addition accepts a stronghold that holds no token", GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-add-uses-placement", "grumman-operation-legal", ("R46", "H11"),
+           "the Grumman operation is recorded as Moritani's Mentat placement (placeTerror reused, H11)",
+           GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-remove-keeps-id", "public-ids-fresh", ("A18", "H4", "H12"),
+           "a token removed to supply by Grumman keeps the public ID everyone saw on the map", GRUMMAN_BOUNDS,
+           GRUMMAN, interpretation=(("grumman-removal", "to-supply"),)),
+    Defect("grumman-stacks-when-low", "stack-made-legally", ("R46", "R45", "H11"),
+           "under mentat-placement the Mentat placement may go onto a token on the low side too (Moritani ships, "
+           "so its reserves fall below 8 before a Mentat Pause)", GRUMMAN_BOUNDS + (("moritani_ships", True),), GRUMMAN, interpretation=(("grumman-addition", "mentat-placement"),)),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

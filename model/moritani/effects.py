@@ -8,7 +8,7 @@ steps themselves so that a retry which draws again is caught (H7).
 from __future__ import annotations
 
 from model.expr import Const, Div, Param, half_up, ite, minimum
-from model.moritani import intrusion, nexus
+from model.moritani import intrusion, stacks
 from model.moritani.arrivals import advisor_eligible, ambassador_eligible
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
@@ -26,7 +26,7 @@ def _reveal(c: Ctx, face: str, extra_params: tuple, effects: dict, ids: tuple, d
         which = v("tstatus", k).eq(c.Status.index("placed"))
     guard = c.stage_is("terror") & which & v("entrant").eq(e) & e.ne(c.M) & reveal_possible(c, k, e)
     eff = {("tstatus", (Const(k),)): c.Status.index(status), ("tloc", (Const(k),)): c.none_dest} | effects \
-        | nexus.reveal_effects(c, k)
+        | stacks.reveal_effects(c, k)
     return Rule(f"reveal_{face.lower().replace(' ', '_')}", (P("e", c.F),) + extra_params, guard, eff,
                 ("R11", "R14", "H12") + ids, actor=Const(c.M), doc=doc)
 

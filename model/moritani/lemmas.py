@@ -11,7 +11,8 @@ state of the explicit graph.
 from __future__ import annotations
 
 from model.expr import Expr, all_of, implies
-from model.moritani.nexus import card_lemmas, sharing
+from model.moritani.nexus import card_lemmas
+from model.moritani.stacks import sharing
 from model.properties import Property, always
 
 # The contract invariants the relational induction conjoins with the lemmas below.

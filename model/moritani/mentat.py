@@ -11,7 +11,7 @@ placement while it is unused, the Extortion while its 5 are reserved.
 from __future__ import annotations
 
 from model.expr import Const, Param, ite
-from model.moritani import nexus, separation
+from model.moritani import grumman, nexus, separation
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -122,7 +122,8 @@ def placement_rules(c: Ctx) -> list[Rule]:
         return {("stage", ()): c.st("placement_karama"), ("pending_face", ()): k_,
                 ("pending_dest", ()): to_, ("placement_used", ()): True}
 
-    rules = nexus.cunning_rules(c, declare_guard, declaration) + [
+    rules = (nexus.cunning_rules(c, declare_guard, declaration)
+             + grumman.placement_rules(c, declare_guard, declaration)) + [
         Rule("place_token", (K, Dest), c.stage_is("mentat_place") & opportunity & live
              & v("tstatus", k).eq(c.Status.index("supply")) & dest_ok,
              declare, ("R7", "R8", "R9", "H29"), actor=Const(M),

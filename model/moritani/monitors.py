@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from model.domains import Bool, IntRange
 from model.expr import Arg, Fired, count, ite, post
+from model.moritani import grumman
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field
@@ -142,7 +143,8 @@ def _effects_resolved(c: Ctx) -> Monitor:
 
 def _declared(c: Ctx) -> list[Monitor]:
     """What Moritani declared (the action's arguments), kept while its Karama window is open."""
-    declares = Fired(("place_token", "move_token") + (("place_token_cunning", "move_token_cunning") if c.nexus else ()))
+    declares = Fired(("place_token", "move_token") + (("place_token_cunning", "move_token_cunning") if c.nexus else ())
+                     + (("place_token_high", "move_token_high") if grumman.addition_at_placement(c) else ()))
     window = post("stage").eq(c.st("placement_karama"))
     out = []
     for name, arg, dom, rest in (("declared_face", "k", c.K, 0), ("declared_dest", "to", c.Dest, c.none_dest)):
@@ -168,12 +170,13 @@ def _terror_due(c: Ctx) -> Monitor:
     update = {}
     for f in c.rivals:
         def enters(h, f=f):
-            return (post("forces", f, h) > v("forces", f, h)) & c.any_token_at(h) & v("ally", M).ne(f)
+            out = (post("forces", f, h) > v("forces", f, h)) & c.any_token_at(h) & v("ally", M).ne(f)
+            return out & grumman.owed(c, f) if grumman.enabled(c) else out
         due = v("terror_due", f)
         opened = becomes(c, "stage", c.st("terror")) & post("entrant").eq(f)
         # The token it was owed for leaves (a stronghold holds one token at most: token-conservation).
         gone = c.any_of(placed(c, k) & v("tloc", k).eq(due) & custody_changed(c, k) for k in c.faces)
-        if c.nexus:  # a stack (R47): the debt ends when no token is left there
+        if c.stacks:  # a stack (R47): the debt ends when no token is left there
             gone = ~c.any_of(placed(c, k, True) & post("tloc", k).eq(due) for k in c.faces)
         allied = becomes(c, "ally", f, M)
         out = ite(opened | gone | allied, c.none_dest, due)

@@ -7,7 +7,7 @@ PHASES = {
     "storm": "Storm", "bidding": "Bidding", "mentat_place": "Mentat Pause",
     "placement_karama": "Mentat Pause", "extortion_collect": "Mentat Pause", "extortion_pay": "Mentat Pause",
     "mentat_end": "Mentat Pause", "mentat_open": "Mentat Pause", "game_over": "end",
-    "traitor_deal": "setup", "battle": "Battle", "assassinate_offer": "Battle", "traitor_draw": "Mentat Pause",
+    "traitor_deal": "setup", "collection": "Spice Collection", "battle": "Battle", "assassinate_offer": "Battle", "traitor_draw": "Mentat Pause",
 }
 
 
@@ -28,6 +28,12 @@ TEMPLATES = {
     "move_token": "Moritani moves its hidden {k} token to {to}",
     "place_token_cunning": "Moritani plays Nexus Cunning: a hidden token ({k}) joins the token in {to}",
     "move_token_cunning": "Moritani plays Nexus Cunning: its hidden {k} token moves onto the token in {to}",
+    "place_token_high": "Moritani (Grumman high side) places a hidden token ({k}) onto the token in {to}",
+    "move_token_high": "Moritani (Grumman high side) moves its hidden {k} token onto the token in {to}",
+    "grumman_add": "Spice Collection, Grumman: a hidden token ({k}) joins the token in {to}; Moritani takes 4 spice",
+    "grumman_remove": "Spice Collection, Grumman: the {k} token in {tloc} leaves the board unrevealed; Moritani "
+                      "takes 4 spice",
+    "grumman_pass": "Spice Collection: Moritani makes no Grumman operation",
     "betrayal": "{holder} plays Nexus Betrayal: the {k} token in {tloc} goes back to Moritani's supply unrevealed",
     "skip_placement": "Moritani does not place or move a token",
     "commit_placement": "nobody plays Karama: the token lands in {dest}",
@@ -112,6 +118,8 @@ def narrate(model, action, pre, post, secret=None) -> str:
         text = "Moritani reveals {face} against {entrant} in {where}"
     else:
         text = TEMPLATES.get(name, action.label)
+    if name in ("ship", "move") and "n" in raw and raw["n"] != 1:  # the Grumman module's groups (R45)
+        text = text.replace("1 force", "{n} forces").replace("paying 1 spice", "paying {n} spice")
     half = (g("spice", raw["e"]) + 1) // 2 if "e" in raw else 0
     fate = ""
     if name == "assassinate_leader":

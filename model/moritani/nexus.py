@@ -9,11 +9,7 @@ unrevealed, the supply's public IDs rotate (H4) and Moritani's placement opportu
 treachery.online engine lost the returned token before its v169 (`NexusPlayed.cs`, issue #79): the token
 must arrive in supply.
 
-An entry into a stack (R47, A17, switch `stack-reveal`): `one-chosen` (Quintine/Dune's `select` stage)
-lets Moritani pick one token privately and the decision covers the whole entry; `all-in-turn`
-(treachery.online `TerrorRevealed`: the intrusion is dequeued only when no token is left) reopens the
-decision after each reveal, and an accepted alliance returns every token there. Which token Moritani
-picks is never in the rivals' labels (`Ctx.secret_choices`).
+Entries into a stack (R47, A17, switch `stack-reveal`) are model/moritani/stacks.py.
 
 Modelling choices (docs/checking.md, "Nexus card and stacks"): the holder is fixed by the bounds (the
 Nexus phase that deals the card is not modelled) and public; Betrayal is played between Shipment &
@@ -33,8 +29,9 @@ Off (no `nexus_card`), this module adds no field, rule or property: the default 
 from __future__ import annotations
 
 from model.domains import IntRange
-from model.expr import Arg, Const, Param, count, implies, ite, post
-from model.moritani.context import TERROR_STAGES, Ctx
+from model.expr import Arg, Const, Param, implies, ite, post
+from model.moritani import stacks
+from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always, always_step, sometimes
 from model.rule import P, Rule
 from model.schema import Field
@@ -51,8 +48,6 @@ def holder(c: Ctx) -> int | None:
     return c.fac(c.bounds.nexus_card) if c.nexus else None
 
 
-def all_in_turn(c: Ctx) -> bool:
-    return c.nexus and c.choice("A17") == "all-in-turn"
 
 
 def fields(c: Ctx) -> tuple:
@@ -65,9 +60,6 @@ def initial(c: Ctx) -> dict:
     return {"nexus_holder": holder(c)} if enabled(c) else {}
 
 
-def others_at(c: Ctx, k, loc):
-    """A token other than face k (a parameter or constant) lies at loc."""
-    return c.any_of(c.token_at(j, loc) & Const(j).ne(k) for j in c.faces)
 
 
 def _card_spent(c: Ctx, by):
@@ -127,25 +119,10 @@ def betrayal_rules(c: Ctx) -> list[Rule]:
                      "without revealing it; the supply's public IDs rotate")]
 
 
-def reveal_effects(c: Ctx, k: int) -> dict:
-    """A17 all-in-turn: a reveal leaves the decision pending again while other tokens lie there."""
-    if not all_in_turn(c) and not c.has("stack-reveals-all"):
-        return {}
-    return {("pend_terror", ()): others_at(c, k, c.v("entry_loc"))}
 
 
-def accept_returns(c: Ctx, k) -> dict:
-    """A17 all-in-turn: an accepted alliance returns every token in the entered stronghold ({face: expr})."""
-    if not all_in_turn(c) or c.has("accept-returns-one"):
-        return {}
-    return {j: c.token_at(j, c.v("entry_loc")) for j in c.faces}
 
 
-def opens(c: Ctx, k, loc):
-    """Which token an entry may open (H10): any token there, chosen by Moritani."""
-    if c.has("stack-first-in-array"):  # the bug: the engine's `.find` takes the first token in array order
-        return c.token_at(k, loc) & ~c.any_of(c.token_at(j, loc) & (Const(j) < k) for j in c.faces)
-    return c.token_at(k, loc)
 
 
 def rules(c: Ctx) -> list[Rule]:
@@ -155,44 +132,26 @@ def rules(c: Ctx) -> list[Rule]:
 # -- history, properties and witnesses -------------------------------------------------------
 
 def monitors(c: Ctx) -> list[Monitor]:
-    """`cunning_played`: Moritani's Nexus card has left its hand (from the card's custody, not a rule's flag);
-    `entry_decisions`: Terror decisions opened for the current entry (a new entrant or cause starts a new one)."""
-    if not enabled(c):
-        return []
-    v = c.v
+    """`cunning_played`: Moritani's Nexus card has left its hand (from the card's custody, not a rule's flag),
+    then the stack monitors (model/moritani/stacks.py)."""
     out = []
     if holder(c) == c.M:
         out.append(Monitor(Field("cunning_played", IntRange(0, 1), doc="Moritani has played its Nexus card"),
-                           0, ite(_card_spent(c, c.M), 1, v("cunning_played")), ("R48",)))
-    opening = c.stage_is("react") & post("stage").eq(c.st("terror"))
-    fresh = post("entrant").ne(v("entrant")) | post("entry_cause").ne(v("entry_cause"))
-    n = v("entry_decisions")
-    settles = c.stage_is("react") & post("stage").eq(c.st("ship_move"))
-    nxt = ite(settles, 0, ite(opening, ite(fresh, 1, n + 1), n))
-    out.append(Monitor(Field("entry_decisions", IntRange(0, len(c.faces) + 1),
-                             doc="Terror decisions opened for this entry"), 0, nxt, ("R47", "A17", "H10")))
-    return out
-
-
-def sharing(c: Ctx):
-    """Some two tokens lie in one stronghold."""
-    v, placed = c.v, c.Status.index("placed")
-    return c.any_of(v("tstatus", k).eq(placed) & v("tstatus", j).eq(placed) & v("tloc", k).eq(v("tloc", j))
-                    for k in c.faces for j in c.faces if j < k)
+                           0, ite(_card_spent(c, c.M), 1, c.v("cunning_played")), ("R48",)))
+    return out + stacks.monitors(c)
 
 
 def properties(c: Ctx) -> list[Property]:
     if not enabled(c):
-        return []
-    v, M, S = c.v, c.M, c.Status
+        return stacks.properties(c)
+    v, M = c.v, c.M
     out = []
-    pairs = count(v("tstatus", k).eq(S.index("placed")) & v("tstatus", j).eq(S.index("placed"))
-                  & v("tloc", k).eq(v("tloc", j)) for k in c.faces for j in c.faces if j < k)
     cunning = v("cunning_played").eq(1) if holder(c) == M else Const(False)
-    out.append(always("stacks-only-by-cunning", (pairs <= 1) & implies(sharing(c), cunning),
-                      ("R8", "R47", "R48", "H11"),
-                      "two tokens share a stronghold only after Moritani has played its Nexus card as Cunning, "
-                      "and one Cunning makes one pair"))
+    if not c.grumman:  # with the Grumman module stacks have a second cause: `stack-made-legally` checks both
+        out.append(always("stacks-only-by-cunning", (stacks.pairs(c) <= 1) & implies(stacks.sharing(c), cunning),
+                          ("R8", "R47", "R48", "H11"),
+                          "two tokens share a stronghold only after Moritani has played its Nexus card as "
+                          "Cunning, and one Cunning makes one pair"))
     if holder(c) == M:
         to = Arg("to", -1)
         legal = c.stage_is("mentat_place") & v("ally", M).eq(c.none_ally) & c.any_token_at(to)
@@ -205,17 +164,7 @@ def properties(c: Ctx) -> list[Property]:
                                ("R48", "H41", "H12", "H4"),
                                "Betrayal returns exactly one board token to supply, unrevealed, and touches "
                                "nothing else of Moritani's (the placement opportunity, the stage)"))
-    if all_in_turn(c):
-        accepted = post("ally", M).eq(v("entrant")) & v("ally", M).ne(v("entrant")) & c.stage_is(*TERROR_STAGES)
-        left = c.any_of(post("tstatus", k).eq(S.index("placed")) & post("tloc", k).eq(v("entry_loc"))
-                        for k in c.faces)
-        out.append(always_step("acceptance-clears-stack", implies(accepted, ~left),
-                               ("R47", "A17", "R20"),
-                               "under all-in-turn an accepted alliance returns every token in the entered stronghold"))
-    else:
-        out.append(always("one-decision-per-entry", v("entry_decisions") <= 1, ("R47", "A17", "H10"),
-                          "one entry activates at most one token of a stack (one Terror decision per entry)"))
-    return out
+    return out + stacks.properties(c)
 
 
 def card_lemmas(c: Ctx) -> list[Property]:
@@ -249,7 +198,7 @@ def witnesses(c: Ctx) -> list[Property]:
     out = []
     if holder(c) == M:
         fires = ("place_token_cunning",) + (("move_token_cunning",) if c.choice("A19") == "placement-and-move" else ())
-        stacked = others_at(c, k, v("entry_loc"))
+        stacked = stacks.others_at(c, k, v("entry_loc"))
         lower = c.any_of(c.token_at(j, v("entry_loc")) & (Const(j) < k) for j in c.faces)
         out += [
             sometimes("witness-cunning-stack", fires=fires, rules=("R48", "R47")),
@@ -257,7 +206,7 @@ def witnesses(c: Ctx) -> list[Property]:
             sometimes("witness-stack-any-token", fires=("open_terror",), when=lower, rules=("R47", "H10"),
                       doc="an entry into a stack opens a token other than the first in the engine's order"),
         ]
-        if all_in_turn(c):
+        if stacks.all_in_turn(c):
             out.append(sometimes("witness-stack-reopened", fires=("open_terror",), when=v("entry_decisions") >= 1,
                                  rules=("R47", "A17"), doc="the decision reopens for the token left after a reveal"))
     h = holder(c)

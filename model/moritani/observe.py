@@ -19,6 +19,8 @@ from model.observation import Bag, Value
 
 SECRET_FIELDS = {"tstatus", "tloc", "pid", "pid_shown", "pending_face", "entry_face", "karama",
                  "trz"}  # Traitor custody (Assassinate Leaders module): public part in `traitor_public`
+# Where a token's face is still secret: in supply, on the map, or set aside face down by a Grumman removal (A18).
+HIDDEN_STATUSES = ("supply", "placed", "set aside")
 ENGINE_FIELDS = {"reloads_left", "retries_left", "next_pid"}  # never projected (H5)
 
 
@@ -158,6 +160,9 @@ class Observer:
         self.tokens = [(sch.slot("tstatus", (k,)), sch.slot("tloc", (k,)), sch.slot("pid", (k,))) for k in c.faces]
         self.placed = c.Status.index("placed")
         self.supply = c.Status.index("supply")
+        # Public by ID, face unseen: on the map, or set aside face down by a Grumman removal (A18).
+        self.shown = tuple(c.Status.index(x) for x in ("placed", "set aside") if x in c.Status.labels)
+        self.hidden = tuple(c.Status.index(x) for x in HIDDEN_STATUSES if x in c.Status.labels)
         self.own = (sch.slot("karama", (faction,)),)
         self.leaks = model.provenance.defects
         self.pending_face = sch.slot("pending_face")
@@ -167,9 +172,8 @@ class Observer:
     def observe(self, s: tuple, enabled: list) -> tuple:
         board = self.board(s) + traitor_public(model_cards=self.cards, s=s) if self.public \
             else traitor_public(model_cards=self.cards, s=s)
-        placed = tuple(sorted((s[p], s[l]) for st, l, p in self.tokens if s[st] == self.placed))
-        revealed = tuple((k, s[st]) for k, (st, l, p) in enumerate(self.tokens)
-                         if s[st] not in (self.placed, self.supply))
+        placed = tuple(sorted((s[p], s[l]) for st, l, p in self.tokens if s[st] in self.shown))
+        revealed = tuple((k, s[st]) for k, (st, l, p) in enumerate(self.tokens) if s[st] not in self.hidden)
         prompt = tuple(sorted(public_label(self.model, a, s) for a in enabled
                               if actor_of(self.model, a, s) == self.f))
         extra = self._leaks(s, enabled)
@@ -236,7 +240,7 @@ def swap_traitors(model, s: tuple, a: int, b: int) -> tuple:
 def hidden_faces(model, s: tuple) -> list:
     """Faces whose identity is secret in s (in supply or placed)."""
     c, sch = model.vocabulary, model.schema
-    hidden = (c.Status.index("supply"), c.Status.index("placed"))
+    hidden = tuple(c.Status.index(s) for s in HIDDEN_STATUSES if s in c.Status.labels)
     return [k for k in c.faces if s[sch.slot("tstatus", (k,))] in hidden]
 
 
@@ -270,13 +274,13 @@ def hidden_expr(model, k: int) -> Expr:
     """Face k is secret (in supply or placed)."""
     c = model.vocabulary
     st = Var("tstatus", (Const(k),))
-    return st.eq(c.Status.index("supply")) | st.eq(c.Status.index("placed"))
+    return any_of(st.eq(c.Status.index(s)) for s in HIDDEN_STATUSES if s in c.Status.labels)
 
 
 def observation_spec(model, faction: int) -> tuple:
     """What rival `faction` observes, as expressions over one state (components of `Observer`)."""
     c = model.vocabulary
-    placed = c.Status.index("placed")
+    shown = [c.Status.index(x) for x in ("placed", "set aside") if x in c.Status.labels]
     sentinel = len(c.Status.labels)  # "still hidden" in the revealed-tokens component
     tok = lambda f, k: Var(f, (Const(k),))  # noqa: E731
     spec = [
@@ -289,7 +293,8 @@ def observation_spec(model, faction: int) -> tuple:
         spec.append(Value("public board", tuple(Ite(any_of(x.eq(h) for h in hidden), Const(-1), x) for x in z)))
     spec += [
         Bag("Terror tokens on the map",
-            tuple((tok("tstatus", k).eq(placed), (Const(0), tok("pid", k), tok("tloc", k))) for k in c.faces)),
+            tuple((any_of(tok("tstatus", k).eq(x) for x in shown), (Const(0), tok("pid", k), tok("tloc", k)))
+                  for k in c.faces)),
         Value("revealed tokens", tuple(Ite(hidden_expr(model, k), Const(sentinel), tok("tstatus", k))
                                        for k in c.faces)),
         Value("own Karama card", (Var("karama", (Const(faction),)),)),
@@ -308,7 +313,7 @@ def observation_spec(model, faction: int) -> tuple:
     leaks = model.provenance.defects
     stage = Var("stage")
     if "face-printed" in leaks:
-        spec.append(Value("engine leak", tuple(Ite(tok("tstatus", k).eq(placed), tok("pid", k), Const(0))
+        spec.append(Value("engine leak", tuple(Ite(tok("tstatus", k).eq(c.Status.index("placed")), tok("pid", k), Const(0))
                                                for k in c.faces)))
     if "terror-options-public" in leaks:
         names = sorted({a.rule.name for a in model.actions if a.rule.name.startswith("reveal")})

@@ -41,6 +41,12 @@ NEXUS_CUNNING_BOUNDS = (("nexus_card", "Moritani"), ("strongholds", ("Arrakeen",
 NEXUS_BETRAYAL_BOUNDS = (("nexus_card", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
                          ("alliances", (("Moritani", "Ecaz"),)))
 
+# The Grumman module (model/moritani/grumman.py) on one stronghold: Moritani starts with the printed 8 native
+# reserves (the high side) and drops to the low side after a Sneak Attack; Atreides has 3 forces in reserves so
+# that an entry of 3 is possible on the low side. docs/checking.md, "Grumman".
+GRUMMAN_BOUNDS = (("grumman", True), ("strongholds", ("Arrakeen",)), ("ambassador", None),
+                  ("moritani_forces", 8), ("forces", (("Atreides", 4, 0), ("Bene Gesserit", 1, 0))), ("spice", 4))
+
 # treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
 TREACHERY_ONLINE = Interpretation.of(
     terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
@@ -48,7 +54,8 @@ TREACHERY_ONLINE = Interpretation.of(
     atomics_penalty="follows-current-ally", sabotage_gift_overflow="allow-overflow",
     sneak_attack_is_shipment="arrival-checks", assassination_without_leader="fizzles", bg_advisors_occupy="coexist",
     eome_when_reveal_blocked="offer-anyway", ally_separation="later-mover", stack_reveal="all-in-turn",
-    cunning_reach="placement-and-move", betrayal_timing="any-time")
+    cunning_reach="placement-and-move", betrayal_timing="any-time", grumman_addition="mentat-placement",
+    grumman_removal="to-supply", collection_operations="repeatable")
 
 PROFILES = {
     "default": Proposal(
@@ -92,6 +99,11 @@ PROFILES = {
         "The optional Nexus card module held by an unallied rival (Betrayal: a board token back to supply "
         "unrevealed, R48) with the engine's choices, on one stronghold",
         Interpretation(), Bounds(**dict(NEXUS_BETRAYAL_BOUNDS))),
+    "grumman": Proposal(
+        "grumman",
+        "The optional Grumman module (Homeworlds: low side needs 3 entering forces, R45; high side's Spice "
+        "Collection operation for 4 spice, R46) with the engine's choices, on one stronghold",
+        Interpretation(), Bounds(**dict(GRUMMAN_BOUNDS))),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",

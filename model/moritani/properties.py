@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from model.expr import Param, count, implies
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
-from model.moritani import intrusion, nexus, separation
+from model.moritani import grumman, intrusion, nexus, separation
 from model.moritani.steps import step_properties
 from model.properties import Property, always, sometimes
 
@@ -24,7 +24,7 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
         if k != ext:
             custody.append(v("tstatus", k).ne(S.index("extortion")))
         for j in c.faces:
-            if j < k and not c.nexus:  # one token per stronghold (R8); stacks: `stacks-only-by-cunning`
+            if j < k and not c.stacks:  # one token per stronghold (R8); stacks: model/moritani/stacks.py
                 custody.append(implies(placed(k) & placed(j), v("tloc", k).ne(v("tloc", j))))
     if ext is not None:
         custody.append(v("ext_reserved").eq(v("tstatus", ext).eq(S.index("extortion")) & ~v("ext_credited")))
@@ -79,7 +79,7 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
         always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
                "public IDs are distinct and a token back in supply carries an ID never shown"),
     ] + (traitor_invariants(c) if c.module else []) + _advisor_invariants(c) + step_properties(c) \
-        + nexus.properties(c)
+        + nexus.properties(c) + grumman.properties(c)
 
 
 def traitor_invariants(c: Ctx) -> list[Property]:
@@ -150,7 +150,7 @@ def witnesses(c: Ctx) -> list[Property]:
             sometimes("witness-assassinate-leaders-dead", fires=("assassinate_leader",), when=~alive,
                       rules=("R43",), doc="a reveal names an already dead leader: legal, pays nothing"),
         ]
-    out += separation.witnesses(c) + intrusion.witnesses(c) + nexus.witnesses(c)
+    out += separation.witnesses(c) + intrusion.witnesses(c) + nexus.witnesses(c) + grumman.witnesses(c)
     if c.face("Sneak Attack") is not None:
         out.append(sometimes("witness-sneak-into-aftermath", fires=("sneak_attack",),
                              when=(n > 0) & v("aftermath").eq(v("entry_loc")), rules=("R41", "R36")))

@@ -83,6 +83,8 @@ def _spice_payee(c: Ctx) -> Property:
     m_stages = ["assassinate", "robbery", "extortion_collect", "extortion_pay"]
     if c.module:
         m_stages += ["battle", "assassinate_offer"]
+    if c.grumman:  # R46: the Grumman operation's 4 bank spice at Spice Collection
+        m_stages += ["collection"]
     ok = implies(d[M] > 0, c.stage_is(*m_stages)) & implies(d["bank"] > 0, c.stage_is("ship_move")) \
         & implies(d["reserve"] > 0, c.stage_is("terror"))
     ecaz = c.fac("Ecaz")
@@ -133,7 +135,10 @@ def _token_destinations(c: Ctx) -> Property:
         revealed = post("tstatus", k).eq(S.index("removed")) | post("tstatus", k).eq(S.index("extortion"))
         recovered = changed(c, "tstatus", k) & v("tstatus", k).eq(S.index("extortion")) & to_supply
         back = (to_supply & c.stage_is("eome_reply", "eome_karama")) | (to_supply & _betrayal_played(c))
-        ok = ok & implies(lands, c.stage_is("placement_karama")) \
+        placing = c.stage_is("placement_karama")
+        if c.grumman:  # R46: a Grumman operation at Spice Collection adds or removes a token
+            placing, back = placing | c.stage_is("collection"), back | c.stage_is("collection")
+        ok = ok & implies(lands, placing) \
             & implies(leaves, (revealed & c.stage_is("terror")) | back) \
             & implies(recovered, c.stage_is("extortion_pay"))
     return always_step("token-destinations", ok, ("R7", "R8", "R10", "R14", "R20", "H12", "H29"),
@@ -456,11 +461,15 @@ def _turn_sequence(c: Ctx) -> Property:
         return enters & c.any_of(stage.eq(c.st(n)) for n in names)
     mentat = (*MENTAT_STAGES, "mentat_end")
     earlier = ("ship_move", "battle", "traitor_draw", "traitor_deal", "assassinate_offer") if c.module else ("ship_move",)
+    if c.grumman:  # Spice Collection comes between Shipment & Movement and the Mentat Pause
+        earlier = ("collection",)
     ok = implies(into("entry_done"), c.stage_is(*TERROR_STAGES)) \
         & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard")) \
         & implies(c.stage_is("robbery_discard", "assassinate", "sabotage_gift", "sneak") & enters, into("entry_done")) \
         & implies(into(*mentat), c.stage_is(*mentat, *earlier)) \
         & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:]))
+    if c.grumman:
+        ok = ok & implies(into("collection"), c.stage_is("ship_move"))
     return always_step("turn-sequence", ok, ("R11", "R14", "R37", "H40"),
                        "an entry closes after its Terror resolution, an effect leads only to that close, and the "
                        "Mentat Pause comes at the end of the turn")
@@ -508,6 +517,8 @@ def _placement_as_declared(c: Ctx) -> Property:
     ok = Const(True)
     for k in c.faces:
         lands = _placed(c, k, True) & (changed(c, "tstatus", k) | changed(c, "tloc", k))
+        if c.grumman:  # a Grumman addition is not a declared placement (grumman-operation-legal checks it)
+            lands = lands & ~c.stage_is("collection")
         ok = ok & implies(lands, v("declared_face").eq(k) & post("tloc", k).eq(v("declared_dest")))
     return always_step("placement-as-declared", ok, ("R7", "R8", "R29"),
                        "a placement lands the declared token in the declared stronghold")

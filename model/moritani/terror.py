@@ -8,7 +8,7 @@ the exact pending token to supply with fresh IDs (R20, H12, H21).
 from __future__ import annotations
 
 from model.expr import Const, Param, ite, minimum
-from model.moritani import nexus, separation
+from model.moritani import separation, stacks
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -36,7 +36,7 @@ def _accept_effects(c: Ctx) -> dict:
     eff[("tstatus", (k,))] = Const(c.Status.index("removed" if c.has("acceptance-removes-token") else "supply"))
     if not c.has("eome-duplicates-token"):
         eff[("tloc", (k,))] = Const(c.none_dest)
-    stack = nexus.accept_returns(c, k)  # A17 all-in-turn: every token of the stack goes back (k among them)
+    stack = stacks.accept_returns(c, k)  # A17 all-in-turn: every token of the stack goes back (k among them)
     if stack:
         eff.pop(("tstatus", (k,))), eff.pop(("tloc", (k,)), None)
         for j, there in stack.items():

@@ -66,6 +66,8 @@ def gen(spec):
     if "blocked" in spec:
         label = spec["blocked"](model, final) if callable(spec["blocked"]) else spec["blocked"]
         expect = {"blocked_at": len(tr.steps) + 1}
+    elif "violates" in spec:
+        expect = {"violates": spec["violates"]}
     else:
         expect = {"reachable": True} if not spec.get("values") else {}
         if spec.get("values"):
@@ -564,7 +566,64 @@ nspecs = [
       values=["tstatus[Assassination]", "nexus_holder", "pend_terror"]),
 ]
 
+# The Grumman module (model/moritani/grumman.py): Quintine/Dune's choices on `grumman`; treachery.online's choices on
+# the same bounds, where the check departs from the engine (docs/engines.md, "Grumman under treachery.online's choices").
+QH = "1db11a01873a4e7959fa49a10eb07471844ee930 (docs/HOMEWORLD_COLLECTION_RULES.md)"
+GRUMMAN_TREACHERY = dict(engine=T, commit=TC, profile="treachery-online",
+                         bounds={"grumman": True, "strongholds": ("Arrakeen",), "ambassador": None, "moritani_forces": 8,
+                                 "forces": (("Atreides", 4, 0), ("Bene Gesserit", 1, 0)), "spice": 4})
+
+def low(m, s):
+    return raw(m, s, "reserves[Moritani]") < 8
+
+gspecs = [
+ dict(file="quintine-grumman-adds-to-a-stack-for-four-spice.scenario.yaml", engine=Q, commit=QH, profile="grumman",
+      title="quintine: on Grumman's high side one Collection operation adds a token to a stack and pays 4 spice",
+      source='docs/HOMEWORLD_COLLECTION_RULES.md, "Grumman high Collection opportunity" (one operation, 4 bank '
+             'spice atomic with the token change; ordinary Mentat placement still needs an empty destination)',
+      why=["Moritani has 8 native reserves; at Spice Collection a second token joins the one in Arrakeen."],
+      cites=["R46", "H42", "H11"], goal=fired("grumman_add"),
+      values=["tloc[Assassination]", "tloc[Atomics]", "spice[Moritani]", "placement_used"]),
+ dict(file="quintine-grumman-low-side-three-forces-open-terror.scenario.yaml", engine=Q, commit=QH, profile="grumman",
+      title="quintine: on Grumman's low side an entry of three forces in one group opens the Terror decision",
+      source='docs/HOMEWORLD_COLLECTION_RULES.md, "Grumman low entry restriction" (at least three forces enter in one '
+             'group)',
+      why=["A Sneak Attack has taken Moritani below 8 native reserves; Atreides ships 3 forces into the token's "
+           "stronghold."],
+      cites=["R45", "H13"], goal=fired("open_terror", lambda m, pre, post: low(m, pre)),
+      values=["reserves[Moritani]", "group_of[Atreides]", "entry_face"]),
+ dict(file="quintine-grumman-low-side-one-force-opens-nothing.scenario.yaml", engine=Q, commit=QH, profile="grumman",
+      title="quintine: on Grumman's low side an entry of fewer than three forces owes no Terror decision",
+      source='docs/HOMEWORLD_COLLECTION_RULES.md, "Grumman low entry restriction" (existing presence and separate '
+             'entries do not add up)',
+      why=["Moritani is below 8 native reserves; a rival ships fewer than 3 forces into the token's stronghold."],
+      cites=["R45"], goal=fired("ship(", lambda m, pre, post: low(m, pre) and at(m, post, "Arrakeen")
+                                and raw(m, post, "entrant") != 0 and lab(m, post, "ally[Moritani]") != lab(m, post, "entrant")),
+      values=["reserves[Moritani]", "entrant", "pend_terror"]),
+ dict(file="treachery-grumman-removal-repeats-for-four-each.scenario.yaml", **GRUMMAN_TREACHERY,
+      title="treachery-online: in one Spice Collection Moritani removes two tokens, 4 spice each (H42 departs)",
+      source="Shared/Events/TerrorPlanted.cs:73-76, 93, 116-120 (removal is offered while a token is on the planet; "
+             "no once-per-Collection guard); Shared/Game_Events.cs:464",
+      why=["Grumman bounds with treachery.online's choices: both tokens of a stack leave in the same Collection."],
+      cites=["R46", "H42", "A18"], goal=fired("grumman_remove", lambda m, pre, post: raw(m, pre, "collection_ops") == 1),
+      violates="collection-operation-once"),
+ dict(file="treachery-grumman-stack-reopens-after-the-low-side-drop.scenario.yaml", **GRUMMAN_TREACHERY,
+      title="treachery-online: a one-force entry's stack decision reopens after Sneak Attack drops Grumman to low",
+      source="Shared/Game_Move.cs:837 (the threshold is read when the intrusion is queued); "
+             "Shared/Events/TerrorRevealed.cs:167 (the decision reopens while a token is left)",
+      why=["A one-force entry into a stack on the high side; Moritani reveals Sneak Attack and falls below 8 "
+           "reserves; the decision reopens for the other token (Quintine/Dune reads the current population)."],
+      cites=["R45", "H13", "A17"], goal=fired("open_terror", lambda m, pre, post: low(m, pre)),
+      violates="low-grumman-threshold"),
+ dict(file="treachery-grumman-high-side-placement-onto-a-token.scenario.yaml", **GRUMMAN_TREACHERY,
+      title="treachery-online: on Grumman's high side the Mentat placement may go onto a token, for no spice",
+      source="Shared/Events/TerrorPlanted.cs:70, 78-81 (MayPlaceAtExistingToken: the high threshold)",
+      why=["Moritani has 8 native reserves; its second placement goes onto the first token."],
+      cites=["R46", "R47", "H11"], goal=fired("commit_placement", lambda m, pre, post: len(at(m, post, "Arrakeen")) == 2),
+      values=["tloc[Assassination]", "tloc[Atomics]", "spice[Moritani]"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs:
+    for spec in specs + tspecs + nspecs + gspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))

@@ -1,0 +1,101 @@
+"""The Grumman module (model/moritani/grumman.py; R45, R46, A18, H11, H13, H42): its profile holds, each switch
+choice is explored in full, treachery.online's reading is caught where it departs from the rules text, every
+check of the module has a seeded defect, and a face set aside by a removal stays secret."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from checks.analyses.leaks import check_leaks
+from checks.config import CheckConfig
+from checks.engines.explicit import Explorer
+from model.moritani.build import build_model
+from model.moritani.config import Bounds, Interpretation
+from model.moritani.defects import DEFECTS
+from model.moritani.profiles import GRUMMAN_BOUNDS, PROFILES, TREACHERY_ONLINE
+
+GRUMMAN = Bounds(**dict(GRUMMAN_BOUNDS))
+# Two factions, two faces: small enough for the leak product (Moritani starts on the high side).
+SMALL = Bounds(factions=("Moritani", "Atreides"), strongholds=("Arrakeen",), ambassador=None, alliances=(),
+               faces=("Sneak Attack", "Robbery"), grumman=True, moritani_forces=8, forces=(("Atreides", 4, 0),),
+               spice=4, karama=())
+
+
+def _explore(bounds, interp):
+    m = build_model(bounds, interp)
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.complete
+    missing = sorted({p.name for p in m.properties if p.kind == "witness"} - set(ex.witnesses))
+    return m, ex, {k: ex.depth[i] for k, i in ex.violations.items()}, missing
+
+
+def test_module_off_adds_nothing():
+    names = {r.name for r in build_model().rules}
+    assert not {n for n in names if n.startswith("grumman") or n.endswith("_high")}
+    assert "collection" not in build_model().vocabulary.Stage.labels
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("choices, states", [
+    ({}, 181_225),
+    ({"grumman_removal": "to-supply"}, 195_088),
+    ({"grumman_removal": "out-of-game"}, 250_963),
+    ({"grumman_addition": "mentat-placement"}, 136_136),
+], ids=["engine", "to-supply", "out-of-game", "mentat-placement"])
+def test_every_choice_holds_with_every_witness(choices, states):
+    _, ex, violated, missing = _explore(GRUMMAN, Interpretation.of(**choices))
+    assert violated == {} and missing == [] and not ex.deadlocks
+    assert len(ex.states) == states
+
+
+@pytest.mark.heavy
+def test_treachery_reading_departs_from_h42_and_the_low_side():
+    """treachery.online (5e6a944): `TerrorPlanted.MayRemoveTokens` has no once-per-Collection guard, so a second
+    removal pays another 4 (H42); and under all-in-turn, a Sneak Attack that drops Moritani to the low side
+    does not stop the stack's next decision for a one-force entry (R45 read at the decision, as Quintine's
+    HOMEWORLD_COLLECTION_RULES.md says: current population controls)."""
+    m, ex, violated, _ = _explore(GRUMMAN, TREACHERY_ONLINE)
+    assert violated == {"collection-operation-once": 21, "low-grumman-threshold": 21}
+    tail = [s.action.split("(")[0] for s in ex.trace_to(ex.violations["collection-operation-once"]).steps[-2:]]
+    assert tail == ["grumman_remove", "grumman_remove"]
+    reopened = [s.action.split("(")[0] for s in ex.trace_to(ex.violations["low-grumman-threshold"]).steps]
+    assert reopened.count("open_terror") == 2 and "sneak_attack" in reopened
+
+
+def test_every_module_check_has_a_defect_aimed_at_it():
+    base = {p.name for p in build_model().properties}
+    added = set()
+    for choices in ({}, {"grumman_removal": "to-supply"}, {"grumman_addition": "mentat-placement"}):
+        added |= {p.name for p in build_model(GRUMMAN, Interpretation.of(**choices)).properties} - base
+    checks = {n for n in added if not n.startswith("witness-")}
+    assert checks - {"one-decision-per-entry"} <= {d.target for d in DEFECTS}
+    assert {"low-grumman-threshold", "grumman-operation-legal", "collection-operation-once",
+            "stack-made-legally"} <= checks
+
+
+@pytest.mark.heavy
+def test_stack_made_legally_catches_an_ordinary_placement_onto_a_token():
+    """A bug this check was not written for: the Nexus module's `placement-ignores-stack` (the ordinary
+    placement skips its empty-destination test) is caught by `stack-made-legally` on the Grumman bounds."""
+    m = build_model(GRUMMAN, defects=("placement-ignores-stack",))
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.depth[ex.violations["stack-made-legally"]] == 12
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("removal", ["out-of-game", "to-supply"])
+def test_removed_faces_stay_secret(removal):
+    m = build_model(SMALL, Interpretation.of(grumman_removal=removal))
+    results, stats = check_leaks(m, CheckConfig())
+    assert [r.verdict for r in results] == ["holds"] and stats["state_pairs"] > 100
+
+
+def test_narration_names_the_group_and_the_operation():
+    from model.moritani.narrate import narrate
+    m = build_model(SMALL, Interpretation.of(grumman_removal="to-supply"))
+    ship = next(a for a in m.actions if a.rule.name == "ship" and dict(a.args).get("n") == 3)
+    s = m.init[0]
+    assert "ships 3 forces into Arrakeen, paying 3 spice" in narrate(m, ship, s, s)
+    remove = next(a for a in m.actions if a.rule.name == "grumman_remove")
+    assert "leaves the board unrevealed; Moritani takes 4 spice" in narrate(m, remove, s, s)
