@@ -96,6 +96,10 @@ EXPECTED_DEPTH = {
     "grumman-add-uses-placement": 10,
     "grumman-remove-keeps-id": 10,
     "grumman-stacks-when-low": 15,
+    # Worm-ride module (model/moritani/worms.py), on the worm-rides bounds.
+    "ride-continuation-skipped": 5,
+    "ride-ignores-entry-causes": 6,
+    "ride-resumes-at-close": 8,
 }
 
 

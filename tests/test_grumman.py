@@ -99,3 +99,21 @@ def test_narration_names_the_group_and_the_operation():
     assert "ships 3 forces into Arrakeen, paying 3 spice" in narrate(m, ship, s, s)
     remove = next(a for a in m.actions if a.rule.name == "grumman_remove")
     assert "leaves the board unrevealed; Moritani takes 4 spice" in narrate(m, remove, s, s)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("holder, states, witness", [
+    ("Moritani", 523_410, "witness-cunning-onto-grumman-stack"),
+    ("Atreides", 341_480, "witness-betrayal-of-stacked-token"),
+])
+def test_both_modules_at_once(holder, states, witness):
+    """Issue 15's combined profile: Cunning onto a Grumman stack (three tokens in one stronghold), and Betrayal of
+    one token of a stack. Building it found that `placements` counted the Grumman addition as a Mentat placement
+    (placement-once violated in 12 steps: Grumman adds at Collection, then Cunning places in the same turn)."""
+    allied = (("Atreides", "Bene Gesserit"),) if holder == "Moritani" else (("Moritani", "Ecaz"),)
+    bounds = dataclasses.replace(GRUMMAN, nexus_card=holder, alliances=allied)
+    if holder == "Moritani":
+        assert bounds == PROFILES["grumman-nexus"].bounds
+    _, ex, violated, missing = _explore(bounds, Interpretation())
+    assert violated == {} and missing == [] and witness in ex.witnesses
+    assert len(ex.states) == states

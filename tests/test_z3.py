@@ -48,6 +48,13 @@ AGREEMENT_CONFIGS |= {
     "small-grumman-placement-out-of-game": (_GRUMMAN, Interpretation.of(
         grumman_addition="mentat-placement", grumman_removal="out-of-game", stack_reveal="all-in-turn")),
 }
+# Worm rides: Fremen with two desert forces rides before Shipment & Movement, under both A24 choices.
+_WORMS = Bounds(factions=("Moritani", "Atreides", "Fremen"), strongholds=("Arrakeen",), ambassador=None, alliances=(),
+                faces=("Atomics", "Robbery"), worm_rides=True, forces=(("Atreides", 1, 0), ("Fremen", 0, 2)), karama=())
+AGREEMENT_CONFIGS |= {
+    "small-worm-rides": (_WORMS, Interpretation()),
+    "small-worm-rides-shipment-and-movement": (_WORMS, Interpretation.of(entry_causes="shipment-and-movement")),
+}
 
 
 @pytest.mark.heavy

@@ -9,7 +9,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
-from model.moritani import grumman, intrusion, separation, stacks
+from model.moritani import grumman, intrusion, separation, stacks, worms
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -103,6 +103,14 @@ def _arrival(c: Ctx, f, to, cause: str, advisor, n=1):
     } | intrusion.on_arrival(c, f, to)
 
 
+def open_for(c: Ctx, f, to):
+    """May faction f (an expression) enter `to`: a stronghold, not under the storm, within the two-faction limit
+    (f itself not counted), and not where its ally is (R25)."""
+    v = c.v
+    return (lift(to).ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
+            & ~c.ally_blocks(f, to))
+
+
 def entry_rules(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
     f, to = Param("f"), Param("to")
@@ -110,8 +118,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
     # The player who just finished is separated from its ally before anyone else acts (R26, R27).
     mine = c.stage_is("ship_move") & c.at_position("mover", f) & ~separation.pending(c)
     moves = f.ne(M) if not c.bounds.moritani_ships else Const(True)
-    open_to = (to.ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
-               & ~c.ally_blocks(f, to))
+    open_to = open_for(c, f, to)
     no_aftermath = v("aftermath").ne(to)
     if c.has("shipment-into-aftermath"):
         no_aftermath = Const(True)
@@ -203,7 +210,8 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     clear = {("entrant", ()): 0, ("entry_loc", ()): c.desert, ("entry_cause", ()): 0, ("entry_face", ()): 0,
              ("amb_payer", ()): 0}
     rules.append(Rule("arrival_settled", (), nothing & ~v("entry2"),
-                      {("stage", ()): c.st("ship_move"), ("mover", ()): v("mover") + 1} | clear, ("A3",),
+                      {("stage", ()): c.st("ship_move"), ("mover", ()): v("mover") + 1} | clear
+                      | worms.settled_effects(c), ("A3",) + (("H20",) if worms.enabled(c) else ()),
                       kind="system", doc="every reaction to the arrival is resolved; the next player acts"))
     if bg is not None:
         tq = c.any_token_at(loc) & c.v("ally", M).ne(bg)
@@ -252,7 +260,9 @@ def _ambassador_rules(c: Ctx) -> list[Rule]:
 
 
 def rules(c: Ctx) -> list[Rule]:
-    return entry_rules(c) + reaction_rules(c)
+    ride = worms.rules(c, lambda f, to, cause, adv, n: _arrival(c, f, to, cause, adv, n) | fighters_arrive(c, f, to),
+                       lambda f, to: open_for(c, f, to), "ship_move")
+    return entry_rules(c) + reaction_rules(c) + ride
 
 
 def _advisor_lands(c: Ctx, bg: int, l) -> dict:

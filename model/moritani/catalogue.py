@@ -44,9 +44,7 @@ NOT_MODELLED = {
            "top card always adds one card to Moritani's hand.",
 
     "A22": "Atomics in a territory with a concealed No-Field (engine gates it). No No-Field in the model.",
-    "A24": "Whether worm rides, Guild transport, Ambassador relocation, Homeworld revival and Caladan "
-           "reinforcement count as entries. The model's only entry causes are shipment, movement, the BG "
-           "accompanying advisor and Sneak Attack, so these causes never arise.",
+
     "A27": "Setup destination: 'unoccupied territory' vs 'unoccupied stronghold' (doc conflict). Setup is not "
            "modelled (R1); Moritani starts with all its forces in reserves.",
     "A29": "Timing of ally battle-card retention against capture, CHOAM income, Tech and Face Dancers. No "

@@ -139,6 +139,12 @@ SWITCHES = (
            "Grumman high side (only with bounds.grumman): one token operation per Spice Collection, or may "
            "Moritani repeat it (and its 4 spice) within the same Collection?",
            "engine: one optional add-or-remove transaction and one payment per Collection (phase grammar)"),
+    Switch("entry-causes", ("A24", "R17", "R11"),
+           ("every-arrival", "shipment-and-movement"), "every-arrival",
+           "Which arrivals may open Terror (only with bounds.worm_rides): every arrival, worm rides included, or "
+           "only shipment and movement as R11 words it?",
+           "engine: the entry receipt classes worm rides, Guild transport, Ambassador arrivals and Homeworld "
+           "revival as entries (R17)"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",
@@ -216,6 +222,9 @@ class Bounds:
     # high, one Spice Collection operation on a token for 4 spice (R46). Shipment and movement then carry
     # 1 to 3 forces. Off by default.
     grumman: bool = False
+    # Optional module (model/moritani/worms.py): Fremen worm rides before each Shipment & Movement, each an entry
+    # (switch entry-causes, A24). Needs Fremen among the factions, with forces in the open desert. Off by default.
+    worm_rides: bool = False
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -259,6 +268,11 @@ class Bounds:
         if self.nexus_card is not None and self.nexus_card not in self.factions:
             raise ModelError(f"nexus_card holder '{self.nexus_card}' not in bounds.factions; "
                              f"valid: {choices(self.factions)}")
+        if self.worm_rides and not any(f == "Fremen" and d > 0 for f, _, d in self.forces):
+            raise ModelError("bounds.worm_rides needs Fremen in bounds.factions with forces in the open desert "
+                             "(bounds.forces: [Fremen, reserves, desert])")
+        if self.worm_rides and self.assassinate_leaders:
+            raise ModelError("bounds.worm_rides and bounds.assassinate_leaders cannot be combined yet; turn one off")
         if self.grumman and self.assassinate_leaders:
             raise ModelError("bounds.grumman and bounds.assassinate_leaders cannot be combined yet (the Collection "
                              "step would sit between the battle and the Mentat Pause); turn one of them off")
@@ -337,4 +351,5 @@ def bound_shapes() -> dict:
         "nexus_card": {"kind": "enum", "values": factions, "null": True, "within": "factions",
                        "why": "Moritani's Nexus card is held by one of bounds.factions (or nobody: empty)"},
         "grumman": {"kind": "bool"},
+        "worm_rides": {"kind": "bool"},
     }

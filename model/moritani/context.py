@@ -69,12 +69,13 @@ class Ctx:
         self.grumman = b.grumman  # Homeworlds with Moritani's Grumman card (model/moritani/grumman.py)
         self.stacks = self.nexus or self.grumman  # several tokens may share a stronghold (model/moritani/stacks.py)
         self.secret_choices = ("open_terror",) if self.stacks else ()
+        self.worms = b.worm_rides  # Fremen worm rides as entries (model/moritani/worms.py)
         self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ())
-                          + (GRUMMAN_STAGES if self.grumman else ()))
+                          + (GRUMMAN_STAGES if self.grumman else ()) + (("worm",) if self.worms else ()))
         # A Grumman removal out of the game (A18) leaves a face nobody saw: a status of its own, still secret.
         set_aside = self.grumman and self.interp.choice("A18") == "out-of-game"
         self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
-        self.Cause = Enum("Cause", CAUSES)
+        self.Cause = Enum("Cause", CAUSES + (("worm ride",) if self.worms else ()))
         self.Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
         self.M = 0
         # One Traitor card per rival leader (module only): card index -> (faction index, leader index).

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import ASSASSINATE_BOUNDS, GRUMMAN_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS
+from model.moritani.profiles import (ASSASSINATE_BOUNDS, GRUMMAN_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS,
+                                     WORM_BOUNDS)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ def defect_proposal(d: Defect, proposal):
 MODULE = (("assassinate_leaders", True),)
 CUNNING, BETRAYAL = (("nexus_card", "Moritani"),), (("nexus_card", "Atreides"),)
 GRUMMAN = (("grumman", True),)
+WORMS = (("worm_rides", True),)
 # Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
 # alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
 SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
@@ -271,6 +273,16 @@ DEFECTS = (
     Defect("grumman-stacks-when-low", "stack-made-legally", ("R46", "R45", "H11"),
            "under mentat-placement the Mentat placement may go onto a token on the low side too (Moritani ships, "
            "so its reserves fall below 8 before a Mentat Pause)", GRUMMAN_BOUNDS + (("moritani_ships", True),), GRUMMAN, interpretation=(("grumman-addition", "mentat-placement"),)),
+    # Worm-ride module (model/moritani/worms.py).
+    Defect("ride-continuation-skipped", "ride-continues", ("H20",),
+           "a worm ride's resolved entry goes on to Shipment & Movement: the remaining rides are lost",
+           WORM_BOUNDS, WORMS),
+    Defect("ride-ignores-entry-causes", "entry-causes-respected", ("A24", "R11"),
+           "under shipment-and-movement a worm ride still opens Terror", WORM_BOUNDS, WORMS,
+           interpretation=(("entry-causes", "shipment-and-movement"),)),
+    Defect("ride-resumes-at-close", "nothing-pending-outside-its-window", ("H20", "H35"),
+           "the ride sequence resumes when the ride's Terror entry closes, before the arrival is settled "
+           "(finishTerrorEntry resuming nextWormRide itself)", WORM_BOUNDS, WORMS),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

@@ -8,7 +8,7 @@ steps themselves so that a retry which draws again is caught (H7).
 from __future__ import annotations
 
 from model.expr import Const, Div, Param, half_up, ite, minimum
-from model.moritani import intrusion, stacks
+from model.moritani import intrusion, stacks, worms
 from model.moritani.arrivals import advisor_eligible, ambassador_eligible
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
@@ -40,7 +40,7 @@ def rules(c: Ctx) -> list[Rule]:
             out += build(c)
     out.append(Rule(
         "close_entry", (), c.stage_is("entry_done"),
-        {("eome_refused", ()): False, ("stage", ()): c.st("react")}
+        {("eome_refused", ()): False, ("stage", ()): worms.close_stage(c)}
         | ({} if c.has("karama-block-persists") else {("eome_blocked", ()): False}),
         ("H20", "H40"), kind="system",
         doc="the entry is finished; the arrival's remaining reactions resume once"))

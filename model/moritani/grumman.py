@@ -264,4 +264,19 @@ def witnesses(c: Ctx) -> list[Property]:
     ]
     if c.choice("A18") != "unavailable":
         out.append(sometimes("witness-grumman-remove", fires=("grumman_remove",), rules=("R46", "A18")))
-    return out
+    return out + _combined_witnesses(c)
+
+
+def _combined_witnesses(c: Ctx) -> list[Property]:
+    """With the Nexus card module too (issue 15's combined profile): Cunning onto a stack Grumman made, and
+    Betrayal of one token of a stack."""
+    if not c.nexus:
+        return []
+    v, k, to = c.v, Param("k"), Param("to")
+    if c.fac(c.bounds.nexus_card) == c.M:
+        two = c.any_of(c.token_at(i, to) & c.token_at(j, to) for i in c.faces for j in c.faces if i < j)
+        return [sometimes("witness-cunning-onto-grumman-stack", fires=("place_token_cunning",), when=two,
+                          rules=("R46", "R48", "R47"), doc="Cunning sends a third token onto a stack of two")]
+    return [sometimes("witness-betrayal-of-stacked-token", fires=("betrayal",),
+                      when=c.any_of(v("tloc", k).eq(h) & stacks.others_at(c, k, h) for h in c.holds),
+                      rules=("R48", "R47", "H41"), doc="Betrayal returns one token of a stack; the other stays")]

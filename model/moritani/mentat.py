@@ -11,7 +11,7 @@ placement while it is unused, the Extortion while its 5 are reserved.
 from __future__ import annotations
 
 from model.expr import Const, Param, ite
-from model.moritani import grumman, nexus, separation
+from model.moritani import grumman, nexus, separation, worms
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -229,7 +229,8 @@ def extortion_rules(c: Ctx) -> list[Rule]:
 def turn_rules(c: Ctx) -> list[Rule]:
     v = c.v
     b = c.bounds
-    next_stage = c.st("storm" if b.storm else "bidding" if b.bidding else "ship_move")
+    shipping = worms.first_stage(c, "ship_move")  # Fremen's worm rides come first (bounds.worm_rides)
+    next_stage = c.st("storm" if b.storm else "bidding" if b.bidding else shipping)
     if c.has("turn-skips-shipment"):  # the bug: the new turn resumes at the Mentat Pause
         next_stage = c.st("mentat_place")
     # NOTE(unbounded): without a turn bound the turn field only tells the storm seat, which
@@ -240,7 +241,7 @@ def turn_rules(c: Ctx) -> list[Rule]:
     rules = [
         Rule("end_turn", (), c.stage_is("mentat_end") & (Const(True) if c.unbounded else v("turn") < last),
              {("turn", ()): nxt, ("stage", ()): next_stage, ("mover", ()): 0,
-              ("placement_used", ()): False} | separation.turn_effects(c)
+              ("placement_used", ()): False} | separation.turn_effects(c) | worms.turn_effects(c)
              # Seeded defect (A28's superseded "this turn" reading): the forfeiture lapses at turn end.
              | ({("tr_forfeit", ()): False} if c.has("forfeit-resets-each-turn") else {}),
              ("H26", "R9"), kind="system"),
@@ -250,16 +251,16 @@ def turn_rules(c: Ctx) -> list[Rule]:
                           {("stage", ()): c.st("game_over")}, (), kind="system"))
     if b.storm:
         rules.append(Rule("storm_moves", (P("to", c.Dest),), c.stage_is("storm"),
-                          {("storm", ()): Param("to"), ("stage", ()): c.st("bidding" if b.bidding else "ship_move")},
+                          {("storm", ()): Param("to"), ("stage", ()): c.st("bidding" if b.bidding else shipping)},
                           ("R8", "R41"),
                           kind="system", doc="the storm settles over one stronghold or none"))
     if not b.bidding:
         return rules
     f = Param("f")
     rules.append(Rule("draw_card", (P("f", c.F),), c.stage_is("bidding") & (v("hand", f) < c.hand_limit_param(f)),
-                      {("hand", (f,)): v("hand", f) + 1, ("stage", ()): c.st("ship_move")},
+                      {("hand", (f,)): v("hand", f) + 1, ("stage", ()): c.st(shipping)},
                       ("R5", "H33"), actor=f, doc="a faction wins the Treachery card (within its hand limit)"))
-    rules.append(Rule("no_card", (), c.stage_is("bidding"), {("stage", ()): c.st("ship_move")}, (),
+    rules.append(Rule("no_card", (), c.stage_is("bidding"), {("stage", ()): c.st(shipping)}, (),
                       kind="system"))
     return rules
 

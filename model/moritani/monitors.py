@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from model.domains import Bool, IntRange
 from model.expr import Arg, Fired, count, ite, post
-from model.moritani import grumman
+from model.moritani import grumman, worms
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field
@@ -100,6 +100,8 @@ def _karama_preempted(c: Ctx) -> Monitor:
 def _placements(c: Ctx) -> Monitor:
     v = c.v
     landed = count(lands(c, k) for k in c.faces)
+    if c.grumman:  # a Grumman Collection addition is not the Mentat placement (H11: its own receipt)
+        landed = ite(c.stage_is("collection"), 0, landed)
     return Monitor(Field("placements", IntRange(0, 2), doc="tokens placed or moved onto the map this turn"),
                    0, ite(new_turn(c), 0, v("placements") + landed), ("R7", "H1", "H28"))
 
@@ -171,6 +173,8 @@ def _terror_due(c: Ctx) -> Monitor:
     for f in c.rivals:
         def enters(h, f=f):
             out = (post("forces", f, h) > v("forces", f, h)) & c.any_token_at(h) & v("ally", M).ne(f)
+            if worms.enabled(c) and not worms.counts_for_terror(c):  # A24: a ride (in the worm stage) owes nothing
+                out = out & ~c.stage_is("worm")
             return out & grumman.owed(c, f) if grumman.enabled(c) else out
         due = v("terror_due", f)
         opened = becomes(c, "stage", c.st("terror")) & post("entrant").eq(f)

@@ -7,7 +7,7 @@ PHASES = {
     "storm": "Storm", "bidding": "Bidding", "mentat_place": "Mentat Pause",
     "placement_karama": "Mentat Pause", "extortion_collect": "Mentat Pause", "extortion_pay": "Mentat Pause",
     "mentat_end": "Mentat Pause", "mentat_open": "Mentat Pause", "game_over": "end",
-    "traitor_deal": "setup", "collection": "Spice Collection", "battle": "Battle", "assassinate_offer": "Battle", "traitor_draw": "Mentat Pause",
+    "traitor_deal": "setup", "collection": "Spice Collection", "worm": "worm rides", "battle": "Battle", "assassinate_offer": "Battle", "traitor_draw": "Mentat Pause",
 }
 
 
@@ -33,6 +33,8 @@ TEMPLATES = {
     "grumman_add": "Spice Collection, Grumman: a hidden token ({k}) joins the token in {to}; Moritani takes 4 spice",
     "grumman_remove": "Spice Collection, Grumman: the {k} token in {tloc} leaves the board unrevealed; Moritani "
                       "takes 4 spice",
+    "worm_ride": "Fremen rides a worm: {n} forces from the open desert into {to}",
+    "end_rides": "Fremen rides no more worms this turn",
     "grumman_pass": "Spice Collection: Moritani makes no Grumman operation",
     "betrayal": "{holder} plays Nexus Betrayal: the {k} token in {tloc} goes back to Moritani's supply unrevealed",
     "skip_placement": "Moritani does not place or move a token",
@@ -118,6 +120,8 @@ def narrate(model, action, pre, post, secret=None) -> str:
         text = "Moritani reveals {face} against {entrant} in {where}"
     else:
         text = TEMPLATES.get(name, action.label)
+    if name == "worm_ride" and raw.get("n") == 1:
+        text = text.replace("{n} forces", "1 force")
     if name in ("ship", "move") and "n" in raw and raw["n"] != 1:  # the Grumman module's groups (R45)
         text = text.replace("1 force", "{n} forces").replace("paying 1 spice", "paying {n} spice")
     half = (g("spice", raw["e"]) + 1) // 2 if "e" in raw else 0

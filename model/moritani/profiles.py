@@ -46,6 +46,14 @@ NEXUS_BETRAYAL_BOUNDS = (("nexus_card", "Atreides"), ("strongholds", ("Arrakeen"
 # that an entry of 3 is possible on the low side. docs/checking.md, "Grumman".
 GRUMMAN_BOUNDS = (("grumman", True), ("strongholds", ("Arrakeen",)), ("ambassador", None),
                   ("moritani_forces", 8), ("forces", (("Atreides", 4, 0), ("Bene Gesserit", 1, 0))), ("spice", 4))
+# Both modules at once (issue 15: Cunning onto a Grumman stack): the Grumman bounds with Moritani, unallied,
+# holding its Nexus card.
+GRUMMAN_NEXUS_BOUNDS = GRUMMAN_BOUNDS + (("nexus_card", "Moritani"), ("alliances", (("Atreides", "Bene Gesserit"),)))
+
+# Worm rides (model/moritani/worms.py) on one stronghold: Moritani, Atreides and Fremen (2 forces in the open desert),
+# no alliances. docs/checking.md, "Worm rides".
+WORM_BOUNDS = (("worm_rides", True), ("factions", ("Moritani", "Atreides", "Fremen")), ("strongholds", ("Arrakeen",)),
+               ("ambassador", None), ("alliances", ()), ("forces", (("Atreides", 1, 1), ("Fremen", 0, 2))))
 
 # treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
 TREACHERY_ONLINE = Interpretation.of(
@@ -104,6 +112,16 @@ PROFILES = {
         "The optional Grumman module (Homeworlds: low side needs 3 entering forces, R45; high side's Spice "
         "Collection operation for 4 spice, R46) with the engine's choices, on one stronghold",
         Interpretation(), Bounds(**dict(GRUMMAN_BOUNDS))),
+    "grumman-nexus": Proposal(
+        "grumman-nexus",
+        "The Grumman and Nexus card modules together with the engine's choices (Cunning onto a stack Grumman "
+        "made, three tokens in one stronghold), on one stronghold",
+        Interpretation(), Bounds(**dict(GRUMMAN_NEXUS_BOUNDS))),
+    "worm-rides": Proposal(
+        "worm-rides",
+        "The optional worm-ride module (Fremen rides before Shipment & Movement, each an entry: A24, H20) with the "
+        "engine's choices, on one stronghold",
+        Interpretation(), Bounds(**dict(WORM_BOUNDS))),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",

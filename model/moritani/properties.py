@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from model.expr import Param, count, implies
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
-from model.moritani import grumman, intrusion, nexus, separation
+from model.moritani import grumman, intrusion, nexus, separation, worms
 from model.moritani.steps import step_properties
 from model.properties import Property, always, sometimes
 
@@ -50,7 +50,7 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
             v("entry_face").eq(k) & c.token_at(k, v("entry_loc")) for k in c.faces))
     fresh = c.all_of(implies(v("tstatus", k).eq(S.index("supply")), ~v("pid_shown", k)) for k in c.faces)
     fresh = fresh & c.all_of(v("pid", k).ne(v("pid", j)) for k in c.faces for j in c.faces if j < k)
-    settled = c.stage_is("ship_move", "mentat_end", "game_over", *MENTAT_STAGES)
+    settled = c.stage_is("ship_move", "mentat_end", "game_over", *MENTAT_STAGES, *(("worm",) if c.worms else ()))
     owed = c.all_of(v("terror_due", f).eq(c.none_dest) for f in c.rivals)
     if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
         owed = owed & ~v("ambassador_due")
@@ -79,7 +79,7 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
         always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
                "public IDs are distinct and a token back in supply carries an ID never shown"),
     ] + (traitor_invariants(c) if c.module else []) + _advisor_invariants(c) + step_properties(c) \
-        + nexus.properties(c) + grumman.properties(c)
+        + nexus.properties(c) + grumman.properties(c) + worms.properties(c)
 
 
 def traitor_invariants(c: Ctx) -> list[Property]:
@@ -150,7 +150,7 @@ def witnesses(c: Ctx) -> list[Property]:
             sometimes("witness-assassinate-leaders-dead", fires=("assassinate_leader",), when=~alive,
                       rules=("R43",), doc="a reveal names an already dead leader: legal, pays nothing"),
         ]
-    out += separation.witnesses(c) + intrusion.witnesses(c) + nexus.witnesses(c) + grumman.witnesses(c)
+    out += separation.witnesses(c) + intrusion.witnesses(c) + nexus.witnesses(c) + grumman.witnesses(c) + worms.witnesses(c)
     if c.face("Sneak Attack") is not None:
         out.append(sometimes("witness-sneak-into-aftermath", fires=("sneak_attack",),
                              when=(n > 0) & v("aftermath").eq(v("entry_loc")), rules=("R41", "R36")))

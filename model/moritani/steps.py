@@ -467,7 +467,8 @@ def _turn_sequence(c: Ctx) -> Property:
         & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard")) \
         & implies(c.stage_is("robbery_discard", "assassinate", "sabotage_gift", "sneak") & enters, into("entry_done")) \
         & implies(into(*mentat), c.stage_is(*mentat, *earlier)) \
-        & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:]))
+        & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:],
+                                                          *(("worm",) if c.worms else ())))
     if c.grumman:
         ok = ok & implies(into("collection"), c.stage_is("ship_move"))
     return always_step("turn-sequence", ok, ("R11", "R14", "R37", "H40"),

@@ -623,7 +623,32 @@ gspecs = [
       values=["tloc[Assassination]", "tloc[Atomics]", "spice[Moritani]"]),
 ]
 
+# The worm-ride module (model/moritani/worms.py): both engines count a ride as an entry (A24 every-arrival).
+QE = "0040ed192183ce5723b1b775287335aad5fe7d8b (docs/MORITANI_TERROR_RULES.md, entry checkpoint; catalogue R17)"
+RIDE_OPENS_TERROR = fired("open_terror", lambda m, pre, post: lab(m, pre, "entry_cause") == "worm ride")
+wspecs = [
+ dict(file="quintine-worm-ride-opens-terror.scenario.yaml", engine=Q, commit=QE, profile="worm-rides",
+      title="quintine: a Fremen worm ride into the token's stronghold is an entry and opens the Terror decision",
+      source='docs/MORITANI_TERROR_RULES.md (entry checkpoint: worm rides are entries; catalogue R17)',
+      why=["Fremen rides its desert forces into Arrakeen before Shipment & Movement, where Moritani's token lies."],
+      cites=["A24", "R17", "R11"], goal=RIDE_OPENS_TERROR, values=["entrant", "entry_cause", "rides"]),
+ dict(file="treachery-worm-ride-opens-terror.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      bounds={"worm_rides": True, "factions": ("Moritani", "Atreides", "Fremen"), "strongholds": ("Arrakeen",),
+              "ambassador": None, "alliances": (), "forces": (("Atreides", 1, 1), ("Fremen", 0, 2))},
+      title="treachery-online: a worm ride checks intrusions, so it opens the Terror decision",
+      source="Shared/Events/YellowRidesMonster.cs:172 (CheckIntrusion after the ride); Shared/Game_Move.cs:790-796",
+      why=["Fremen rides its desert forces into Arrakeen, where Moritani's token lies."],
+      cites=["A24", "R17"], goal=RIDE_OPENS_TERROR, values=["entrant", "entry_cause", "rides"]),
+ dict(file="quintine-worm-rides-continue-after-the-entry.scenario.yaml", engine=Q, commit=QE, profile="worm-rides",
+      title="quintine: after a ride's Terror entry is resolved, the ride sequence continues and Fremen rides again",
+      source='catalogue H20 (finishTerrorEntry runs nextWormRide exactly once; docs/TERROR_DISCARD_CONTINUATIONS.md)',
+      why=["Fremen's first ride opens Terror; once the entry is resolved the rides resume and Fremen rides again."],
+      cites=["H20", "A24"], goal=fired("worm_ride", lambda m, pre, post: raw(m, pre, "rides") == 1
+                                     and lab(m, pre, "tstatus[Atomics]") != "supply"),
+      values=["rides", "entrant"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))

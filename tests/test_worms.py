@@ -1,0 +1,50 @@
+"""The worm-ride module (model/moritani/worms.py; A24, R17, R11, H20): both entry-cause readings hold with every
+witness, the rides continue after each entry, every check of the module has a seeded defect, and a ride owes a
+Terror decision exactly when the switch says so."""
+from __future__ import annotations
+
+import pytest
+
+from checks.config import CheckConfig
+from checks.engines.explicit import Explorer
+from model.errors import ModelError
+from model.moritani.build import build_model
+from model.moritani.config import Bounds, Interpretation
+from model.moritani.defects import DEFECTS
+from model.moritani.profiles import PROFILES, WORM_BOUNDS
+
+WORMS = Bounds(**dict(WORM_BOUNDS))
+
+
+def test_module_off_adds_nothing():
+    m = build_model()
+    assert "worm" not in m.vocabulary.Stage.labels and "worm ride" not in m.vocabulary.Cause.labels
+    assert not {r.name for r in m.rules if "ride" in r.name}
+
+
+def test_needs_fremen_in_the_desert():
+    with pytest.raises(ModelError, match="needs Fremen"):
+        Bounds(worm_rides=True)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("causes, states", [("every-arrival", 166_566), ("shipment-and-movement", 128_368)])
+def test_both_readings_hold_with_every_witness(causes, states):
+    m = build_model(WORMS, Interpretation.of(entry_causes=causes))
+    assert WORMS == PROFILES["worm-rides"].bounds
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.complete and not ex.violations and not ex.deadlocks
+    assert {p.name for p in m.properties if p.kind == "witness"} <= set(ex.witnesses)
+    assert len(ex.states) == states
+    opens = "witness-ride-opens-terror" in ex.witnesses
+    assert opens == (causes == "every-arrival")
+
+
+def test_every_module_check_has_a_defect_aimed_at_it():
+    base = {p.name for p in build_model().properties}
+    added = set()
+    for causes in ("every-arrival", "shipment-and-movement"):
+        added |= {p.name for p in build_model(WORMS, Interpretation.of(entry_causes=causes)).properties} - base
+    checks = {n for n in added if not n.startswith("witness-")}
+    assert checks == {"ride-continues", "entry-causes-respected"}
+    assert checks <= {d.target for d in DEFECTS}
