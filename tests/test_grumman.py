@@ -117,3 +117,13 @@ def test_both_modules_at_once(holder, states, witness):
     _, ex, violated, missing = _explore(bounds, Interpretation())
     assert violated == {} and missing == [] and witness in ex.witnesses
     assert len(ex.states) == states
+
+
+@pytest.mark.slow
+def test_relational_leak_proof_goes_through_with_both_modules():
+    """The `placement-window` lemma admits Cunning onto a stack Grumman made; without that the relational
+    induction on `grumman-nexus` stopped at `bounded` (6 steps). About 90 s per rival, so one rival here."""
+    from checks.analyses.leaks_z3 import leak_proof
+    from model.moritani import GAME
+    out = leak_proof(GAME.build(PROFILES["grumman-nexus"], unbounded=True), observers=["Atreides"])
+    assert [v[0] for v in out.values()] == ["proved"], out

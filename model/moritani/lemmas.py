@@ -10,7 +10,8 @@ state of the explicit graph.
 """
 from __future__ import annotations
 
-from model.expr import Expr, all_of, implies
+from model.expr import Const, Expr, all_of, implies
+from model.moritani import grumman
 from model.moritani.nexus import card_lemmas
 from model.moritani.stacks import sharing
 from model.properties import Property, always
@@ -54,9 +55,13 @@ def lemmas(model) -> list[Property]:
 def _empty_or_cunning(c, dest) -> Expr:
     """No token at dest, unless Moritani's Nexus card has been played (Cunning stacks onto one, R48)."""
     empty = ~c.any_token_at(dest)
+    if grumman.addition_at_placement(c):  # the high side lets the placement go onto a token (R46)
+        empty = empty | grumman.high(c)
     if c.nexus and c.fac(c.bounds.nexus_card) == c.M:
-        # The Cunning declaration just spent the card: the commit makes the first and only pair.
-        return empty | (c.v("nexus_holder").eq(c.none_ally) & c.v("cunning_played").eq(1) & ~sharing(c))
+        # The Cunning declaration just spent the card: the commit makes the first and only pair (with the
+        # Grumman module a stack may already lie there).
+        first = Const(True) if c.grumman else ~sharing(c)
+        return empty | (c.v("nexus_holder").eq(c.none_ally) & c.v("cunning_played").eq(1) & first)
     return empty
 
 
