@@ -100,6 +100,11 @@ EXPECTED_DEPTH = {
     "ride-continuation-skipped": 5,
     "ride-ignores-entry-causes": 6,
     "ride-resumes-at-close": 8,
+    # Finite-deck module (model/moritani/deck.py), on the finite-deck bounds.
+    "draw-from-nothing": 11,
+    "reshuffle-keeps-discards": 20,
+    "discard-vanishes": 10,
+    "reshuffle-while-deck-lasts": 20,
 }
 
 

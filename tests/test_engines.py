@@ -22,6 +22,7 @@ REPOS = {"quintine": "https://github.com/Quintine/Dune",
 # Each engine's profiles: the engine's own, and the Nexus card module with that engine's choices.
 ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine", "grumman": "quintine",
              "grumman-nexus": "quintine", "worm-rides": "quintine",
+             "finite-deck": "quintine",
              "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
 
 

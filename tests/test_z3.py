@@ -55,6 +55,14 @@ AGREEMENT_CONFIGS |= {
     "small-worm-rides": (_WORMS, Interpretation()),
     "small-worm-rides-shipment-and-movement": (_WORMS, Interpretation.of(entry_causes="shipment-and-movement")),
 }
+# A finite deck of one card with the bidding card: the deck runs out, the discard pile is reshuffled, and a Robbery
+# may find nothing (A16), under both choices.
+_DECK = Bounds(factions=("Moritani", "Atreides"), strongholds=("Arrakeen",), ambassador=None, alliances=(),
+               faces=("Robbery", "Sabotage"), deck=1, bidding=True, karama=(), forces=(("Atreides", 1, 1),))
+AGREEMENT_CONFIGS |= {
+    "small-finite-deck": (_DECK, Interpretation()),
+    "small-finite-deck-nothing": (_DECK, Interpretation.of(robbery_empty_deck="nothing")),
+}
 
 
 @pytest.mark.heavy
@@ -87,6 +95,7 @@ def test_reachable_layers_agree():
 # BMC runs whose test took 5 s or more on 2 cores (measured on the merged state of issues 12/16/18/19): they
 # run under `-m slow`; the default run keeps BMC agreement for every cheaper defect (its bounded form).
 SLOW_BMC: set = {
+    "reshuffle-keeps-discards", "reshuffle-while-deck-lasts",
     "acceptance-removes-token", "advisor-entry-overwrites-terror", "alliance-swap-one-sided",
     "assassination-skips-close", "atomics-penalty-follows-new-ally", "atomics-spares-moritani",
     "bounty-paid-by-entrant", "decline-keeps-decision", "decline-refunds-shipment", "eome-duplicates-token",

@@ -21,7 +21,7 @@ import dataclasses
 from pathlib import Path
 
 from checks.formats.inputs import load_yaml
-from checks.formats.relations import AtMost, Exclusive, OncePerRow, Requires, Within
+from checks.formats.relations import AtMost, Exclusive, NeedsRow, NotBoth, OncePerRow, Requires, Within
 from checks.formats.schema import INVALID, Boolean, Choice, Integer, ListOf, Loc, Record, Row, Text, _pos
 from model.errors import InputError, ModelError, choices
 
@@ -58,7 +58,7 @@ def bound_node(shape: dict, default=None):
     """One bounds entry's node, from its shape (`Game.bound_shapes`)."""
     kind, doc, dflt = shape["kind"], shape.get("why", ""), _json_default(default)
     if kind == "int":
-        return Integer(shape["min"], shape["max"], doc=doc, default=dflt)
+        return Integer(shape["min"], shape["max"], doc=doc, default=dflt, null=bool(shape.get("null")))
     if kind == "bool":
         return Boolean(doc=doc, default=dflt)
     if kind == "enum":
@@ -86,6 +86,10 @@ def bounds_schema(game, base=None) -> Record:
             relations.append(AtMost(key, shape["at_most"], why))
         if shape.get("once"):
             relations.append(OncePerRow(key, why))
+        for other in shape.get("excludes", ()):
+            relations.append(NotBoth(key, other, why))
+        if shape.get("needs_row"):
+            relations.append(NeedsRow(key, *shape["needs_row"], why))
     return Record(fields, relations=tuple(relations), defaults=defaults, what="bound", optional_null=True,
                   doc="the finite game the proposal is checked on; entries not given keep the engine defaults")
 

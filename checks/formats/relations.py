@@ -155,6 +155,59 @@ class OncePerRow:
 
 
 @dataclass(frozen=True)
+class NotBoth:
+    """The flags `field` and `other` (effective values) are not both true (two optional modules that cannot be
+    combined yet)."""
+
+    field: str
+    other: str
+    why: str
+
+    def check(self, rec: Record, values, bad, raw, loc: Loc) -> None:
+        if self.field in bad or self.other in bad:
+            return
+        if rec.effective(values, self.field) is True and rec.effective(values, self.other) is True:
+            where = loc.value(raw, self.field) if self.field in values else loc.value(raw, self.other) \
+                if self.other in values else loc
+            where.error(f"{loc._join(self.field)} and {loc._join(self.other)} are both on; {self.why}")
+
+    def json(self, rec: Record) -> list:
+        on = {"const": True}
+        return [{"not": {"allOf": [_given_or_default(self.field, on, rec.defaults.get(self.field) is True),
+                                   _given_or_default(self.other, on, rec.defaults.get(self.other) is True)]}}]
+
+
+@dataclass(frozen=True)
+class NeedsRow:
+    """When the flag `field` is true, the rows of `rows` (effective value) hold one whose first column is `key` and
+    whose column `column` is at least 1 (worm rides need Fremen forces in the open desert)."""
+
+    field: str
+    rows: str
+    key: str
+    column: int
+    why: str
+
+    def _holds(self, rows) -> bool:
+        return any(r and r[0] == self.key and isinstance(r[self.column], int) and r[self.column] >= 1
+                   for r in rows or [])
+
+    def check(self, rec: Record, values, bad, raw, loc: Loc) -> None:
+        if self.field in bad or self.rows in bad or rec.effective(values, self.field) is not True:
+            return
+        if not self._holds(rec.effective(values, self.rows)):
+            where = loc.value(raw, self.field) if self.field in values else loc.value(raw, self.rows)
+            where.error(f"{loc._join(self.field)} is on but {loc._join(self.rows)} has no row "
+                        f"[{self.key}, ..., at least 1 in column {self.column + 1}]; {self.why}")
+
+    def json(self, rec: Record) -> list:
+        row = {"type": "array", "prefixItems": [{"const": self.key}] + [True] * (self.column - 1) + [{"minimum": 1}]}
+        return [{"if": _given_or_default(self.field, {"const": True}, rec.defaults.get(self.field) is True),
+                 "then": _given_or_default(self.rows, {"type": "array", "contains": row},
+                                           self._holds(rec.defaults.get(self.rows)))}]
+
+
+@dataclass(frozen=True)
 class Exclusive:
     """At most one of these keys is given (a switch named by its key and by its ID)."""
 

@@ -169,15 +169,20 @@ class Text(Node):
 
 @dataclass(frozen=True)
 class Integer(Node):
+    """A whole number in [lo, hi] (`null`: YAML's empty value is allowed too, meaning none)."""
+
     lo: int = 0
     hi: int = 10**6
     doc: str = ""
     default: object = None
+    null: bool = False
 
     def describe(self) -> str:
-        return f"a whole number from {self.lo} to {self.hi}"
+        return f"a whole number from {self.lo} to {self.hi}" + (" (or empty: none)" if self.null else "")
 
     def check(self, value, loc: Loc):
+        if value is None and self.null:
+            return None
         n = _integral(value)
         if n is None:
             loc.error(f"expected {self.describe()}; found {found(value)}")
@@ -188,7 +193,8 @@ class Integer(Node):
         return n
 
     def json(self) -> dict:
-        return self._meta({"type": "integer", "minimum": self.lo, "maximum": self.hi})
+        return self._meta({"type": ["integer", "null"] if self.null else "integer", "minimum": self.lo,
+                           "maximum": self.hi})
 
 
 @dataclass(frozen=True)

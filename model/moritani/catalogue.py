@@ -40,8 +40,6 @@ NOT_MODELLED = {
     # -- ambiguities -----------------------------------------------------------------------------
     "A15": "Sneak Attack sector in a multi-sector territory. The model has no sectors: Sneak Attack forces "
            "arrive in the entry stronghold itself.",
-    "A16": "Robbery with an empty deck. The deck is not modelled (cards are anonymous counts), so drawing the "
-           "top card always adds one card to Moritani's hand.",
 
     "A22": "Atomics in a territory with a concealed No-Field (engine gates it). No No-Field in the model.",
 

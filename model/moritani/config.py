@@ -145,6 +145,13 @@ SWITCHES = (
            "only shipment and movement as R11 words it?",
            "engine: the entry receipt classes worm rides, Guild transport, Ambassador arrivals and Homeworld "
            "revival as entries (R17)"),
+    Switch("robbery-empty-deck", ("A16", "R39"),
+           ("reshuffle", "nothing"), "reshuffle",
+           "Robbery's card option when the Treachery deck is empty (only with bounds.deck): the discard pile is "
+           "shuffled into a new deck and its top card drawn, or there is no top card and the Robbery gives nothing "
+           "(with both piles empty it gives nothing under either choice)",
+           "engine: the ordinary draw, which may refill from the discard pile; with both piles empty nothing "
+           "happens and no card is invented"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",
@@ -225,6 +232,9 @@ class Bounds:
     # Optional module (model/moritani/worms.py): Fremen worm rides before each Shipment & Movement, each an entry
     # (switch entry-causes, A24). Needs Fremen among the factions, with forces in the open desert. Off by default.
     worm_rides: bool = False
+    # Optional module (model/moritani/deck.py): a finite Treachery deck of this many face-down cards (besides the
+    # starting hands) and a discard pile (A16). None (the default): cards are counts and a draw always succeeds.
+    deck: int | None = None
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -276,6 +286,8 @@ class Bounds:
         if self.grumman and self.assassinate_leaders:
             raise ModelError("bounds.grumman and bounds.assassinate_leaders cannot be combined yet (the Collection "
                              "step would sit between the battle and the Mentat Pause); turn one of them off")
+        if self.deck is not None and not 0 <= self.deck <= 12:
+            raise ModelError("bounds.deck must be 0..12 (or empty: no finite deck)")
         if self.ambassador is not None and self.ambassador not in self.strongholds:
             raise ModelError(f"ambassador stronghold '{self.ambassador}' not in bounds.strongholds; "
                              f"valid: {choices(self.strongholds)}")
@@ -308,12 +320,13 @@ def bound_shapes() -> dict:
     generated (`rulecheck interpretations --schema`). `Bounds.__post_init__` enforces the same rules on
     the model side (tests/test_schema.py checks on generated bounds that the two agree).
 
-    kinds: `int` (`min`..`max`), `bool`, `enum` (`values`, `null`: may be empty), `list` (`items`: a
+    kinds: `int` (`min`..`max`, `null`: may be empty), `bool`, `enum` (`values`, `null`: may be empty), `list` (`items`: a
     list of choices or an int range {min, max}; `min`/`max` entries; `unique`; `first`: the first
     entry) and `rows` (fixed-width lists; `items` per column; `distinct`: a row's entries differ;
     `key`: a column whose values are unique; `once`: a value is in at most one row). Relations:
     `within` (every choice is in another entry's list, given or default), `at_most` (another entry's
-    number). `why` says the rule in words for error messages; `invalid` what a wrong choice is.
+    number), `excludes` (flags that may not be on with this one), `needs_row` ([rows entry, first column,
+    column]: when this flag is on, a row with that first column and at least 1 in that column). `why` says the rule in words for error messages; `invalid` what a wrong choice is.
 
     >>> bound_shapes()["forces"]["width"]
     3
@@ -350,6 +363,10 @@ def bound_shapes() -> dict:
         "assassinate_leaders": {"kind": "bool"},
         "nexus_card": {"kind": "enum", "values": factions, "null": True, "within": "factions",
                        "why": "Moritani's Nexus card is held by one of bounds.factions (or nobody: empty)"},
-        "grumman": {"kind": "bool"},
-        "worm_rides": {"kind": "bool"},
+        "grumman": {"kind": "bool", "excludes": ["assassinate_leaders"],
+                    "why": "the Grumman and Assassinate Leaders modules cannot be combined yet; turn one of them off"},
+        "worm_rides": {"kind": "bool", "excludes": ["assassinate_leaders"], "needs_row": ["forces", "Fremen", 2],
+                       "why": "worm rides need Fremen with forces in the open desert (bounds.forces: [Fremen, "
+                              "reserves, desert]) and cannot be combined with Assassinate Leaders yet"},
+        "deck": count | {"null": True, "why": "face-down Treachery cards at the start (empty: no finite deck)"},
     }

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import (ASSASSINATE_BOUNDS, GRUMMAN_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS,
+from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS,
                                      WORM_BOUNDS)
 
 
@@ -45,6 +45,7 @@ MODULE = (("assassinate_leaders", True),)
 CUNNING, BETRAYAL = (("nexus_card", "Moritani"),), (("nexus_card", "Atreides"),)
 GRUMMAN = (("grumman", True),)
 WORMS = (("worm_rides", True),)
+DECK = (("deck", 1),)
 # Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
 # alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
 SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
@@ -283,6 +284,19 @@ DEFECTS = (
     Defect("ride-resumes-at-close", "nothing-pending-outside-its-window", ("H20", "H35"),
            "the ride sequence resumes when the ride's Terror entry closes, before the arrival is settled "
            "(finishTerrorEntry resuming nextWormRide itself)", WORM_BOUNDS, WORMS),
+    # Finite-deck module (model/moritani/deck.py).
+    Defect("draw-from-nothing", "card-conservation", ("A16", "R39"),
+           "a Robbery or bidding draw with both the deck and the discard pile empty still adds a card to the hand "
+           "(treachery.online adds the null its draw returns)", DECK_BOUNDS, DECK),
+    Defect("reshuffle-keeps-discards", "card-conservation", ("A16",),
+           "shuffling the discard pile into a new deck leaves the pile in place: every discarded card exists twice",
+           DECK_BOUNDS, DECK),
+    Defect("discard-vanishes", "card-conservation", ("R39", "R40", "H18", "H33"),
+           "a discarded card (Robbery overflow, Sabotage, Atomics trim) leaves the game instead of the discard pile",
+           DECK_BOUNDS, DECK),
+    Defect("reshuffle-while-deck-lasts", "reshuffle-only-when-empty", ("A16",),
+           "every draw first shuffles the discard pile back into the deck, though the deck still has cards",
+           DECK_BOUNDS, DECK),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

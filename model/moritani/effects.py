@@ -8,7 +8,7 @@ steps themselves so that a retry which draws again is caught (H7).
 from __future__ import annotations
 
 from model.expr import Const, Div, Param, half_up, ite, minimum
-from model.moritani import intrusion, stacks, worms
+from model.moritani import deck, intrusion, stacks, worms
 from model.moritani.arrivals import advisor_eligible, ambassador_eligible
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
@@ -74,6 +74,7 @@ def _atomics(c: Ctx) -> list[Rule]:
     v, M, b = c.v, c.M, c.bounds
     l = Param("l")
     eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done")}
+    trims = []
     if c.advisors_coexist():
         eff[("advisors", (l,))] = Const(0)  # every force there dies, advisors with the rest
     for f in range(len(b.factions)):
@@ -86,7 +87,9 @@ def _atomics(c: Ctx) -> list[Rule]:
             eff[("tanks", (Const(f),))] = v("tanks", f) + v("forces", f, l)
         lim = b.hand_limit - 1
         hit = Const(True) if f == M else v("ally", M).eq(f)
-        eff[("hand", (Const(f),))] = ite(hit, minimum(v("hand", f), lim), v("hand", f))
+        eff[("hand", (Const(f),))], lost = deck.trimmed(c, f, lim, hit)
+        trims.append(lost)
+    eff |= deck.discard(c, *trims)  # the trimmed cards go to the discard pile (finite deck only)
     if c.has("atomics-returns-to-supply"):  # the bug: the spent token goes back to supply for reuse
         eff[("tstatus", (Const(c.face("Atomics")),))] = Const(c.Status.index("supply"))
     r = _reveal(c, "Atomics", (P("l", c.Dest),), eff, ("R36", "A10", "H33"),
@@ -114,6 +117,11 @@ def _robbery(c: Ctx) -> list[Rule]:
     elif c.has("robbery-rounding-to-bank"):  # the bug: Moritani gets half rounded down, the bank the odd one
         gains = {("spice", (Const(M),)): v("spice", M) + Div(v("spice", e), 2), ("bank", ()): v("bank") + take
                  - Div(v("spice", e), 2)}
+    card = {("hand", (Const(M),)): v("hand", M) + 1, ("stage", ()): ite(over, c.st("robbery_discard"), done)}
+    if deck.enabled(c):  # A16: the top card of a finite deck, if there is one
+        reshuffle = deck.robbery_reshuffles(c)
+        over = v("hand", M) + ite(deck.drew(c, reshuffle), 1, 0) > c.hand_limit(M)
+        card = deck.draw(c, Const(M), reshuffle) | {("stage", ()): ite(over, c.st("robbery_discard"), done)}
     return [
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
@@ -123,11 +131,10 @@ def _robbery(c: Ctx) -> list[Rule]:
              {("spice", (e,)): v("spice", e) - take,
               **({("robbed", ()): True} if c.has("robbery-takes-both") else {("stage", ()): done})} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
-        Rule("rob_card", (), c.stage_is("robbery"),
-             {("hand", (Const(M),)): v("hand", M) + 1, ("stage", ()): ite(over, c.st("robbery_discard"), done)}, ("R39", "H18"), actor=Const(M),
-             doc="draw the top Treachery card even with a full hand; discard down if over"),
+        Rule("rob_card", (), c.stage_is("robbery"), card, ("R39", "H18") + (("A16",) if deck.enabled(c) else ()),
+             actor=Const(M), doc="draw the top Treachery card even with a full hand; discard down if over"),
         Rule("robbery_discard", (), c.stage_is("robbery_discard"),
-             {("hand", (Const(M),)): v("hand", M) - 1, ("stage", ()): done}, ("R39", "H18"),
+             {("hand", (Const(M),)): v("hand", M) - 1, ("stage", ()): done} | deck.discard(c, Const(1)), ("R39", "H18"),
              actor=Const(M)),
     ]
 
@@ -146,12 +153,15 @@ def _sabotage(c: Ctx) -> list[Rule]:
         gift_guard = gift_guard & fits
     elif policy == "force-discard":
         new_hand = minimum(v("hand", e) + 1, c.hand_limit_param(e))
+    # A gift the entrant cannot keep (force-discard at its limit) goes to the discard pile (finite deck only).
+    gift_discard = deck.discard(c, ite(fits, 0, 1)) if policy == "force-discard" else {}
     return [
         _reveal(c, "Sabotage", (), {
-            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("stage", ()): c.st("sabotage_gift")}, ("R40", "H18"),
+            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("stage", ()): c.st("sabotage_gift")}
+            | deck.discard(c, ite(has, 1, 0)), ("R40", "H18"),
             "Sabotage: a random card of the entrant is discarded"),
         Rule("gift_card", (P("e", c.F),), gift_guard,
-             {("hand", (Const(M),)): v("hand", M) - 1, ("hand", (e,)): new_hand, ("stage", ()): done},
+             {("hand", (Const(M),)): v("hand", M) - 1, ("hand", (e,)): new_hand, ("stage", ()): done} | gift_discard,
              ("R40", "A12", "H19"), actor=Const(M), doc="Moritani gives the entrant a card of its choice"),
         Rule("no_gift", (), c.stage_is("sabotage_gift"), {("stage", ()): done}, ("R40", "H19"),
              actor=Const(M)),

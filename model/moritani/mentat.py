@@ -11,7 +11,7 @@ placement while it is unused, the Extortion while its 5 are reserved.
 from __future__ import annotations
 
 from model.expr import Const, Param, ite
-from model.moritani import grumman, nexus, separation, worms
+from model.moritani import deck, grumman, nexus, separation, worms
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -257,8 +257,10 @@ def turn_rules(c: Ctx) -> list[Rule]:
     if not b.bidding:
         return rules
     f = Param("f")
-    rules.append(Rule("draw_card", (P("f", c.F),), c.stage_is("bidding") & (v("hand", f) < c.hand_limit_param(f)),
-                      {("hand", (f,)): v("hand", f) + 1, ("stage", ()): c.st(shipping)},
+    guard, won = c.stage_is("bidding") & (v("hand", f) < c.hand_limit_param(f)), {("hand", (f,)): v("hand", f) + 1}
+    if deck.enabled(c):  # a card is auctioned only if one can be drawn (the discard pile reshuffled if need be)
+        guard, won = guard & deck.drew(c), deck.draw(c, f)
+    rules.append(Rule("draw_card", (P("f", c.F),), guard, won | {("stage", ()): c.st(shipping)},
                       ("R5", "H33"), actor=f, doc="a faction wins the Treachery card (within its hand limit)"))
     rules.append(Rule("no_card", (), c.stage_is("bidding"), {("stage", ()): c.st(shipping)}, (),
                       kind="system"))

@@ -124,6 +124,10 @@ def narrate(model, action, pre, post, secret=None) -> str:
         text = text.replace("{n} forces", "1 force")
     if name in ("ship", "move") and "n" in raw and raw["n"] != 1:  # the Grumman module's groups (R45)
         text = text.replace("1 force", "{n} forces").replace("paying 1 spice", "paying {n} spice")
+    if name == "rob_card" and c.bounds.deck is not None and model.get(post, "hand", c.M) == g("hand", c.M):
+        text = "Robbery: Moritani takes the card option, but there is no card to draw (A16)"
+    elif name == "rob_card" and c.bounds.deck is not None and g("deck") == 0:
+        text = "Robbery: the discard pile is shuffled into a new deck and Moritani draws its top card (A16)"
     half = (g("spice", raw["e"]) + 1) // 2 if "e" in raw else 0
     fate = ""
     if name == "assassinate_leader":

@@ -55,6 +55,11 @@ GRUMMAN_NEXUS_BOUNDS = GRUMMAN_BOUNDS + (("nexus_card", "Moritani"), ("alliances
 WORM_BOUNDS = (("worm_rides", True), ("factions", ("Moritani", "Atreides", "Fremen")), ("strongholds", ("Arrakeen",)),
                ("ambassador", None), ("alliances", ()), ("forces", (("Atreides", 1, 1), ("Fremen", 0, 2))))
 
+# A finite Treachery deck (model/moritani/deck.py) of one card with the bidding card on offer each turn, on one
+# stronghold: the deck runs out, the discard pile is reshuffled, and a Robbery may find nothing to draw (A16).
+# docs/checking.md, "Finite deck".
+DECK_BOUNDS = (("deck", 1), ("bidding", True), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"))
+
 # treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
 TREACHERY_ONLINE = Interpretation.of(
     terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
@@ -122,6 +127,11 @@ PROFILES = {
         "The optional worm-ride module (Fremen rides before Shipment & Movement, each an entry: A24, H20) with the "
         "engine's choices, on one stronghold",
         Interpretation(), Bounds(**dict(WORM_BOUNDS))),
+    "finite-deck": Proposal(
+        "finite-deck",
+        "The optional finite-deck module (a one-card Treachery deck and its discard pile; Robbery with an empty "
+        "deck, A16) with the engine's choices and the bidding card, on one stronghold",
+        Interpretation(), Bounds(**dict(DECK_BOUNDS))),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",

@@ -8,7 +8,7 @@ the exact pending token to supply with fresh IDs (R20, H12, H21).
 from __future__ import annotations
 
 from model.expr import Const, Param, ite, minimum
-from model.moritani import separation, stacks
+from model.moritani import deck, separation, stacks
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -48,6 +48,7 @@ def _accept_effects(c: Ctx) -> dict:
         # The penalty moves to the new ally (A10 alternative): trim its hand at once.
         lim = c.bounds.hand_limit - 1
         eff[("hand", (e,))] = ite(v("aftermath").ne(c.none_dest), minimum(v("hand", e), lim), v("hand", e))
+        eff |= deck.discard(c, ite(v("aftermath").ne(c.none_dest), v("hand", e) - minimum(v("hand", e), lim), 0))
     eff[("stage", ())] = Const(c.st("entry_done"))
     return eff | separation.formed_effects(c)
 

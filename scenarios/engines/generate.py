@@ -648,7 +648,32 @@ wspecs = [
       values=["rides", "entrant"]),
 ]
 
+# The finite-deck module (model/moritani/deck.py): both engines' Robbery card is the ordinary draw (A16 reshuffle).
+QD = "0040ed192183ce5723b1b775287335aad5fe7d8b (catalogue A16: the Robbery card is the ordinary draw)"
+ROB_EMPTY = fired("rob_card", lambda m, pre, post: raw(m, pre, "deck") == 0 and raw(m, pre, "discards") == 0)
+ROB_RESHUFFLE = fired("rob_card", lambda m, pre, post: raw(m, pre, "deck") == 0 and raw(m, pre, "discards") > 0)
+dspecs = [
+ dict(file="quintine-robbery-with-both-piles-empty-draws-nothing.scenario.yaml", engine=Q, commit=QD,
+      profile="finite-deck",
+      title="quintine: the Robbery card option with the deck and the discard pile both empty draws nothing",
+      source="catalogue A16 (the ordinary draw; with both piles empty nothing happens and no card is invented)",
+      why=["The bidding card emptied the one-card deck; Moritani takes the Robbery card option with nothing to draw."],
+      cites=["A16", "R39"], goal=ROB_EMPTY, values=["hand[Moritani]", "deck", "discards"]),
+ dict(file="quintine-robbery-reshuffles-the-discard-pile.scenario.yaml", engine=Q, commit=QD, profile="finite-deck",
+      title="quintine: the Robbery card option on an empty deck shuffles the discard pile into a new deck",
+      source="catalogue A16 (the Robbery card is the ordinary draw, which may refill from the discard pile)",
+      why=["The deck is empty and a Sabotage discard lies on the pile; the Robbery card reshuffles it and draws."],
+      cites=["A16", "R39", "R40"], goal=ROB_RESHUFFLE, values=["hand[Moritani]", "deck", "discards"]),
+ dict(file="treachery-robbery-reshuffles-the-discard-pile.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds={"deck": 1, "bidding": True, "strongholds": ("Arrakeen",),
+                                          "ambassador": "Arrakeen"},
+      title="treachery-online: the Robbery card draw shuffles the discard pile into an empty deck",
+      source="Shared/Game_Bidding.cs:354-374 (DrawTreacheryCard reshuffles); Shared/Events/TerrorRevealed.cs:214",
+      why=["The deck is empty and the discard pile holds a card; the Robbery card reshuffles it and draws."],
+      cites=["A16", "R39"], goal=ROB_RESHUFFLE, values=["hand[Moritani]", "deck", "discards"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
