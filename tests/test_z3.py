@@ -63,6 +63,13 @@ AGREEMENT_CONFIGS |= {
     "small-finite-deck": (_DECK, Interpretation()),
     "small-finite-deck-nothing": (_DECK, Interpretation.of(robbery_empty_deck="nothing")),
 }
+# Moritani's setup beside a garrison: under `territory` the open desert too (R1, A27).
+_SETUP = dataclasses.replace(SMALL, setup_forces=1, moritani_forces=2, garrisons=(("Atreides", "Arrakeen", 1),),
+                             strongholds=("Arrakeen", "Carthag"), ambassador=None, forces=(("Atreides", 1, 0),))
+AGREEMENT_CONFIGS |= {
+    "small-setup-stronghold": (_SETUP, Interpretation()),
+    "small-setup-territory": (_SETUP, Interpretation.of(setup_destination="territory")),
+}
 
 
 @pytest.mark.heavy

@@ -80,8 +80,10 @@ def bounds_schema(game, base=None) -> Record:
     for key, shape in game.bound_shapes.items():
         fields[key] = bound_node(shape, defaults.get(key))
         why = shape.get("why", "")
-        if shape.get("within"):
-            relations.append(Within(key, shape["within"], why, column=shape.get("key")))
+        within = shape.get("within")
+        for column, other in (within.items() if isinstance(within, dict) else ((shape.get("key"), within),)):
+            if other:
+                relations.append(Within(key, other, why, column=column))
         if shape.get("at_most"):
             relations.append(AtMost(key, shape["at_most"], why))
         if shape.get("once"):

@@ -126,7 +126,7 @@ class AtMost:
         hi = rec.fields[self.other]
         da, db = rec.defaults.get(self.field), rec.defaults.get(self.other)
         return [{"if": _given_or_default(self.other, {"const": v}, db == v),
-                 "then": _given_or_default(self.field, {"maximum": v}, da is not None and da <= v)}
+                 "then": _given_or_default(self.field, {"maximum": v}, da is None or da <= v)}
                 for v in range(hi.lo, hi.hi + 1)]
 
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from model.game import GameModel
-from model.moritani import (arrivals, assassinate, effects, faults, grumman, intrusion, mentat, nexus,
+from model.moritani import (arrivals, assassinate, effects, faults, grumman, intrusion, mentat, nexus, setup,
                              properties, separation, terror)
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
@@ -44,7 +44,7 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     }
     rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
              + assassinate.rules(c) + separation.rules(c) + intrusion.rules(c) + nexus.rules(c)
-             + grumman.collection_rules(c, mentat.first_mentat_stage(c)))
+             + grumman.collection_rules(c, mentat.first_mentat_stage(c)) + setup.rules(c, mentat.first_mentat_stage(c)))
     if edit_rules is not None:
         rules = list(edit_rules(list(rules)))
     props = properties.invariants(c, totals) + properties.witnesses(c)

@@ -5,9 +5,6 @@ from __future__ import annotations
 # omits it or where it is covered indirectly.
 NOT_MODELLED = {
     # -- rules -----------------------------------------------------------------------------------
-    "R1": "Moritani's setup (sets up last, 6 forces in an unoccupied territory, 14 in reserves, 12 spice). "
-          "The model starts after setup at the first Mentat Pause, with forces and spice taken from the bounds "
-          "(Moritani's forces all in reserves), not the printed quantities.",
     "R3": "Moritani's named leaders and Duke Vidal as a separate shared disc. Leaders are abstract (two per "
           "rival, with strengths, for the Assassination bounty); Moritani has none because it is never the "
           "entrant, and Duke Vidal is absent.",
@@ -38,19 +35,22 @@ NOT_MODELLED = {
 
     "R49": "Leader Skills interactions with Assassination, Sabotage and EoME. Leader Skills are not modelled.",
     # -- ambiguities -----------------------------------------------------------------------------
-    "A15": "Sneak Attack sector in a multi-sector territory. The model has no sectors: Sneak Attack forces "
-           "arrive in the entry stronghold itself.",
-
-    "A22": "Atomics in a territory with a concealed No-Field (engine gates it). No No-Field in the model.",
-
-    "A27": "Setup destination: 'unoccupied territory' vs 'unoccupied stronghold' (doc conflict). Setup is not "
-           "modelled (R1); Moritani starts with all its forces in reserves.",
-    "A29": "Timing of ally battle-card retention against capture, CHOAM income, Tech and Face Dancers. No "
-           "battles or retention in the model (R28).",
-    "A30": "Moritani taking Duke Vidal from captured or Ghola custody (engine gates it). No Duke Vidal in the "
-           "model.",
-    "A32": "Truthtrance or another hand-changing card played while a Robbery overflow discard is pending. The "
-           "model has no card identities or Truthtrance; the overflow discard follows the draw directly.",
+    "A15": ("Sneak Attack sector in a multi-sector territory. The model has one location per stronghold, no "
+           "sectors, and a storm that covers a whole stronghold, so there is no sector to choose. Quintine/Dune "
+           "takes the entry's recorded sector and rejects any other, so there is no engine choice to check either."),
+    "A22": ("Atomics in a territory with a concealed No-Field. The model has no Richese and no No-Field markers "
+           "(R16, H14). Quintine/Dune gates the case (quoteMoritaniAtomics rejects it), so an engine following it has "
+           "no timing to get wrong; modelling it means a No-Field module whose concealed value is a new secret "
+           "for the leak checks (H14)."),
+    "A29": ("Timing of ally battle-card retention against capture, CHOAM income, Tech and Face Dancers. All of it "
+           "happens in the battle phase after a battle is resolved; the model has no battle resolution (only the "
+           "Assassinate Leaders module's abstract battle step), no battle cards and no retention (R28)."),
+    "A30": ("Moritani taking Duke Vidal from captured or Ghola custody. Duke Vidal is not in the model, and "
+           "Quintine/Dune gates the case (Advanced Harkonnen configurations are blocked), so there is no engine "
+           "choice to check."),
+    "A32": ("Truthtrance or another hand-changing card played while a Robbery overflow discard is pending. Cards "
+           "are anonymous counts (the finite-deck module counts the deck and the discard pile, not names), so "
+           "no card can be played between the draw and the discard; the overflow discard follows the draw directly."),
     # -- hazards ---------------------------------------------------------------------------------
     "H5": "The supply epoch must not appear in any projection. Recorded as the private field next_pid; "
           "checked once the noninterference check exists (planned: noninterference/leak check).",

@@ -152,6 +152,12 @@ SWITCHES = (
            "(with both piles empty it gives nothing under either choice)",
            "engine: the ordinary draw, which may refill from the discard pile; with both piles empty nothing "
            "happens and no card is invented"),
+    Switch("setup-destination", ("A27", "R1"),
+           ("stronghold", "territory"), "stronghold",
+           "Where Moritani's setup forces may go (only with bounds.setup_forces): an unoccupied stronghold, or any "
+           "unoccupied territory (the open desert included)",
+           "engine (docs/CURRENT_STATUS.md, 7 Oct): an unoccupied printed stronghold, never a seated faction's "
+           "start; its rules document quotes 'any unoccupied territory' (E3 p.5)"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",
@@ -235,6 +241,13 @@ class Bounds:
     # Optional module (model/moritani/deck.py): a finite Treachery deck of this many face-down cards (besides the
     # starting hands) and a discard pile (A16). None (the default): cards are counts and a draw always succeeds.
     deck: int | None = None
+    # Rivals' starting forces in strongholds: (faction, stronghold, count) rows, at most one per faction (their
+    # home strongholds, say). Empty (the default): every rival starts in reserves and the open desert.
+    garrisons: tuple = ()
+    # Optional module (model/moritani/setup.py): Moritani sets up last, putting this many of its reserves into one
+    # unoccupied territory (R1; switch setup-destination, A27). None (the default): the game starts at the first
+    # Mentat Pause with Moritani's forces all in reserves.
+    setup_forces: int | None = None
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -286,6 +299,20 @@ class Bounds:
         if self.grumman and self.assassinate_leaders:
             raise ModelError("bounds.grumman and bounds.assassinate_leaders cannot be combined yet (the Collection "
                              "step would sit between the battle and the Mentat Pause); turn one of them off")
+        if len({f for f, _, _ in self.garrisons}) != len(self.garrisons):
+            raise ModelError("bounds.garrisons has two rows for one faction")
+        for f, where, count in self.garrisons:
+            if f not in self.factions[1:]:
+                raise ModelError(f"bounds.garrisons names '{f}', not a rival in bounds.factions; "
+                                 f"valid: {choices(self.factions[1:])}")
+            if where not in self.strongholds:
+                raise ModelError(f"bounds.garrisons: '{where}' is not in bounds.strongholds; "
+                                 f"valid: {choices(self.strongholds)}")
+            if not 1 <= count <= 4:
+                raise ModelError(f"bounds.garrisons for {f}: the count must be 1..4")
+        if self.setup_forces is not None and not 1 <= self.setup_forces <= self.moritani_forces:
+            raise ModelError("bounds.setup_forces must be 1..bounds.moritani_forces (Moritani sets up from its "
+                             "reserves), or empty: no setup")
         if self.deck is not None and not 0 <= self.deck <= 12:
             raise ModelError("bounds.deck must be 0..12 (or empty: no finite deck)")
         if self.ambassador is not None and self.ambassador not in self.strongholds:
@@ -307,7 +334,7 @@ class Bounds:
         out = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            out[f.name] = [list(x) for x in v] if f.name in ("alliances", "forces") else list(v) if isinstance(v, tuple) else v
+            out[f.name] = [list(x) for x in v] if f.name in ("alliances", "forces", "garrisons") else list(v) if isinstance(v, tuple) else v
         return out
 
 
@@ -324,7 +351,7 @@ def bound_shapes() -> dict:
     list of choices or an int range {min, max}; `min`/`max` entries; `unique`; `first`: the first
     entry) and `rows` (fixed-width lists; `items` per column; `distinct`: a row's entries differ;
     `key`: a column whose values are unique; `once`: a value is in at most one row). Relations:
-    `within` (every choice is in another entry's list, given or default), `at_most` (another entry's
+    `within` (every choice is in another entry's list, given or default; for rows, {column: entry}), `at_most` (another entry's
     number), `excludes` (flags that may not be on with this one), `needs_row` ([rows entry, first column,
     column]: when this flag is on, a row with that first column and at least 1 in that column). `why` says the rule in words for error messages; `invalid` what a wrong choice is.
 
@@ -368,5 +395,10 @@ def bound_shapes() -> dict:
         "worm_rides": {"kind": "bool", "excludes": ["assassinate_leaders"], "needs_row": ["forces", "Fremen", 2],
                        "why": "worm rides need Fremen with forces in the open desert (bounds.forces: [Fremen, "
                               "reserves, desert]) and cannot be combined with Assassinate Leaders yet"},
+        "garrisons": {"kind": "rows", "width": 3, "items": [rivals, list(STRONGHOLDS), {"min": 1, "max": 4}],
+                      "key": 0, "within": {0: "factions", 1: "strongholds"},
+                      "why": "a garrison is a rival in bounds.factions, a stronghold and 1 to 4 forces"},
+        "setup_forces": {"kind": "int", "min": 1, "max": 12, "null": True, "at_most": "moritani_forces",
+                         "why": "Moritani sets up from its reserves (empty: no setup)"},
         "deck": count | {"null": True, "why": "face-down Treachery cards at the start (empty: no finite deck)"},
     }

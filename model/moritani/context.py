@@ -71,7 +71,8 @@ class Ctx:
         self.secret_choices = ("open_terror",) if self.stacks else ()
         self.worms = b.worm_rides  # Fremen worm rides as entries (model/moritani/worms.py)
         self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ())
-                          + (GRUMMAN_STAGES if self.grumman else ()) + (("worm",) if self.worms else ()))
+                          + (GRUMMAN_STAGES if self.grumman else ()) + (("worm",) if self.worms else ())
+                          + (("setup",) if b.setup_forces is not None else ()))
         # A Grumman removal out of the game (A18) leaves a face nobody saw: a status of its own, still secret.
         set_aside = self.grumman and self.interp.choice("A18") == "out-of-game"
         self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
@@ -113,6 +114,11 @@ class Ctx:
             if name == self.bounds.factions[f]:
                 return (r, d)
         return (0, 0)
+
+    def garrison(self, f: int, loc: int) -> int:
+        """Rival f's starting forces in stronghold index `loc` (bounds.garrisons)."""
+        where = self.bounds.strongholds[loc] if loc < len(self.bounds.strongholds) else None
+        return sum(n for name, s, n in self.bounds.garrisons if name == self.bounds.factions[f] and s == where)
 
     def strength(self, j):
         """Printed strength of leader j (an expression over the Leader domain)."""

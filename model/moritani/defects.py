@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS,
+from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, SETUP_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS,
                                      WORM_BOUNDS)
 
 
@@ -46,6 +46,7 @@ CUNNING, BETRAYAL = (("nexus_card", "Moritani"),), (("nexus_card", "Atreides"),)
 GRUMMAN = (("grumman", True),)
 WORMS = (("worm_rides", True),)
 DECK = (("deck", 1),)
+SETUP = (("setup_forces", 1),)
 # Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
 # alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
 SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
@@ -297,6 +298,13 @@ DEFECTS = (
     Defect("reshuffle-while-deck-lasts", "reshuffle-only-when-empty", ("A16",),
            "every draw first shuffles the discard pile back into the deck, though the deck still has cards",
            DECK_BOUNDS, DECK),
+    # Setup module (model/moritani/setup.py).
+    Defect("setup-ignores-occupancy", "setup-unoccupied", ("R1",),
+           "Moritani's setup checks only the kind of destination, so it may set up beside another faction's forces",
+           SETUP_BOUNDS, SETUP),
+    Defect("setup-anywhere", "setup-unoccupied", ("A27", "R1"),
+           "under setup-destination stronghold the open desert is still offered for Moritani's setup", SETUP_BOUNDS,
+           SETUP),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

@@ -60,6 +60,11 @@ WORM_BOUNDS = (("worm_rides", True), ("factions", ("Moritani", "Atreides", "Frem
 # docs/checking.md, "Finite deck".
 DECK_BOUNDS = (("deck", 1), ("bidding", True), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"))
 
+# Moritani's setup (model/moritani/setup.py): Atreides starts with a force in Arrakeen, so under the engine's
+# `stronghold` choice Moritani sets up in Carthag, beside the Ecaz Ambassador. One of Moritani's three forces is
+# placed; two stay for the Sneak Attack. docs/checking.md, "Moritani's setup".
+SETUP_BOUNDS = (("setup_forces", 1), ("moritani_forces", 3), ("garrisons", (("Atreides", "Arrakeen", 1),)))
+
 # treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
 TREACHERY_ONLINE = Interpretation.of(
     terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
@@ -68,7 +73,7 @@ TREACHERY_ONLINE = Interpretation.of(
     sneak_attack_is_shipment="arrival-checks", assassination_without_leader="fizzles", bg_advisors_occupy="coexist",
     eome_when_reveal_blocked="offer-anyway", ally_separation="later-mover", stack_reveal="all-in-turn",
     cunning_reach="placement-and-move", betrayal_timing="any-time", grumman_addition="mentat-placement",
-    grumman_removal="to-supply", collection_operations="repeatable")
+    grumman_removal="to-supply", collection_operations="repeatable", setup_destination="territory")
 
 PROFILES = {
     "default": Proposal(
@@ -132,6 +137,11 @@ PROFILES = {
         "The optional finite-deck module (a one-card Treachery deck and its discard pile; Robbery with an empty "
         "deck, A16) with the engine's choices and the bidding card, on one stronghold",
         Interpretation(), Bounds(**dict(DECK_BOUNDS))),
+    "moritani-setup": Proposal(
+        "moritani-setup",
+        "The optional setup module (Moritani sets up last in an unoccupied stronghold, R1, A27) with the engine's "
+        "choices, Atreides starting in Arrakeen",
+        Interpretation(), Bounds(**dict(SETUP_BOUNDS))),
     "assassinate-leaders": Proposal(
         "assassinate-leaders",
         "The optional Advanced Assassinate Leaders module (R43, A6, A28) with the engine's choices, on small bounds",

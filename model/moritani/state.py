@@ -9,7 +9,7 @@ from __future__ import annotations
 from model.domains import Bool, IntRange
 from model.errors import ModelError
 from model.moritani.context import Ctx
-from model.moritani import deck, intrusion, nexus, separation, worms
+from model.moritani import deck, intrusion, nexus, separation, setup, worms
 from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
 
@@ -17,7 +17,8 @@ from model.schema import Field, Schema
 def schema(c: Ctx) -> Schema:
     b = c.bounds
     n = len(b.factions)
-    forces_max = max([b.moritani_forces] + [r + d for _, r, d in b.forces])
+    forces_max = max([b.moritani_forces] + [r + d + sum(g for f2, _, g in b.garrisons if f2 == f) for f, r, d in b.forces]
+                     + [g for _, _, g in b.garrisons])
     Leader = c.Leader
     F, K = c.F, c.K
     # Seeded leak `decline-logs-face`: the engine's public log keeps the declined token's face.
@@ -120,9 +121,9 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
     forces = {}
     for f in range(n):
         for loc in range(len(c.L.labels)):
-            forces[(f, loc)] = c.start_forces(f)[1] if loc == c.desert else 0
+            forces[(f, loc)] = c.start_forces(f)[1] if loc == c.desert else c.garrison(f, loc)
     values = {
-        "turn": 1, "stage": c.st(first_mentat_stage(c)),
+        "turn": 1, "stage": c.st(setup.first_stage(c, first_mentat_stage(c))),
         "storm": c.none_dest, "mover": 0,
         "spice": {f: (b.moritani_spice if f == c.M else b.spice) for f in range(n)},
         "bank": c.bank0,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
-from model.moritani import intrusion, separation
+from model.moritani import intrusion, separation, setup
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -299,10 +299,12 @@ def _shipment_is_paid(c: Ctx) -> Property:
     for f in range(len(c.bounds.factions)):
         shipped = (post("reserves", f) < v("reserves", f)) & (post("tanks", f) <= v("tanks", f))
         free = c.stage_is("sneak") if f == M else c.stage_is("advisor") if f == bg else Const(False)
+        if f == M and setup.enabled(c):  # Moritani's setup places forces from reserves for free (R1)
+            free = free | c.stage_is("setup")
         ok = ok & implies(shipped & ~free, (post("spice", f) < v("spice", f)) & (post("bank") > v("bank")))
-    return always_step("shipment-is-paid", ok, ("R41", "A25", "A3", "H17"),
+    return always_step("shipment-is-paid", ok, ("R41", "A25", "A3", "H17") + (("R1",) if setup.enabled(c) else ()),
                        "forces leave reserves for the board only as a shipment paid to the bank, or for free by "
-                       "Sneak Attack and the BG advisor")
+                       "Sneak Attack and the BG advisor" + (" (and Moritani's setup, R1)" if setup.enabled(c) else ""))
 
 
 def _entry_never_refunded(c: Ctx) -> Property:
@@ -463,10 +465,11 @@ def _turn_sequence(c: Ctx) -> Property:
     earlier = ("ship_move", "battle", "traitor_draw", "traitor_deal", "assassinate_offer") if c.module else ("ship_move",)
     if c.grumman:  # Spice Collection comes between Shipment & Movement and the Mentat Pause
         earlier = ("collection",)
+    before_mentat = earlier + (("setup",) if setup.enabled(c) else ())  # the first Mentat Pause follows setup (R1)
     ok = implies(into("entry_done"), c.stage_is(*TERROR_STAGES)) \
         & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard")) \
         & implies(c.stage_is("robbery_discard", "assassinate", "sabotage_gift", "sneak") & enters, into("entry_done")) \
-        & implies(into(*mentat), c.stage_is(*mentat, *earlier)) \
+        & implies(into(*mentat), c.stage_is(*mentat, *before_mentat)) \
         & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:],
                                                           *(("worm",) if c.worms else ())))
     if c.grumman:

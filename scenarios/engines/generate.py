@@ -673,7 +673,25 @@ dspecs = [
       cites=["A16", "R39"], goal=ROB_RESHUFFLE, values=["hand[Moritani]", "deck", "discards"]),
 ]
 
+# The setup module (model/moritani/setup.py): where Moritani's starting forces may go (A27).
+QS = "0040ed192183ce5723b1b775287335aad5fe7d8b (docs/CURRENT_STATUS.md, 7 Oct, per catalogue A27)"
+sspecs = [
+ dict(file="quintine-setup-goes-to-the-unoccupied-stronghold.scenario.yaml", engine=Q, commit=QS,
+      profile="moritani-setup",
+      title="quintine: Moritani sets up last, in the one stronghold no other faction occupies",
+      source="docs/CURRENT_STATUS.md (7 Oct: an unoccupied printed stronghold; catalogue A27, R1)",
+      why=["Atreides garrisons Arrakeen, so Moritani's setup force goes to Carthag, beside the Ecaz Ambassador."],
+      cites=["R1", "A27"], goal=fired("moritani_setup"), values=["forces[Moritani][Carthag]", "reserves[Moritani]"]),
+ dict(file="treachery-setup-in-the-open-desert.scenario.yaml", engine=T, commit=TC, profile="treachery-online",
+      bounds={"setup_forces": 1, "moritani_forces": 3, "garrisons": (("Atreides", "Arrakeen", 1),)},
+      title="treachery-online: Moritani may set up outside the strongholds, in any territory without forces",
+      source="Shared/Events/PerformCyanSetup.cs:49-51 (ValidLocations: any location but the HMS, no forces there)",
+      why=["Atreides garrisons Arrakeen; Moritani sets up in the open desert instead of a stronghold."],
+      cites=["R1", "A27"], goal=fired("moritani_setup", lambda m, pre, post: raw(m, post, "forces[Moritani][open desert]") > 0),
+      values=["forces[Moritani][open desert]", "reserves[Moritani]"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
