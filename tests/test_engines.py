@@ -23,6 +23,7 @@ REPOS = {"quintine": "https://github.com/Quintine/Dune",
 ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine", "grumman": "quintine",
              "grumman-nexus": "quintine", "worm-rides": "quintine",
              "finite-deck": "quintine", "moritani-setup": "quintine",
+             "worm-rides-nexus": "quintine",
              "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
 
 

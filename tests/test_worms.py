@@ -48,3 +48,17 @@ def test_every_module_check_has_a_defect_aimed_at_it():
     checks = {n for n in added if not n.startswith("witness-")}
     assert checks == {"ride-continues", "entry-causes-respected"}
     assert checks <= {d.target for d in DEFECTS}
+
+
+@pytest.mark.heavy
+def test_a_ride_into_a_stack_is_one_entry_per_ride():
+    """Issue 15's combined profile (worm rides with Moritani's Nexus card): a ride enters a stack Cunning made, and
+    each ride is an entry of its own. Before the `entry_decisions` monitor knew that a settled ride returns to the
+    ride sequence, a second ride by Fremen counted as the same entry and `one-decision-per-entry` failed (11 steps)."""
+    p = PROFILES["worm-rides-nexus"]
+    m = build_model(p.bounds, p.interpretation)
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.complete and not ex.violations and not ex.deadlocks
+    assert {q.name for q in m.properties if q.kind == "witness"} <= set(ex.witnesses)
+    assert len(ex.states) == 313_135
+    assert ex.witness_trace("witness-ride-into-stack").depth == 14

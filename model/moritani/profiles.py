@@ -65,6 +65,9 @@ DECK_BOUNDS = (("deck", 1), ("bidding", True), ("strongholds", ("Arrakeen",)), (
 # placed; two stay for the Sneak Attack. docs/checking.md, "Moritani's setup".
 SETUP_BOUNDS = (("setup_forces", 1), ("moritani_forces", 3), ("garrisons", (("Atreides", "Arrakeen", 1),)))
 
+# Worm rides with Moritani's Nexus card (issue 15's combined profile: a worm ride into a stack Cunning made).
+WORM_NEXUS_BOUNDS = WORM_BOUNDS + (("nexus_card", "Moritani"),)
+
 # treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
 TREACHERY_ONLINE = Interpretation.of(
     terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
@@ -132,6 +135,11 @@ PROFILES = {
         "The optional worm-ride module (Fremen rides before Shipment & Movement, each an entry: A24, H20) with the "
         "engine's choices, on one stronghold",
         Interpretation(), Bounds(**dict(WORM_BOUNDS))),
+    "worm-rides-nexus": Proposal(
+        "worm-rides-nexus",
+        "The worm-ride and Nexus card modules together with the engine's choices (a Fremen ride into a stack "
+        "Cunning made), on one stronghold",
+        Interpretation(), Bounds(**dict(WORM_NEXUS_BOUNDS))),
     "finite-deck": Proposal(
         "finite-deck",
         "The optional finite-deck module (a one-card Treachery deck and its discard pile; Robbery with an empty "

@@ -79,6 +79,8 @@ def monitors(c: Ctx) -> list[Monitor]:
     fresh = post("entrant").ne(v("entrant")) | post("entry_cause").ne(v("entry_cause"))
     n = v("entry_decisions")
     settles = c.stage_is("react") & post("stage").eq(c.st("ship_move"))
+    if c.worms:  # a settled worm ride goes back to the ride sequence: the next ride is a new entry (H20)
+        settles = c.stage_is("react") & (post("stage").eq(c.st("ship_move")) | post("stage").eq(c.st("worm")))
     nxt = ite(settles, 0, ite(opening, ite(fresh, 1, n + 1), n))
     return [Monitor(Field("entry_decisions", IntRange(0, len(c.faces) + 1),
                           doc="Terror decisions opened for this entry"), 0, nxt, ("R47", "A17", "H10"))]

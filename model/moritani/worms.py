@@ -25,7 +25,7 @@ reinforcement) are not modelled. Off, this module adds no field, stage, rule or 
 from __future__ import annotations
 
 from model.domains import IntRange
-from model.expr import Const, Param, implies, ite, post
+from model.expr import Const, Param, count, implies, ite, post
 from model.moritani.context import Ctx
 from model.properties import Property, always_step, sometimes
 from model.rule import P, Rule
@@ -135,6 +135,11 @@ def witnesses(c: Ctx) -> list[Property]:
     ride = c.v("entry_cause").eq(c.Cause.index("worm ride"))
     out = [sometimes("witness-second-ride", fires=("worm_ride",), when=c.v("rides") >= 1, rules=("H20",),
                      doc="the ride sequence continues after a ride's entry and Fremen rides again")]
+    if c.stacks:  # with a stacking module (issue 15's combined profile): a ride into a stack
+        to = Param("to")
+        stack = count(c.token_at(k, to) for k in c.faces) >= 2
+        out.append(sometimes("witness-ride-into-stack", fires=("worm_ride",), when=stack, rules=("H20", "R47"),
+                             doc="a worm ride enters a stronghold holding two Terror tokens"))
     if counts_for_terror(c):
         out.append(sometimes("witness-ride-opens-terror", fires=("open_terror",), when=ride, rules=("A24", "R17"),
                              doc="a worm ride into a token's stronghold opens the Terror decision"))
