@@ -108,6 +108,9 @@ EXPECTED_DEPTH = {
     # Setup module (model/moritani/setup.py), on the moritani-setup bounds.
     "setup-ignores-occupancy": 1,
     "setup-anywhere": 1,
+    # Homeworld occupation (model/moritani/homeworld.py), on the grumman-occupied bounds.
+    "eome-ignores-homeworld": 10,
+    "occupier-triggers-terror": 7,
 }
 
 

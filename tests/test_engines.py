@@ -23,7 +23,7 @@ REPOS = {"quintine": "https://github.com/Quintine/Dune",
 ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine", "grumman": "quintine",
              "grumman-nexus": "quintine", "worm-rides": "quintine",
              "finite-deck": "quintine", "moritani-setup": "quintine",
-             "worm-rides-nexus": "quintine",
+             "worm-rides-nexus": "quintine", "grumman-occupied": "quintine",
              "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
 
 
@@ -59,7 +59,7 @@ def test_the_profiles_differ_where_the_engines_do():
                       "assassination-without-leader", "bg-advisors-occupy", "ally-separation",
                       "eome-when-reveal-blocked", "stack-reveal", "cunning-reach",
                       "betrayal-timing", "grumman-addition", "grumman-removal", "collection-operations",
-                      "setup-destination"}
+                      "setup-destination", "homeworld-occupation"}
 
 
 @pytest.mark.heavy
@@ -74,7 +74,7 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
     assert r.exit_code == 12, r.output
     doc = json.loads(r.output)
     per = {s["switch"]: s for s in doc["per_switch"]}
-    assert len(per) == 18
+    assert len(per) == 19
     for s in per.values():
         assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
     assert any(s["game"] is not None for s in per.values())

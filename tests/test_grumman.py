@@ -127,3 +127,59 @@ def test_relational_leak_proof_goes_through_with_both_modules():
     from model.moritani import GAME
     out = leak_proof(GAME.build(PROFILES["grumman-nexus"], unbounded=True), observers=["Atreides"])
     assert [v[0] for v in out.values()] == ["proved"], out
+
+
+# -- Moritani's Homeworld occupied (model/moritani/homeworld.py; R23) --------------------------------------------
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("choice, states", [("offer-only", 147_311), ("trigger-and-offer", 7_028)])
+def test_homeworld_occupation_under_both_readings(choice, states):
+    """Bene Gesserit occupies Moritani's Homeworld. Under `offer-only` every check holds with every witness; under
+    treachery.online's `trigger-and-offer` neither BG nor its ally Atreides ever opens a Terror decision, so the
+    game shrinks to 7,028 states (only the module's own witnesses are required there)."""
+    p = PROFILES["grumman-occupied"]
+    m = build_model(p.bounds, Interpretation.of(homeworld_occupation=choice))
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.complete and not ex.violations and not ex.deadlocks
+    assert len(ex.states) == states
+    witnesses = {q.name for q in m.properties if q.kind == "witness"}
+    if choice == "trigger-and-offer":
+        witnesses = {"witness-occupier-enters-a-token"}
+        assert "witness-eome-accepted" not in ex.witnesses and "witness-decline" not in ex.witnesses
+    assert witnesses <= set(ex.witnesses)
+
+
+@pytest.mark.heavy
+def test_the_occupier_is_never_offered_an_alliance():
+    """R23 under `offer-only`: in every reachable Terror decision opened for Bene Gesserit (the occupier) no alliance
+    offer is enabled, while Moritani may still reveal; decisions for Atreides keep their offer."""
+    from model.evaluate import successors
+    p = PROFILES["grumman-occupied"]
+    m = build_model(p.bounds, p.interpretation)
+    ex = Explorer(m, CheckConfig()).run()
+    sch, c = m.schema, m.vocabulary
+    stage, entrant = sch.slot("stage"), sch.slot("entrant")
+    seen = {"Bene Gesserit": 0, "Atreides": 0}
+    for s in ex.states:
+        if s[stage] != c.Stage.index("terror"):
+            continue
+        names = {a.rule.name for a, _ in successors(m, s)}
+        who = c.F.labels[s[entrant]]
+        offers = any(n.startswith("offer_alliance") for n in names)
+        if who == "Bene Gesserit":
+            assert not offers and any(n.startswith("reveal_") for n in names), names
+        elif offers:
+            seen[who] += 1
+        seen["Bene Gesserit"] += who == "Bene Gesserit"
+    assert all(seen.values()), seen
+
+
+def test_every_homeworld_check_has_a_defect_aimed_at_it():
+    occupied = PROFILES["grumman-occupied"].bounds
+    base = {p.name for p in build_model(GRUMMAN).properties}
+    added = set()
+    for choice in ("offer-only", "trigger-and-offer"):
+        added |= {p.name for p in build_model(occupied, Interpretation.of(homeworld_occupation=choice)).properties} - base
+    checks = {n for n in added if not n.startswith("witness-")}
+    assert checks == {"no-alliance-with-homeworld-occupier", "occupier-opens-no-terror"}
+    assert checks <= {d.target for d in DEFECTS}

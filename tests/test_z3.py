@@ -66,6 +66,13 @@ AGREEMENT_CONFIGS |= {
 # Moritani's setup beside a garrison: under `territory` the open desert too (R1, A27).
 _SETUP = dataclasses.replace(SMALL, setup_forces=1, moritani_forces=2, garrisons=(("Atreides", "Arrakeen", 1),),
                              strongholds=("Arrakeen", "Carthag"), ambassador=None, forces=(("Atreides", 1, 0),))
+# Bene Gesserit on Moritani's Homeworld (R23), under both readings.
+_OCCUPIED = dataclasses.replace(_GRUMMAN, factions=("Moritani", "Atreides", "Bene Gesserit"),
+                                forces=(("Atreides", 3, 2), ("Bene Gesserit", 1, 0)), homeworld_occupier="Bene Gesserit")
+AGREEMENT_CONFIGS |= {
+    "small-homeworld-offer-only": (_OCCUPIED, Interpretation()),
+    "small-homeworld-trigger-and-offer": (_OCCUPIED, Interpretation.of(homeworld_occupation="trigger-and-offer")),
+}
 AGREEMENT_CONFIGS |= {
     "small-setup-stronghold": (_SETUP, Interpretation()),
     "small-setup-territory": (_SETUP, Interpretation.of(setup_destination="territory")),

@@ -17,9 +17,13 @@ def rules_md(game) -> str:
     """
     models = [game.build(p) for p in game.profiles.values()]
     where: dict = {i: {"rules": [], "checks": [], "switches": [], "defects": []} for i in game.catalogue_ids}
-    for r in {r.name: r for m in models for r in m.rules}.values():
-        for i in r.implements:
-            where[i]["rules"].append(f"`{r.name}`")
+    # A rule of one name may implement more IDs in some profiles (a module adds its own): take the union.
+    implements: dict = {}
+    for r in (r for m in models for r in m.rules):
+        implements.setdefault(r.name, {}).update(dict.fromkeys(r.implements))
+    for name, ids in implements.items():
+        for i in ids:
+            where[i]["rules"].append(f"`{name}`")
     for p in {p.name: p for m in models for p in m.properties}.values():
         for i in p.rules:
             where[i]["checks"].append(f"`{p.name}`")

@@ -21,7 +21,7 @@ import dataclasses
 from pathlib import Path
 
 from checks.formats.inputs import load_yaml
-from checks.formats.relations import AtMost, Exclusive, NeedsRow, NotBoth, OncePerRow, Requires, Within
+from checks.formats.relations import AtMost, Exclusive, NeedsFlag, NeedsRow, NotBoth, OncePerRow, Requires, Within
 from checks.formats.schema import INVALID, Boolean, Choice, Integer, ListOf, Loc, Record, Row, Text, _pos
 from model.errors import InputError, ModelError, choices
 
@@ -90,6 +90,8 @@ def bounds_schema(game, base=None) -> Record:
             relations.append(OncePerRow(key, why))
         for other in shape.get("excludes", ()):
             relations.append(NotBoth(key, other, why))
+        if shape.get("needs_flag"):
+            relations.append(NeedsFlag(key, shape["needs_flag"], why))
         if shape.get("needs_row"):
             relations.append(NeedsRow(key, *shape["needs_row"], why))
     return Record(fields, relations=tuple(relations), defaults=defaults, what="bound", optional_null=True,

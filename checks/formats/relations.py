@@ -178,6 +178,27 @@ class NotBoth:
 
 
 @dataclass(frozen=True)
+class NeedsFlag:
+    """When `field` (effective value) is not empty, the flag `flag` must be on (an entry of an optional module)."""
+
+    field: str
+    flag: str
+    why: str
+
+    def check(self, rec: Record, values, bad, raw, loc: Loc) -> None:
+        if self.field in bad or self.flag in bad or rec.effective(values, self.field) is None:
+            return
+        if rec.effective(values, self.flag) is not True:
+            where = loc.value(raw, self.field) if self.field in values else loc.value(raw, self.flag)
+            where.error(f"{loc._join(self.field)} is set but {loc._join(self.flag)} is off; {self.why}")
+
+    def json(self, rec: Record) -> list:
+        unset = rec.defaults.get(self.field) is None
+        return [{"if": {"not": _given_or_default(self.field, {"const": None}, unset)},
+                 "then": _given_or_default(self.flag, {"const": True}, rec.defaults.get(self.flag) is True)}]
+
+
+@dataclass(frozen=True)
 class NeedsRow:
     """When the flag `field` is true, the rows of `rows` (effective value) hold one whose first column is `key` and
     whose column `column` is at least 1 (worm rides need Fremen forces in the open desert)."""

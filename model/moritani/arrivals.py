@@ -24,7 +24,7 @@ def terror_qualifies(c: Ctx, f, loc, n=1):
         out = f.ne(M) & c.any_token_at(loc)
     else:
         out = f.ne(M) & c.any_token_at(loc) & v("ally", M).ne(f)
-    return out & grumman.qualifies(c, n) if grumman.enabled(c) else out
+    return out & grumman.qualifies(c, n, f) if grumman.enabled(c) else out
 
 
 def advisor_eligible(c: Ctx, f):
@@ -218,7 +218,7 @@ def reaction_rules(c: Ctx) -> list[Rule]:
         if c.has("ally-triggers-terror"):
             tq = c.any_token_at(loc)
         if grumman.enabled(c) and not c.has("grumman-advisor-entry-ignores-threshold"):
-            tq = tq & grumman.qualifies(c, 1)  # the advisor's own entry is one force (R45, H13)
+            tq = tq & grumman.qualifies(c, 1, Const(bg))  # the advisor's own entry is one force (R45, H13)
         queued = {("entry2", ()): tq}
         if c.has("advisor-overwrites-ambassador-payer"):
             # The bug: the advisors' arrival becomes "the last arrival" the pending Ambassador charges.

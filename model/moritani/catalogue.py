@@ -16,9 +16,6 @@ NOT_MODELLED = {
            "so no Lasgun/Shield explosion.",
     "R16": "Placing a Richese No-Field is an entry (counted as 1 force); revealing one or Face Dancers is not. "
            "The model has no Richese, No-Field markers or Face Dancers.",
-    "R23": "In Homeworld games a faction cannot ally with a faction occupying its Homeworld. The Grumman module "
-          "(bounds.grumman) has the Grumman card's sides but no Homeworld territories, so no faction can occupy "
-          "one and EoME acceptance is never gated this way (both engines also block the Terror trigger there).",
     "R24": "Sandtrout cancels alliances but does not ban EoME. The model has no Sandtrout and no Nexus phase "
            "(only Moritani's own Nexus card, with bounds.nexus_card).",
     "R28": "Moritani's alliance ability: a losing ally keeps one played Treachery card. The model has no "

@@ -158,6 +158,11 @@ SWITCHES = (
            "unoccupied territory (the open desert included)",
            "engine (docs/CURRENT_STATUS.md, 7 Oct): an unoccupied printed stronghold, never a seated faction's "
            "start; its rules document quotes 'any unoccupied territory' (E3 p.5)"),
+    Switch("homeworld-occupation", ("R23",),
+           ("offer-only", "trigger-and-offer"), "offer-only",
+           "A rival occupying Moritani's Homeworld (only with bounds.homeworld_occupier): Moritani may not offer it an "
+           "alliance (R23); does the occupation also stop its entries (and its ally's) from opening Terror?",
+           "engine: the printed alliance restriction (MORITANI_ENEMY_ALLIANCE; its Homeworld module stays gated)"),
     Switch("placement-in-aftermath", ("A26",),
            ("allowed", "forbidden"), "allowed",
            "May a Terror token be placed in the Atomics Aftermath stronghold?",
@@ -248,6 +253,9 @@ class Bounds:
     # unoccupied territory (R1; switch setup-destination, A27). None (the default): the game starts at the first
     # Mentat Pause with Moritani's forces all in reserves.
     setup_forces: int | None = None
+    # Part of the Grumman module (model/moritani/homeworld.py): a rival whose forces stand on Moritani's Homeworld
+    # for the whole game (R23). None (the default): nobody occupies it.
+    homeworld_occupier: str | None = None
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -288,6 +296,24 @@ class Bounds:
         for f in self.karama:
             if f not in self.factions[1:]:
                 raise ModelError(f"karama holder '{f}' must be a rival in bounds.factions")
+        self._check_modules()
+        if self.ambassador is not None and self.ambassador not in self.strongholds:
+            raise ModelError(f"ambassador stronghold '{self.ambassador}' not in bounds.strongholds; "
+                             f"valid: {choices(self.strongholds)}")
+        for f, r, d in self.forces:
+            if f not in self.factions[1:]:
+                raise ModelError(f"bounds.forces names '{f}', not a rival in bounds.factions; "
+                                 f"valid: {choices(self.factions[1:])}")
+            if not (0 <= r <= 4 and 0 <= d <= 4):
+                raise ModelError(f"bounds.forces for {f}: reserves and desert must be 0..4")
+        for name in ("moritani_forces", "spice", "moritani_spice", "hand", "moritani_hand", "hand_limit"):
+            if not 0 <= getattr(self, name) <= 12:
+                raise ModelError(f"bounds.{name} must be 0..12")
+        if max(self.hand, self.moritani_hand) > self.hand_limit:
+            raise ModelError("bounds.hand and bounds.moritani_hand cannot exceed bounds.hand_limit")
+
+    def _check_modules(self):
+        """The optional modules' own bounds, and the combinations not supported yet."""
         if self.nexus_card is not None and self.nexus_card not in self.factions:
             raise ModelError(f"nexus_card holder '{self.nexus_card}' not in bounds.factions; "
                              f"valid: {choices(self.factions)}")
@@ -313,22 +339,14 @@ class Bounds:
         if self.setup_forces is not None and not 1 <= self.setup_forces <= self.moritani_forces:
             raise ModelError("bounds.setup_forces must be 1..bounds.moritani_forces (Moritani sets up from its "
                              "reserves), or empty: no setup")
+        if self.homeworld_occupier is not None:
+            if self.homeworld_occupier not in self.factions[1:]:
+                raise ModelError(f"bounds.homeworld_occupier '{self.homeworld_occupier}' must be a rival in "
+                                 f"bounds.factions; valid: {choices(self.factions[1:])}")
+            if not self.grumman:
+                raise ModelError("bounds.homeworld_occupier needs bounds.grumman (Homeworlds are part of that module)")
         if self.deck is not None and not 0 <= self.deck <= 12:
             raise ModelError("bounds.deck must be 0..12 (or empty: no finite deck)")
-        if self.ambassador is not None and self.ambassador not in self.strongholds:
-            raise ModelError(f"ambassador stronghold '{self.ambassador}' not in bounds.strongholds; "
-                             f"valid: {choices(self.strongholds)}")
-        for f, r, d in self.forces:
-            if f not in self.factions[1:]:
-                raise ModelError(f"bounds.forces names '{f}', not a rival in bounds.factions; "
-                                 f"valid: {choices(self.factions[1:])}")
-            if not (0 <= r <= 4 and 0 <= d <= 4):
-                raise ModelError(f"bounds.forces for {f}: reserves and desert must be 0..4")
-        for name in ("moritani_forces", "spice", "moritani_spice", "hand", "moritani_hand", "hand_limit"):
-            if not 0 <= getattr(self, name) <= 12:
-                raise ModelError(f"bounds.{name} must be 0..12")
-        if max(self.hand, self.moritani_hand) > self.hand_limit:
-            raise ModelError("bounds.hand and bounds.moritani_hand cannot exceed bounds.hand_limit")
 
     def as_dict(self) -> dict:
         out = {}
@@ -353,7 +371,8 @@ def bound_shapes() -> dict:
     `key`: a column whose values are unique; `once`: a value is in at most one row). Relations:
     `within` (every choice is in another entry's list, given or default; for rows, {column: entry}), `at_most` (another entry's
     number), `excludes` (flags that may not be on with this one), `needs_row` ([rows entry, first column,
-    column]: when this flag is on, a row with that first column and at least 1 in that column). `why` says the rule in words for error messages; `invalid` what a wrong choice is.
+    column]: when this flag is on, a row with that first column and at least 1 in that column), `needs_flag`
+    (a flag that must be on when this entry is not empty). `why` says the rule in words for error messages; `invalid` what a wrong choice is.
 
     >>> bound_shapes()["forces"]["width"]
     3
@@ -400,5 +419,9 @@ def bound_shapes() -> dict:
                       "why": "a garrison is a rival in bounds.factions, a stronghold and 1 to 4 forces"},
         "setup_forces": {"kind": "int", "min": 1, "max": 12, "null": True, "at_most": "moritani_forces",
                          "why": "Moritani sets up from its reserves (empty: no setup)"},
+        "homeworld_occupier": {"kind": "enum", "values": rivals, "null": True, "within": "factions",
+                               "needs_flag": "grumman",
+                               "why": "Moritani's Homeworld is occupied by a rival in bounds.factions (or nobody: "
+                                      "empty), only with bounds.grumman"},
         "deck": count | {"null": True, "why": "face-down Treachery cards at the start (empty: no finite deck)"},
     }

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, SETUP_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS,
+from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
+                                     NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, SETUP_BOUNDS,
                                      WORM_BOUNDS)
 
 
@@ -275,6 +276,13 @@ DEFECTS = (
     Defect("grumman-stacks-when-low", "stack-made-legally", ("R46", "R45", "H11"),
            "under mentat-placement the Mentat placement may go onto a token on the low side too (Moritani ships, "
            "so its reserves fall below 8 before a Mentat Pause)", GRUMMAN_BOUNDS + (("moritani_ships", True),), GRUMMAN, interpretation=(("grumman-addition", "mentat-placement"),)),
+    Defect("eome-ignores-homeworld", "no-alliance-with-homeworld-occupier", ("R23",),
+           "the Enemy of My Enemy offer forgets the Homeworld restriction: Moritani allies with the faction "
+           "occupying its Homeworld", GRUMMAN_OCCUPIED_BOUNDS, (("homeworld_occupier", "Bene Gesserit"),)),
+    Defect("occupier-triggers-terror", "occupier-opens-no-terror", ("R23", "H13"),
+           "under trigger-and-offer the arrival still opens Terror for the Homeworld's occupier (one of the places "
+           "that ask 'does this entry open Terror?' forgets the occupation)", GRUMMAN_OCCUPIED_BOUNDS,
+           (("homeworld_occupier", "Bene Gesserit"),), interpretation=(("homeworld-occupation", "trigger-and-offer"),)),
     # Worm-ride module (model/moritani/worms.py).
     Defect("ride-continuation-skipped", "ride-continues", ("H20",),
            "a worm ride's resolved entry goes on to Shipment & Movement: the remaining rides are lost",

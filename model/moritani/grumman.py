@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from model.domains import IntRange
 from model.expr import Const, Param, count, implies, ite, lift, post, sum_of
-from model.moritani import stacks
+from model.moritani import homeworld, stacks
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always, always_step, sometimes
 from model.rule import P, Rule
@@ -66,13 +66,17 @@ def group(c: Ctx):
     return Param("n") if enabled(c) else Const(1)
 
 
-def qualifies(c: Ctx, n):
-    """May an entry of n forces in one group open Terror (R45)? Every caller asks this one function (H13)."""
+def qualifies(c: Ctx, n, f=None):
+    """May an entry of n forces in one group by faction f open Terror (R45; R23 when a rival occupies Moritani's
+    Homeworld under `trigger-and-offer`)? Every caller asks this one function (H13)."""
+    home = homeworld.trigger_allowed(c, f) if homeworld.blocks_trigger(c) else None
     if not enabled(c) or c.has("grumman-ignores-threshold"):
-        return Const(True)
+        return Const(True) if home is None else home
     if c.has("grumman-counts-to-two"):  # the bug: an off-by-one threshold (more than 1, not at least 3)
-        return high(c) | (lift(n) >= 2)
-    return high(c) | (lift(n) >= GROUP)
+        out = high(c) | (lift(n) >= 2)
+    else:
+        out = high(c) | (lift(n) >= GROUP)
+    return out if home is None else out & home
 
 
 def addition_at_placement(c: Ctx) -> bool:
@@ -161,7 +165,10 @@ def owed(c: Ctx, f: int):
     `terror_due` monitor (model/moritani/monitors.py)."""
     if not enabled(c):
         return Const(True)
-    return high(c) | (_arrived(c, f) >= GROUP)
+    out = high(c) | (_arrived(c, f) >= GROUP)
+    if homeworld.blocks_trigger(c):  # R23 trigger-and-offer: nothing is owed to the occupier's side
+        out = out & ~homeworld.side_occupies(c, f)
+    return out
 
 
 def monitors(c: Ctx) -> list[Monitor]:

@@ -65,6 +65,9 @@ DECK_BOUNDS = (("deck", 1), ("bidding", True), ("strongholds", ("Arrakeen",)), (
 # placed; two stay for the Sneak Attack. docs/checking.md, "Moritani's setup".
 SETUP_BOUNDS = (("setup_forces", 1), ("moritani_forces", 3), ("garrisons", (("Atreides", "Arrakeen", 1),)))
 
+# Moritani's Homeworld occupied by Atreides (model/moritani/homeworld.py, R23): no alliance offer to Atreides.
+GRUMMAN_OCCUPIED_BOUNDS = GRUMMAN_BOUNDS + (("homeworld_occupier", "Bene Gesserit"),)
+
 # Worm rides with Moritani's Nexus card (issue 15's combined profile: a worm ride into a stack Cunning made).
 WORM_NEXUS_BOUNDS = WORM_BOUNDS + (("nexus_card", "Moritani"),)
 
@@ -76,7 +79,8 @@ TREACHERY_ONLINE = Interpretation.of(
     sneak_attack_is_shipment="arrival-checks", assassination_without_leader="fizzles", bg_advisors_occupy="coexist",
     eome_when_reveal_blocked="offer-anyway", ally_separation="later-mover", stack_reveal="all-in-turn",
     cunning_reach="placement-and-move", betrayal_timing="any-time", grumman_addition="mentat-placement",
-    grumman_removal="to-supply", collection_operations="repeatable", setup_destination="territory")
+    grumman_removal="to-supply", collection_operations="repeatable", setup_destination="territory",
+    homeworld_occupation="trigger-and-offer")
 
 PROFILES = {
     "default": Proposal(
@@ -135,6 +139,11 @@ PROFILES = {
         "The optional worm-ride module (Fremen rides before Shipment & Movement, each an entry: A24, H20) with the "
         "engine's choices, on one stronghold",
         Interpretation(), Bounds(**dict(WORM_BOUNDS))),
+    "grumman-occupied": Proposal(
+        "grumman-occupied",
+        "The Grumman module with Atreides occupying Moritani's Homeworld (R23: no Enemy of My Enemy offer to it) and "
+        "the engine's choices, on one stronghold",
+        Interpretation(), Bounds(**dict(GRUMMAN_OCCUPIED_BOUNDS))),
     "worm-rides-nexus": Proposal(
         "worm-rides-nexus",
         "The worm-ride and Nexus card modules together with the engine's choices (a Fremen ride into a stack "

@@ -8,7 +8,7 @@ the exact pending token to supply with fresh IDs (R20, H12, H21).
 from __future__ import annotations
 
 from model.expr import Const, Param, ite, minimum
-from model.moritani import deck, separation, stacks
+from model.moritani import deck, homeworld, separation, stacks
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -93,10 +93,12 @@ def rules(c: Ctx) -> list[Rule]:
             offer_guard = offer_guard & ~v("eome_prevented")
         if ecaz is not None and not c.has("offer-to-ecaz"):
             offer_guard = offer_guard & e.ne(ecaz)
+        if homeworld.occupier(c) is not None:  # R23: not to the faction occupying Moritani's Homeworld
+            offer_guard = offer_guard & homeworld.offer_allowed(c, e)
         rules.append(Rule(
             f"offer_alliance_{face}", (P("e", c.F),), offer_guard,
             {("stage", ()): c.st("eome_karama" if before and window else "eome_reply")},
-            ("R19", "R22", "A21", "H34"), actor=Const(M),
+            ("R19", "R22", "A21", "H34") + (("R23",) if homeworld.occupier(c) is not None else ()), actor=Const(M),
             doc="instead of revealing, Moritani offers the entrant an alliance (never to Ecaz)"))
     rules.append(_karama_on_offer(c, window))
     swap = (P("e", c.F), P("k", c.K))

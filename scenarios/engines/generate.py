@@ -691,7 +691,29 @@ sspecs = [
       values=["forces[Moritani][open desert]", "reserves[Moritani]"]),
 ]
 
+# Moritani's Homeworld occupied (model/moritani/homeworld.py, R23).
+QH = "0040ed192183ce5723b1b775287335aad5fe7d8b (MORITANI_ENEMY_ALLIANCE.md: no alliance with a Homeworld's occupier)"
+hspecs = [
+ dict(file="quintine-homeworld-occupier-gets-no-alliance-offer.scenario.yaml", engine=Q, commit=QH,
+      profile="grumman-occupied",
+      title="quintine: the occupier of Moritani's Homeworld opens a Terror decision with no alliance offer",
+      source="MORITANI_ENEMY_ALLIANCE.md (Homeworld games: no alliance with a faction occupying one's Homeworld; R23)",
+      why=["Bene Gesserit, on Moritani's Homeworld, ships into Arrakeen where a token lies; the decision opens, but "
+           "no Enemy of My Enemy offer is possible, so Moritani declines."],
+      cites=["R23", "R19"], goal=fired("decline", lambda m, pre, post: lab(m, pre, "entrant") == "Bene Gesserit"),
+      values=["entrant", "ally[Moritani]"]),
+ dict(file="treachery-homeworld-occupiers-ally-opens-no-terror.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).GRUMMAN_OCCUPIED_BOUNDS),
+      title="treachery-online: the Homeworld occupier's ally enters a token's stronghold; no Terror opens",
+      source="Shared/Game_Move.cs:833-843 (CheckTerrorTriggered: IsOccupiedByFactionOrTheirAlly(World.Cyan, initiator))",
+      why=["Bene Gesserit occupies Moritani's Homeworld and is allied with Atreides; Atreides moves into Arrakeen, "
+           "where Moritani's token lies, and the arrival settles without a Terror decision."],
+      cites=["R23", "R11"], goal=fired("arrival_settled", lambda m, pre, post: lab(m, pre, "entrant") == "Atreides"
+                                      and lab(m, pre, "tstatus[Atomics]") == "placed"),
+      values=["entrant", "tstatus[Atomics]"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
