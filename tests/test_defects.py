@@ -111,6 +111,9 @@ EXPECTED_DEPTH = {
     # Homeworld occupation (model/moritani/homeworld.py), on the grumman-occupied bounds.
     "eome-ignores-homeworld": 10,
     "occupier-triggers-terror": 7,
+    # Revival module (model/moritani/revival.py), on the revival bounds.
+    "revival-ignores-entry-causes": 8,
+    "revival-skips-terror": 8,
 }
 
 

@@ -73,6 +73,14 @@ AGREEMENT_CONFIGS |= {
     "small-homeworld-offer-only": (_OCCUPIED, Interpretation()),
     "small-homeworld-trigger-and-offer": (_OCCUPIED, Interpretation.of(homeworld_occupation="trigger-and-offer")),
 }
+# Revival onto the planet: Atreides revives its one force in the Tanks, under both A24 readings.
+_REVIVAL = dataclasses.replace(SMALL, revival="Atreides", forces=(("Atreides", 2, 0),), ambassador=None,
+                               factions=("Moritani", "Atreides"), alliances=(), karama=(), turns=2,
+                               faces=("Atomics", "Robbery"))
+AGREEMENT_CONFIGS |= {
+    "small-revival": (_REVIVAL, Interpretation()),
+    "small-revival-shipment-and-movement": (_REVIVAL, Interpretation.of(entry_causes="shipment-and-movement")),
+}
 AGREEMENT_CONFIGS |= {
     "small-setup-stronghold": (_SETUP, Interpretation()),
     "small-setup-territory": (_SETUP, Interpretation.of(setup_destination="territory")),

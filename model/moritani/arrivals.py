@@ -9,7 +9,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
-from model.moritani import grumman, intrusion, separation, stacks, worms
+from model.moritani import grumman, intrusion, revival, separation, stacks, worms
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -211,7 +211,7 @@ def reaction_rules(c: Ctx) -> list[Rule]:
              ("amb_payer", ()): 0}
     rules.append(Rule("arrival_settled", (), nothing & ~v("entry2"),
                       {("stage", ()): c.st("ship_move"), ("mover", ()): v("mover") + 1} | clear
-                      | worms.settled_effects(c), ("A3",) + (("H20",) if worms.enabled(c) else ()),
+                      | worms.settled_effects(c) | revival.settled_effects(c), ("A3",) + (("H20",) if worms.enabled(c) else ()),
                       kind="system", doc="every reaction to the arrival is resolved; the next player acts"))
     if bg is not None:
         tq = c.any_token_at(loc) & c.v("ally", M).ne(bg)
@@ -262,7 +262,9 @@ def _ambassador_rules(c: Ctx) -> list[Rule]:
 def rules(c: Ctx) -> list[Rule]:
     ride = worms.rules(c, lambda f, to, cause, adv, n: _arrival(c, f, to, cause, adv, n) | fighters_arrive(c, f, to),
                        lambda f, to: open_for(c, f, to), "ship_move")
-    return entry_rules(c) + reaction_rules(c) + ride
+    revive = revival.rules(c, lambda f, to, cause, adv, n: _arrival(c, f, to, cause, adv, n) | fighters_arrive(c, f, to),
+                           lambda f, to: open_for(c, f, to))
+    return entry_rules(c) + reaction_rules(c) + ride + revive
 
 
 def _advisor_lands(c: Ctx, bg: int, l) -> dict:

@@ -141,7 +141,8 @@ SWITCHES = (
            "engine: one optional add-or-remove transaction and one payment per Collection (phase grammar)"),
     Switch("entry-causes", ("A24", "R17", "R11"),
            ("every-arrival", "shipment-and-movement"), "every-arrival",
-           "Which arrivals may open Terror (only with bounds.worm_rides): every arrival, worm rides included, or "
+           "Which arrivals may open Terror (only with bounds.worm_rides or bounds.revival): every arrival, worm rides "
+           "and revivals onto the planet included, or "
            "only shipment and movement as R11 words it?",
            "engine: the entry receipt classes worm rides, Guild transport, Ambassador arrivals and Homeworld "
            "revival as entries (R17)"),
@@ -256,6 +257,9 @@ class Bounds:
     # Part of the Grumman module (model/moritani/homeworld.py): a rival whose forces stand on Moritani's Homeworld
     # for the whole game (R23). None (the default): nobody occupies it.
     homeworld_occupier: str | None = None
+    # Optional module (model/moritani/revival.py): this rival may revive one force from the Tanks onto the planet
+    # each turn, an entry under switch entry-causes (A24); it starts with one of its reserves in the Tanks.
+    revival: str | None = None
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -345,6 +349,13 @@ class Bounds:
                                  f"bounds.factions; valid: {choices(self.factions[1:])}")
             if not self.grumman:
                 raise ModelError("bounds.homeworld_occupier needs bounds.grumman (Homeworlds are part of that module)")
+        if self.revival is not None:
+            if not any(f == self.revival and r >= 1 for f, r, _ in self.forces):
+                raise ModelError(f"bounds.revival: '{self.revival}' needs a row in bounds.forces with at least 1 in "
+                                 f"reserves (one of them starts in the Tanks)")
+            if self.worm_rides or self.assassinate_leaders:
+                raise ModelError("bounds.revival cannot be combined with bounds.worm_rides or "
+                                 "bounds.assassinate_leaders yet; turn one of them off")
         if self.deck is not None and not 0 <= self.deck <= 12:
             raise ModelError("bounds.deck must be 0..12 (or empty: no finite deck)")
 
@@ -423,5 +434,7 @@ def bound_shapes() -> dict:
                                "needs_flag": "grumman",
                                "why": "Moritani's Homeworld is occupied by a rival in bounds.factions (or nobody: "
                                       "empty), only with bounds.grumman"},
+        "revival": {"kind": "enum", "values": rivals, "null": True, "within": "factions",
+                    "why": "the reviving rival is in bounds.factions (or nobody: empty)"},
         "deck": count | {"null": True, "why": "face-down Treachery cards at the start (empty: no finite deck)"},
     }

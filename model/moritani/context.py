@@ -72,11 +72,13 @@ class Ctx:
         self.worms = b.worm_rides  # Fremen worm rides as entries (model/moritani/worms.py)
         self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ())
                           + (GRUMMAN_STAGES if self.grumman else ()) + (("worm",) if self.worms else ())
-                          + (("setup",) if b.setup_forces is not None else ()))
+                          + (("setup",) if b.setup_forces is not None else ())
+                          + (("revival",) if b.revival is not None else ()))
         # A Grumman removal out of the game (A18) leaves a face nobody saw: a status of its own, still secret.
         set_aside = self.grumman and self.interp.choice("A18") == "out-of-game"
         self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
-        self.Cause = Enum("Cause", CAUSES + (("worm ride",) if self.worms else ()))
+        self.Cause = Enum("Cause", CAUSES + (("worm ride",) if self.worms else ())
+                          + (("revival",) if b.revival is not None else ()))
         self.Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
         self.M = 0
         # One Traitor card per rival leader (module only): card index -> (faction index, leader index).
@@ -114,6 +116,10 @@ class Ctx:
             if name == self.bounds.factions[f]:
                 return (r, d)
         return (0, 0)
+
+    def start_tanks(self, f: int) -> int:
+        """Forces of rival f in the Tanks at the start: one for the reviving rival (bounds.revival)."""
+        return 1 if self.bounds.revival is not None and self.bounds.factions[f] == self.bounds.revival else 0
 
     def garrison(self, f: int, loc: int) -> int:
         """Rival f's starting forces in stronghold index `loc` (bounds.garrisons)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
 from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
-                                     NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, SETUP_BOUNDS,
+                                     NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS, SETUP_BOUNDS,
                                      WORM_BOUNDS)
 
 
@@ -306,6 +306,13 @@ DEFECTS = (
     Defect("reshuffle-while-deck-lasts", "reshuffle-only-when-empty", ("A16",),
            "every draw first shuffles the discard pile back into the deck, though the deck still has cards",
            DECK_BOUNDS, DECK),
+    # Revival module (model/moritani/revival.py).
+    Defect("revival-ignores-entry-causes", "revival-respects-entry-causes", ("A24", "R11"),
+           "under shipment-and-movement a revival onto the planet still opens Terror", REVIVAL_BOUNDS,
+           (("revival", "Atreides"),), interpretation=(("entry-causes", "shipment-and-movement"),)),
+    Defect("revival-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
+           "under every-arrival the revival's entry forgets to queue its Terror decision (a call site that does not "
+           "open Terror for an entry other than shipment and movement)", REVIVAL_BOUNDS, (("revival", "Atreides"),)),
     # Setup module (model/moritani/setup.py).
     Defect("setup-ignores-occupancy", "setup-unoccupied", ("R1",),
            "Moritani's setup checks only the kind of destination, so it may set up beside another faction's forces",

@@ -11,7 +11,7 @@ placement while it is unused, the Extortion while its 5 are reserved.
 from __future__ import annotations
 
 from model.expr import Const, Param, ite
-from model.moritani import deck, grumman, nexus, separation, worms
+from model.moritani import deck, grumman, nexus, revival, separation, worms
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -230,6 +230,7 @@ def turn_rules(c: Ctx) -> list[Rule]:
     v = c.v
     b = c.bounds
     shipping = worms.first_stage(c, "ship_move")  # Fremen's worm rides come first (bounds.worm_rides)
+    shipping = revival.first_stage(c, shipping)  # and a revival onto the planet before them (bounds.revival)
     next_stage = c.st("storm" if b.storm else "bidding" if b.bidding else shipping)
     if c.has("turn-skips-shipment"):  # the bug: the new turn resumes at the Mentat Pause
         next_stage = c.st("mentat_place")
@@ -241,7 +242,7 @@ def turn_rules(c: Ctx) -> list[Rule]:
     rules = [
         Rule("end_turn", (), c.stage_is("mentat_end") & (Const(True) if c.unbounded else v("turn") < last),
              {("turn", ()): nxt, ("stage", ()): next_stage, ("mover", ()): 0,
-              ("placement_used", ()): False} | separation.turn_effects(c) | worms.turn_effects(c)
+              ("placement_used", ()): False} | separation.turn_effects(c) | worms.turn_effects(c) | revival.turn_effects(c)
              # Seeded defect (A28's superseded "this turn" reading): the forfeiture lapses at turn end.
              | ({("tr_forfeit", ()): False} if c.has("forfeit-resets-each-turn") else {}),
              ("H26", "R9"), kind="system"),

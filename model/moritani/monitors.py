@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from model.domains import Bool, IntRange
 from model.expr import Arg, Fired, count, ite, post
-from model.moritani import grumman, worms
+from model.moritani import grumman, revival, worms
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field
@@ -175,6 +175,8 @@ def _terror_due(c: Ctx) -> Monitor:
             out = (post("forces", f, h) > v("forces", f, h)) & c.any_token_at(h) & v("ally", M).ne(f)
             if worms.enabled(c) and not worms.counts_for_terror(c):  # A24: a ride (in the worm stage) owes nothing
                 out = out & ~c.stage_is("worm")
+            if revival.enabled(c) and not revival.counts_for_terror(c):  # A24: nor a revival onto the planet
+                out = out & ~c.stage_is("revival")
             return out & grumman.owed(c, f) if grumman.enabled(c) else out
         due = v("terror_due", f)
         opened = becomes(c, "stage", c.st("terror")) & post("entrant").eq(f)

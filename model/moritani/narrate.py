@@ -7,7 +7,7 @@ PHASES = {
     "storm": "Storm", "bidding": "Bidding", "mentat_place": "Mentat Pause",
     "placement_karama": "Mentat Pause", "extortion_collect": "Mentat Pause", "extortion_pay": "Mentat Pause",
     "mentat_end": "Mentat Pause", "mentat_open": "Mentat Pause", "game_over": "end",
-    "traitor_deal": "setup", "setup": "setup", "collection": "Spice Collection", "worm": "worm rides", "battle": "Battle", "assassinate_offer": "Battle", "traitor_draw": "Mentat Pause",
+    "traitor_deal": "setup", "setup": "setup", "revival": "Revival", "collection": "Spice Collection", "worm": "worm rides", "battle": "Battle", "assassinate_offer": "Battle", "traitor_draw": "Mentat Pause",
 }
 
 
@@ -70,6 +70,8 @@ TEMPLATES = {
     "rob_spice": "Robbery: Moritani takes {half} spice from {entrant}",
     "rob_card": "Robbery: Moritani draws the top Treachery card",
     "moritani_setup": "Moritani sets up last, putting {setup} into {l}",
+    "revive_onto_planet": "{reviver} revives 1 force from the Tanks straight into {to}",
+    "end_revival": "{reviver} revives nothing more onto the planet; Shipment & Movement begins",
     "robbery_discard": "Moritani discards down to its hand limit",
     "gift_card": "Moritani gives {entrant} a card",
     "no_gift": "Moritani gives no card",
@@ -138,5 +140,6 @@ def narrate(model, action, pre, post, secret=None) -> str:
     words = dict(a, entrant=entrant, where=where, face=face, half=half, fate=fate, next_turn=g("turn") + 1,
                  dest=c.Dest.labels[g("pending_dest")], holder=c.bounds.nexus_card or "",
                  setup=f"{c.bounds.setup_forces} force" + ("s" if (c.bounds.setup_forces or 0) > 1 else ""),
+                 reviver=c.bounds.revival or "",
                  tloc=c.Dest.labels[g("tloc", raw["k"])] if "k" in raw else "")
     return f"turn {g('turn')}, {phase}: {text.format(**words)}"

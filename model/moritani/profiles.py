@@ -68,6 +68,10 @@ SETUP_BOUNDS = (("setup_forces", 1), ("moritani_forces", 3), ("garrisons", (("At
 # Moritani's Homeworld occupied by Atreides (model/moritani/homeworld.py, R23): no alliance offer to Atreides.
 GRUMMAN_OCCUPIED_BOUNDS = GRUMMAN_BOUNDS + (("homeworld_occupier", "Bene Gesserit"),)
 
+# Revival onto the planet (model/moritani/revival.py): Atreides revives its one force in the Tanks, on one stronghold.
+REVIVAL_BOUNDS = (("revival", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
+                  ("forces", (("Atreides", 2, 0), ("Bene Gesserit", 1, 0))))
+
 # Worm rides with Moritani's Nexus card (issue 15's combined profile: a worm ride into a stack Cunning made).
 WORM_NEXUS_BOUNDS = WORM_BOUNDS + (("nexus_card", "Moritani"),)
 
@@ -149,6 +153,11 @@ PROFILES = {
         "The worm-ride and Nexus card modules together with the engine's choices (a Fremen ride into a stack "
         "Cunning made), on one stronghold",
         Interpretation(), Bounds(**dict(WORM_NEXUS_BOUNDS))),
+    "revival": Proposal(
+        "revival",
+        "The optional revival module (a rival revives a force from the Tanks onto the planet, an entry under "
+        "entry-causes: A24) with the engine's choices, on one stronghold",
+        Interpretation(), Bounds(**dict(REVIVAL_BOUNDS))),
     "finite-deck": Proposal(
         "finite-deck",
         "The optional finite-deck module (a one-card Treachery deck and its discard pile; Robbery with an empty "

@@ -9,7 +9,7 @@ from __future__ import annotations
 from model.domains import Bool, IntRange
 from model.errors import ModelError
 from model.moritani.context import Ctx
-from model.moritani import deck, intrusion, nexus, separation, setup, worms
+from model.moritani import deck, intrusion, nexus, revival, separation, setup, worms
 from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
 
@@ -33,7 +33,7 @@ def schema(c: Ctx) -> Schema:
     if c.choice("A4") == "pre-emptive-phase":
         log += (Field("eome_prevented", Bool(),
                       doc="a pre-emptive Karama prevents any alliance offer for the rest of this Shipment & Movement"),)
-    log += separation.fields(c) + intrusion.fields(c) + nexus.fields(c) + worms.fields(c) + deck.fields(c)
+    log += separation.fields(c) + intrusion.fields(c) + nexus.fields(c) + worms.fields(c) + deck.fields(c) + revival.fields(c)
     return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
 
 
@@ -127,8 +127,8 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         "storm": c.none_dest, "mover": 0,
         "spice": {f: (b.moritani_spice if f == c.M else b.spice) for f in range(n)},
         "bank": c.bank0,
-        "reserves": {f: (b.moritani_forces if f == c.M else c.start_forces(f)[0]) for f in range(n)},
-        "tanks": {f: 0 for f in range(n)},
+        "reserves": {f: (b.moritani_forces if f == c.M else c.start_forces(f)[0] - c.start_tanks(f)) for f in range(n)},
+        "tanks": {f: c.start_tanks(f) for f in range(n)},
         "forces": forces,
         "hand": {f: (b.moritani_hand if f == c.M else b.hand) for f in range(n)},
         "karama": {f: b.factions[f] in b.karama for f in range(n)},
@@ -157,7 +157,7 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["ally_new"] = False
     if intrusion.enabled(c):
         values["pend_intrusion"] = False
-    values |= nexus.initial(c) | worms.initial(c) | deck.initial(c)
+    values |= nexus.initial(c) | worms.initial(c) | deck.initial(c) | revival.initial(c)
     if c.advisors_coexist():
         values["advisors"] = {l: 0 for l in range(len(c.L.labels))}
     if c.module:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
-from model.moritani import intrusion, separation, setup
+from model.moritani import intrusion, revival, separation, setup
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -471,7 +471,8 @@ def _turn_sequence(c: Ctx) -> Property:
         & implies(c.stage_is("robbery_discard", "assassinate", "sabotage_gift", "sneak") & enters, into("entry_done")) \
         & implies(into(*mentat), c.stage_is(*mentat, *before_mentat)) \
         & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:],
-                                                          *(("worm",) if c.worms else ())))
+                                                          *(("worm",) if c.worms else ()),
+                                                          *(("revival",) if revival.enabled(c) else ())))
     if c.grumman:
         ok = ok & implies(into("collection"), c.stage_is("ship_move"))
     return always_step("turn-sequence", ok, ("R11", "R14", "R37", "H40"),

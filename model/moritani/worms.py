@@ -12,9 +12,9 @@ once (H20: `finishTerrorEntry` runs `nextWormRide` once, and an accepted allianc
 continuation rather than starting another). Fremen ends the sequence by passing.
 
 Modelling choices (docs/checking.md, "Worm rides"): worms are not placed or drawn (every turn offers
-`RIDES` rides); a ride moves 1 to all of Fremen's desert forces (up to 3, the Grumman group); the
-other entry causes of A24 (Guild cross-ship, revival onto the planet, Ambassador relocation, Caladan
-reinforcement) are not modelled. Off, this module adds no field, stage, rule or property.
+`RIDES` rides); a ride moves 1 to all of Fremen's desert forces (up to 3, the Grumman group); revival
+onto the planet is model/moritani/revival.py; the other entry causes of A24 (Guild cross-ship, Ambassador
+relocation, Caladan reinforcement) are not modelled. Off, this module adds no field, stage, rule or property.
 
 >>> from model.moritani.build import build_model
 >>> from model.moritani.profiles import PROFILES

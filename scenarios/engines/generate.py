@@ -713,7 +713,23 @@ hspecs = [
       values=["entrant", "tstatus[Atomics]"]),
 ]
 
+# The revival module (model/moritani/revival.py): both engines count a revival onto the planet as an entry (A24).
+REVIVAL_OPENS_TERROR = fired("open_terror", lambda m, pre, post: lab(m, pre, "entry_cause") == "revival")
+rspecs = [
+ dict(file="quintine-revival-onto-the-planet-opens-terror.scenario.yaml", engine=Q, commit=QE, profile="revival",
+      title="quintine: a revival onto the planet into the token's stronghold is an entry and opens Terror",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Homeworld revival is an entry; catalogue R17)",
+      why=["Atreides revives its force from the Tanks into Arrakeen, where Moritani's token lies."],
+      cites=["A24", "R17"], goal=REVIVAL_OPENS_TERROR, values=["entrant", "entry_cause", "tanks[Atreides]"]),
+ dict(file="treachery-revival-onto-the-planet-opens-terror.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).REVIVAL_BOUNDS),
+      title="treachery-online: a revival onto the planet checks intrusions, so it opens Terror",
+      source="Shared/Events/Revival.cs:578-582 (CheckIntrusion after forces are placed, since version 161)",
+      why=["Atreides revives its force from the Tanks into Arrakeen, where Moritani's token lies."],
+      cites=["A24", "R17"], goal=REVIVAL_OPENS_TERROR, values=["entrant", "entry_cause", "tanks[Atreides]"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
