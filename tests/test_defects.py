@@ -109,6 +109,7 @@ EXPECTED_DEPTH = {
     "setup-ignores-occupancy": 1,
     "setup-anywhere": 1,
     # Homeworld occupation (model/moritani/homeworld.py), on the grumman-occupied bounds.
+    "set-aside-face-shown": 8,
     "eome-ignores-homeworld": 10,
     "occupier-triggers-terror": 7,
     # Revival module (model/moritani/revival.py), on the revival bounds.

@@ -183,3 +183,29 @@ def test_every_homeworld_check_has_a_defect_aimed_at_it():
     checks = {n for n in added if not n.startswith("witness-")}
     assert checks == {"no-alliance-with-homeworld-occupier", "occupier-opens-no-terror"}
     assert checks <= {d.target for d in DEFECTS}
+
+
+def test_a_set_aside_face_shown_is_a_leak_both_engines_find_at_eight_steps():
+    """The seeded leak `set-aside-face-shown` (A18, H12): a token removed out of the game shows its face. The
+    explicit product check and Z3's bounded leak search both find the 8-step pair, and the Observer and the
+    observation spec (what Z3 reads) tell the same states apart under it."""
+    import itertools
+
+    from checks.analyses.leaks_z3 import leak_bmc
+    from model.moritani import GAME
+    from model.moritani.defects import DEFECT_BY_ID
+    from model.moritani.observe import Observer, hidden_faces, observation_spec, swap_faces
+    from tests.test_leaks_z3 import _assert_same_verdict
+    p = GAME.with_defect(DEFECT_BY_ID["set-aside-face-shown"], PROFILES["default"])
+    m = GAME.build(p)
+    explicit, _ = check_leaks(m, CheckConfig(fold=False))
+    assert min(r.depth for r in explicit if r.verdict == "violated") == 8
+    results, _ = leak_bmc(m, 8)
+    hit = [r for r in results if r.verdict == "violated"]
+    assert hit and min(r.depth for r in hit) == 8
+    ex = Explorer(m, CheckConfig(max_states=3_000)).run()
+    for f in m.vocabulary.rivals:
+        w, spec = Observer(m, f), observation_spec(m, f)
+        for s in ex.states[::10]:
+            for a, b in itertools.combinations(hidden_faces(m, s), 2):
+                _assert_same_verdict(m, w, spec, s, swap_faces(m, s, a, b), ("set-aside-face-shown", f))

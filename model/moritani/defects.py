@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
 from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
-                                     NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS, SETUP_BOUNDS,
+                                     GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
+                                     SETUP_BOUNDS,
                                      WORM_BOUNDS)
 
 
@@ -276,6 +277,9 @@ DEFECTS = (
     Defect("grumman-stacks-when-low", "stack-made-legally", ("R46", "R45", "H11"),
            "under mentat-placement the Mentat placement may go onto a token on the low side too (Moritani ships, "
            "so its reserves fall below 8 before a Mentat Pause)", GRUMMAN_BOUNDS + (("moritani_ships", True),), GRUMMAN, interpretation=(("grumman-addition", "mentat-placement"),)),
+    Defect("set-aside-face-shown", "hidden-identity", ("A18", "H12"),
+           "a token the Grumman removal set aside out of the game shows its face to everyone, as if revealed",
+           GRUMMAN_SMALL_BOUNDS, GRUMMAN, interpretation=(("grumman-removal", "out-of-game"),)),
     Defect("eome-ignores-homeworld", "no-alliance-with-homeworld-occupier", ("R23",),
            "the Enemy of My Enemy offer forgets the Homeworld restriction: Moritani allies with the faction "
            "occupying its Homeworld", GRUMMAN_OCCUPIED_BOUNDS, (("homeworld_occupier", "Bene Gesserit"),)),

@@ -165,6 +165,9 @@ class Observer:
         self.hidden = tuple(c.Status.index(x) for x in HIDDEN_STATUSES if x in c.Status.labels)
         self.own = (sch.slot("karama", (faction,)),)
         self.leaks = model.provenance.defects
+        if "set-aside-face-shown" in self.leaks and "set aside" in c.Status.labels:
+            # Seeded leak (A18): a token the Grumman removal set aside shows its face, as if revealed.
+            self.hidden = tuple(x for x in self.hidden if x != c.Status.index("set aside"))
         self.pending_face = sch.slot("pending_face")
         self.stage = sch.slot("stage")
         self.cards = traitor_slots(model)
@@ -325,6 +328,9 @@ def observation_spec(model, faction: int) -> tuple:
     if "placement-declaration-public" in leaks:
         spec.append(Value("engine leak", (Ite(stage.eq(c.st("placement_karama")), Var("pending_face"),
                                                Const(len(c.faces))),)))
+    if "set-aside-face-shown" in leaks and "set aside" in c.Status.labels:
+        aside = c.Status.index("set aside")
+        spec.append(Value("engine leak", tuple(Ite(tok("tstatus", k).eq(aside), Const(1), Const(0)) for k in c.faces)))
     return tuple(spec)
 
 

@@ -46,6 +46,10 @@ NEXUS_BETRAYAL_BOUNDS = (("nexus_card", "Atreides"), ("strongholds", ("Arrakeen"
 # that an entry of 3 is possible on the low side. docs/checking.md, "Grumman".
 GRUMMAN_BOUNDS = (("grumman", True), ("strongholds", ("Arrakeen",)), ("ambassador", None),
                   ("moritani_forces", 8), ("forces", (("Atreides", 4, 0), ("Bene Gesserit", 1, 0))), ("spice", 4))
+# The Grumman module on two factions and two faces: small enough for the leak checks of a removed face (A18).
+GRUMMAN_SMALL_BOUNDS = (("grumman", True), ("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)),
+                        ("ambassador", None), ("alliances", ()), ("faces", ("Sneak Attack", "Robbery")),
+                        ("moritani_forces", 8), ("forces", (("Atreides", 4, 0),)), ("spice", 4), ("karama", ()))
 # Both modules at once (issue 15: Cunning onto a Grumman stack): the Grumman bounds with Moritani, unallied,
 # holding its Nexus card.
 GRUMMAN_NEXUS_BOUNDS = GRUMMAN_BOUNDS + (("nexus_card", "Moritani"), ("alliances", (("Atreides", "Bene Gesserit"),)))
