@@ -57,6 +57,14 @@ def _given_or_default(name: str, sub: dict, default_ok: bool):
     return {"anyOf": [given, {"not": {"required": [name]}}]} if default_ok else given
 
 
+def _given_at(loc: Loc, raw, values: dict, *names: str) -> Loc:
+    """Where to point an error about `names`: the first of them the document gives, else the record itself."""
+    for name in names:
+        if name in values:
+            return loc.value(raw, name)
+    return loc
+
+
 def _at(loc: Loc, raw, name: str, path: tuple) -> Loc:
     at = loc.value(raw, name)
     node = raw.get(name) if isinstance(raw, dict) else None
@@ -116,7 +124,7 @@ class AtMost:
         if a is None or b is None or a <= b:
             return
         given = self.field in values
-        where = loc.value(raw, self.field) if given else loc.value(raw, self.other) if self.other in values else loc
+        where = _given_at(loc, raw, values, self.field, self.other)
         note = "" if self.other in values else ", the default"
         mine = "" if given else f"{loc._join(self.field)} is "
         where.error(f"{mine}{a}{'' if given else ' by default, which'} is more than {loc._join(self.other)} "
@@ -167,8 +175,7 @@ class NotBoth:
         if self.field in bad or self.other in bad:
             return
         if rec.effective(values, self.field) is True and rec.effective(values, self.other) is True:
-            where = loc.value(raw, self.field) if self.field in values else loc.value(raw, self.other) \
-                if self.other in values else loc
+            where = _given_at(loc, raw, values, self.field, self.other)
             where.error(f"{loc._join(self.field)} and {loc._join(self.other)} are both on; {self.why}")
 
     def json(self, rec: Record) -> list:
@@ -189,7 +196,7 @@ class NeedsFlag:
         if self.field in bad or self.flag in bad or rec.effective(values, self.field) is None:
             return
         if rec.effective(values, self.flag) is not True:
-            where = loc.value(raw, self.field) if self.field in values else loc.value(raw, self.flag)
+            where = _given_at(loc, raw, values, self.field, self.flag)
             where.error(f"{loc._join(self.field)} is set but {loc._join(self.flag)} is off; {self.why}")
 
     def json(self, rec: Record) -> list:
@@ -217,7 +224,7 @@ class NeedsRow:
         if self.field in bad or self.rows in bad or rec.effective(values, self.field) is not True:
             return
         if not self._holds(rec.effective(values, self.rows)):
-            where = loc.value(raw, self.field) if self.field in values else loc.value(raw, self.rows)
+            where = _given_at(loc, raw, values, self.field, self.rows)
             where.error(f"{loc._join(self.field)} is on but {loc._join(self.rows)} has no row "
                         f"[{self.key}, ..., at least 1 in column {self.column + 1}]; {self.why}")
 
