@@ -67,7 +67,7 @@ def draw(c: Ctx, f, reshuffle: bool = True) -> dict:
         return {("hand", (f,)): v("hand", f) + 1}
     top, pile = v("deck") > 0, v("discards") > 0
     if c.has("reshuffle-while-deck-lasts"):  # the bug: every draw shuffles the discard pile back in first
-        top, pile = (v("deck") + v("discards")) > 0, Const(False)
+        top = (v("deck") + v("discards")) > 0
         return {("hand", (f,)): v("hand", f) + ite(top, 1, 0),
                 ("deck", ()): ite(top, v("deck") + v("discards") - 1, 0), ("discards", ()): Const(0)}
     refill = pile if reshuffle else Const(False)

@@ -97,8 +97,3 @@ def witnesses(c: Ctx) -> list[Property]:
                              rules=("A27",), doc="Moritani sets up outside the strongholds"))
     return out
 
-
-def setup_exempt(c: Ctx):
-    """The setup step, which the printed setup makes free and which is not an arrival (for the step properties
-    about shipments and entries)."""
-    return c.stage_is("setup") if enabled(c) else Const(False)
