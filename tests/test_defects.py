@@ -99,6 +99,7 @@ EXPECTED_DEPTH = {
     # Worm-ride module (model/moritani/worms.py), on the worm-rides bounds.
     "ride-continuation-skipped": 5,
     "ride-ignores-entry-causes": 6,
+    "ride-recorded-as-shipment": 6,
     "ride-resumes-at-close": 8,
     # Finite-deck module (model/moritani/deck.py), on the finite-deck bounds.
     "draw-from-nothing": 11,
@@ -114,6 +115,7 @@ EXPECTED_DEPTH = {
     "occupier-triggers-terror": 7,
     # Revival module (model/moritani/revival.py), on the revival bounds.
     "revival-ignores-entry-causes": 8,
+    "revival-recorded-as-shipment": 8,
     "revival-skips-terror": 8,
 }
 

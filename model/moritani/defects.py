@@ -294,6 +294,10 @@ DEFECTS = (
     Defect("ride-ignores-entry-causes", "entry-causes-respected", ("A24", "R11"),
            "under shipment-and-movement a worm ride still opens Terror", WORM_BOUNDS, WORMS,
            interpretation=(("entry-causes", "shipment-and-movement"),)),
+    Defect("ride-recorded-as-shipment", "entry-causes-respected", ("A24", "R11", "R17"),
+           "under shipment-and-movement the worm ride is carried out through the shipment call site: its entry is "
+           "recorded as a shipment, so it opens Terror (a check reading the recorded cause would not see it)",
+           WORM_BOUNDS, WORMS, interpretation=(("entry-causes", "shipment-and-movement"),)),
     Defect("ride-resumes-at-close", "nothing-pending-outside-its-window", ("H20", "H35"),
            "the ride sequence resumes when the ride's Terror entry closes, before the arrival is settled "
            "(finishTerrorEntry resuming nextWormRide itself)", WORM_BOUNDS, WORMS),
@@ -314,6 +318,10 @@ DEFECTS = (
     Defect("revival-ignores-entry-causes", "revival-respects-entry-causes", ("A24", "R11"),
            "under shipment-and-movement a revival onto the planet still opens Terror", REVIVAL_BOUNDS,
            (("revival", "Atreides"),), interpretation=(("entry-causes", "shipment-and-movement"),)),
+    Defect("revival-recorded-as-shipment", "revival-respects-entry-causes", ("A24", "R11", "R17"),
+           "under shipment-and-movement the revival is carried out through the shipment call site: its entry is "
+           "recorded as a shipment, so it opens Terror (a check reading the recorded cause would not see it)",
+           REVIVAL_BOUNDS, (("revival", "Atreides"),), interpretation=(("entry-causes", "shipment-and-movement"),)),
     Defect("revival-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
            "under every-arrival the revival's entry forgets to queue its Terror decision (a call site that does not "
            "open Terror for an entry other than shipment and movement)", REVIVAL_BOUNDS, (("revival", "Atreides"),)),

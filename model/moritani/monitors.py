@@ -22,6 +22,8 @@ misbehaves without updating its own bookkeeping is still seen:
   by the entrant (H8, R21, H24);
 - `allied_this_turn` (Basic ally separation only; model/moritani/separation.py): Moritani's alliance
   changed during this turn (R26, H22);
+- `entry_begun` (worm-ride and revival modules): how the entry under way began, from the stage its forces
+  arrived in (A24);
 - with the Assassinate Leaders module: `tr_called` (a normal Traitor call happened) and
   `tr_retired[card]` (the card was set aside at a Mentat replacement) (R43, A28).
 
@@ -32,7 +34,7 @@ misbehaves without updating its own bookkeeping is still seen:
 from __future__ import annotations
 
 from model.domains import Bool, IntRange
-from model.expr import Arg, Fired, count, ite, post
+from model.expr import Arg, Const, Fired, count, ite, post
 from model.moritani import grumman, revival, worms
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
@@ -84,7 +86,29 @@ def monitors(c: Ctx) -> list[Monitor]:
         out += _traitor_monitors(c)
     if c.choice("A4") == "pre-emptive-phase":
         out.append(_karama_preempted(c))
+    if worms.enabled(c) or revival.enabled(c):
+        out.append(_entry_begun(c))
     return out
+
+
+def _entry_begun(c: Ctx) -> Monitor:
+    """A24: how the entry under way began, read off the step that put the entrant's forces on the board (the
+    stage it ran in: a worm ride, a revival onto the planet, else Shipment & Movement), not off the arrival's
+    own `entry_cause`, so that an arrival that mislabels its cause is still seen. Back to the first value
+    whenever the turn returns to a stage an entry begins from."""
+    v = c.v
+    dom = c.Begun
+    starts = tuple(s for s in ("ship_move", "worm", "revival") if s in c.Stage.labels)
+    arrives = c.stage_is(*starts) & c.any_of(post("forces", f, h) > v("forces", f, h)
+                                             for f in range(len(c.bounds.factions)) for h in c.holds)
+    how = Const(0)
+    for s, label in (("worm", "worm ride"), ("revival", "revival")):
+        if label in dom.labels:
+            how = ite(c.stage_is(s), dom.index(label), how)
+    back = c.any_of(post("stage").eq(c.st(s)) for s in starts)
+    update = ite(back, 0, ite(arrives, how, v("entry_begun")))
+    return Monitor(Field("entry_begun", dom, doc="how the entry under way began (the stage its forces arrived in)"),
+                   0, update, ("A24", "R17", "R11"))
 
 
 def _karama_preempted(c: Ctx) -> Monitor:

@@ -83,8 +83,10 @@ def rules(c: Ctx, arrival, open_to) -> list[Rule]:
     at = c.stage_is("revival")
     eff = {("tanks", (Const(R),)): v("tanks", R) - 1, ("forces", (Const(R), to)): v("forces", R, to) + 1,
            ("revived", ()): Const(True)}
-    eff |= arrival(Const(R), to, "revival", Const(False), 1)
-    if (not counts_for_terror(c) and not c.has("revival-ignores-entry-causes")) or c.has("revival-skips-terror"):
+    mislabelled = c.has("revival-recorded-as-shipment")  # the bug: the revival goes through the shipment call site
+    eff |= arrival(Const(R), to, "shipment" if mislabelled else "revival", Const(False), 1)
+    if (not counts_for_terror(c) and not c.has("revival-ignores-entry-causes") and not mislabelled) \
+            or c.has("revival-skips-terror"):
         eff[("pend_terror", ())] = Const(False)
     return [
         Rule("revive_onto_planet", (P("to", c.L),), at & ~v("revived") & (v("tanks", R) >= 1) & open_to(Const(R), to),
@@ -98,7 +100,8 @@ def rules(c: Ctx, arrival, open_to) -> list[Rule]:
 def properties(c: Ctx) -> list[Property]:
     if not enabled(c) or counts_for_terror(c):
         return []
-    revival = c.v("entry_cause").eq(c.Cause.index("revival"))
+    # Read off the `entry_begun` monitor, never the arrival's own `entry_cause` (the rule under test writes it).
+    revival = c.v("entry_begun").eq(c.Begun.index("revival"))
     opening = c.stage_is("react") & post("stage").eq(c.st("terror"))
     return [always_step("revival-respects-entry-causes", implies(opening, ~revival), ("A24", "R11"),
                         "under shipment-and-movement a revival onto the planet never opens a Terror decision")]
@@ -107,7 +110,7 @@ def properties(c: Ctx) -> list[Property]:
 def witnesses(c: Ctx) -> list[Property]:
     if not enabled(c):
         return []
-    revival = c.v("entry_cause").eq(c.Cause.index("revival"))
+    revival = c.v("entry_begun").eq(c.Begun.index("revival"))
     out = [sometimes("witness-revival-onto-planet", fires=("revive_onto_planet",), rules=("A24",),
                      doc="the reviving rival revives a force from the Tanks into a stronghold")]
     if counts_for_terror(c):

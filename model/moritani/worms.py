@@ -97,8 +97,9 @@ def rules(c: Ctx, arrival, open_to, next_stage: str) -> list[Rule]:
     at = c.stage_is("worm")
     eff = {("forces", (Const(Y), Const(c.desert))): v("forces", Y, c.desert) - n,
            ("forces", (Const(Y), to)): v("forces", Y, to) + n, ("rides", ()): v("rides") + 1}
-    eff |= arrival(Const(Y), to, "worm ride", Const(False), n)
-    if not counts_for_terror(c) and not c.has("ride-ignores-entry-causes"):
+    mislabelled = c.has("ride-recorded-as-shipment")  # the bug: the ride goes through the shipment call site
+    eff |= arrival(Const(Y), to, "shipment" if mislabelled else "worm ride", Const(False), n)
+    if not counts_for_terror(c) and not c.has("ride-ignores-entry-causes") and not mislabelled:
         eff[("pend_terror", ())] = Const(False)
     return [
         Rule("worm_ride", (P("n", IntRange(1, CARRY)), P("to", c.L)),
@@ -110,13 +111,19 @@ def rules(c: Ctx, arrival, open_to, next_stage: str) -> list[Rule]:
     ]
 
 
+def began_with_ride(c: Ctx):
+    """The entry under way began with a worm ride, as the `entry_begun` monitor saw it (never the arrival's own
+    `entry_cause`, which the rule under test writes)."""
+    return c.v("entry_begun").eq(c.Begun.index("worm ride"))
+
+
 def properties(c: Ctx) -> list[Property]:
     if not enabled(c):
         return []
     v = c.v
     arrival = ("react", "advisor", "ambassador", "terror", "eome_karama", "eome_reply", "robbery",
                "robbery_discard", "assassinate", "sabotage_gift", "sneak", "entry_done")
-    ride = v("entry_cause").eq(c.Cause.index("worm ride"))
+    ride = began_with_ride(c)
     leaves = c.stage_is(*arrival) & ~c.any_of(post("stage").eq(c.st(s)) for s in arrival)
     out = [
         always_step("ride-continues", implies(leaves & ride, post("stage").eq(c.st("worm"))), ("H20", "A24"),
@@ -132,7 +139,7 @@ def properties(c: Ctx) -> list[Property]:
 def witnesses(c: Ctx) -> list[Property]:
     if not enabled(c):
         return []
-    ride = c.v("entry_cause").eq(c.Cause.index("worm ride"))
+    ride = began_with_ride(c)
     out = [sometimes("witness-second-ride", fires=("worm_ride",), when=c.v("rides") >= 1, rules=("H20",),
                      doc="the ride sequence continues after a ride's entry and Fremen rides again")]
     if c.stacks:  # with a stacking module (issue 15's combined profile): a ride into a stack
