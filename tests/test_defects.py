@@ -117,6 +117,12 @@ EXPECTED_DEPTH = {
     "revival-ignores-entry-causes": 8,
     "revival-recorded-as-shipment": 8,
     "revival-skips-terror": 8,
+    # The Guild's cross-ship (model/moritani/crossship.py), on the cross-ship bounds.
+    "cross-ship-skips-terror": 7,
+    "reserve-transport-opens-terror": 7,
+    "cross-ship-into-aftermath": 10,
+    "cross-ship-ignores-occupancy": 11,
+    "cross-ship-keeps-origin": 5,
 }
 
 

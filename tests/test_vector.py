@@ -35,9 +35,11 @@ from tests.test_defects import EXPECTED_DEPTH
 from tests.test_promela import PARITY, swap_model
 
 needs_spin = pytest.mark.skipif(not spin_available(), reason="spin or gcc not installed (apt-get install -y spin)")
+# Each profile on one stronghold and one turn (a starting garrison elsewhere is left out with its stronghold).
 SMALL_PROFILES = {name: (p.interpretation, dataclasses.replace(p.bounds, **(
     {"strongholds": ("Arrakeen",), "ambassador": None, "turns": 1} if name == "assassinate-leaders" else dict(
-        strongholds=SMALL.strongholds, ambassador=SMALL.ambassador, turns=1))))
+        strongholds=SMALL.strongholds, ambassador=SMALL.ambassador, turns=1)),
+    garrisons=tuple(g for g in p.bounds.garrisons if g[1] in SMALL.strongholds)))
     for name, p in PROFILES.items()}
 
 

@@ -81,10 +81,24 @@ AGREEMENT_CONFIGS |= {
     "small-revival": (_REVIVAL, Interpretation()),
     "small-revival-shipment-and-movement": (_REVIVAL, Interpretation.of(entry_causes="shipment-and-movement")),
 }
+# The Guild's cross-ship: out of Tuek's Sietch or the open desert, and back to reserves; the Aftermath ban both ways
+# (A23, A24, R17).
+_CROSS = Bounds(factions=("Moritani", "Guild"), strongholds=("Arrakeen", "Tuek's Sietch"), ambassador=None,
+                alliances=(), karama=(), faces=("Atomics", "Robbery"), cross_ship=True, forces=(("Guild", 0, 1),),
+                garrisons=(("Guild", "Tuek's Sietch", 1),))
+AGREEMENT_CONFIGS |= {
+    "small-cross-ship": (_CROSS, Interpretation()),
+    "small-cross-ship-allowed": (_CROSS, Interpretation.of(cross_ship_into_aftermath="allowed")),
+}
 AGREEMENT_CONFIGS |= {
     "small-setup-stronghold": (_SETUP, Interpretation()),
     "small-setup-territory": (_SETUP, Interpretation.of(setup_destination="territory")),
 }
+
+
+# The default run compares at most this many states per configuration, spread evenly over the reachable set (in
+# discovery order, so every depth is represented); `-m slow` compares every seventh state of each configuration.
+AGREEMENT_SAMPLE = 800
 
 
 @pytest.mark.heavy
@@ -94,6 +108,16 @@ def test_successors_agree_on_sampled_states(name):
     m = build_model(bounds, interp)
     ex = Explorer(m, CheckConfig()).run()
     assert ex.complete
+    step = max(7, -(-len(ex.states) // AGREEMENT_SAMPLE))
+    assert successor_agreement(m, ex.states[::step]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in AGREEMENT_CONFIGS if n.startswith(("small-homeworld", "small-grumman"))])
+def test_successors_agree_on_every_seventh_state(name):
+    bounds, interp = AGREEMENT_CONFIGS[name]
+    m = build_model(bounds, interp)
+    ex = Explorer(m, CheckConfig()).run()
     assert successor_agreement(m, ex.states[::7]) == []
 
 

@@ -32,8 +32,15 @@ SMALL_BOUNDS = dict(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
 
 
 def small(proposal):
-    """The proposal on the small bounds (its other bounds and choices kept)."""
-    return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **SMALL_BOUNDS))
+    """The proposal on the small bounds (its other bounds and choices kept; a starting garrison in a stronghold
+    the small bounds leave out is left out with it).
+
+    >>> p = dataclasses.replace(PROFILES["default"], bounds=Bounds(garrisons=(("Atreides", "Carthag", 1),)))
+    >>> small(p).bounds.garrisons
+    ()
+    """
+    kept = tuple(g for g in proposal.bounds.garrisons if g[1] in SMALL_BOUNDS["strongholds"])
+    return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **SMALL_BOUNDS, garrisons=kept))
 
 
 def open_orders(proposal):

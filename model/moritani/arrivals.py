@@ -9,7 +9,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
-from model.moritani import grumman, intrusion, revival, separation, stacks, worms
+from model.moritani import crossship, grumman, intrusion, revival, separation, stacks, worms
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -111,12 +111,17 @@ def open_for(c: Ctx, f, to):
             & ~c.ally_blocks(f, to))
 
 
+def my_turn(c: Ctx, f):
+    """Faction f (an expression) is the one to ship or move now."""
+    # The player who just finished is separated from its ally before anyone else acts (R26, R27).
+    return c.stage_is("ship_move") & c.at_position("mover", f) & ~separation.pending(c)
+
+
 def entry_rules(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
     f, to = Param("f"), Param("to")
     n = len(c.bounds.factions)
-    # The player who just finished is separated from its ally before anyone else acts (R26, R27).
-    mine = c.stage_is("ship_move") & c.at_position("mover", f) & ~separation.pending(c)
+    mine = my_turn(c, f)
     moves = f.ne(M) if not c.bounds.moritani_ships else Const(True)
     open_to = open_for(c, f, to)
     no_aftermath = v("aftermath").ne(to)
@@ -264,7 +269,9 @@ def rules(c: Ctx) -> list[Rule]:
                        lambda f, to: open_for(c, f, to), "ship_move")
     revive = revival.rules(c, lambda f, to, cause, adv, n: _arrival(c, f, to, cause, adv, n) | fighters_arrive(c, f, to),
                            lambda f, to: open_for(c, f, to))
-    return entry_rules(c) + reaction_rules(c) + ride + revive
+    cross = crossship.rules(c, lambda f, to, cause, adv, n: _arrival(c, f, to, cause, adv, n) | fighters_arrive(c, f, to),
+                            lambda f, to: open_for(c, f, to), lambda f: my_turn(c, f))
+    return entry_rules(c) + reaction_rules(c) + ride + revive + cross
 
 
 def _advisor_lands(c: Ctx, bg: int, l) -> dict:

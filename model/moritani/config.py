@@ -146,6 +146,12 @@ SWITCHES = (
            "only shipment and movement as R11 words it?",
            "engine: the entry receipt classes worm rides, Guild transport, Ambassador arrivals and Homeworld "
            "revival as entries (R17)"),
+    Switch("cross-ship-into-aftermath", ("R36", "R17"),
+           ("banned", "allowed"), "banned",
+           "May the Guild's cross-ship (only with bounds.cross_ship) enter the Aftermath stronghold? banned, the "
+           "Aftermath ban covers every shipment; allowed, it covers shipments from off-planet only (A23's open "
+           "question for Guild cross-ship; the advisor's case is switch advisor-into-aftermath)",
+           "undocumented in the engine (A23 open); the printed Aftermath ban read as covering every shipment"),
     Switch("robbery-empty-deck", ("A16", "R39"),
            ("reshuffle", "nothing"), "reshuffle",
            "Robbery's card option when the Treachery deck is empty (only with bounds.deck): the discard pile is "
@@ -260,6 +266,10 @@ class Bounds:
     # Optional module (model/moritani/revival.py): this rival may revive one force from the Tanks onto the planet
     # each turn, an entry under switch entry-causes (A24); it starts with one of its reserves in the Tanks.
     revival: str | None = None
+    # Optional module (model/moritani/crossship.py): the Guild may cross-ship one force from the board into a
+    # stronghold (an entry, A24) or ship one back to its reserves (no entry, R17). Needs the Guild among the
+    # factions with forces in the open desert. Off by default.
+    cross_ship: bool = False
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -356,6 +366,13 @@ class Bounds:
             if self.worm_rides or self.assassinate_leaders:
                 raise ModelError("bounds.revival cannot be combined with bounds.worm_rides or "
                                  "bounds.assassinate_leaders yet; turn one of them off")
+        if self.cross_ship:
+            if not any(f == "Guild" and d > 0 for f, _, d in self.forces):
+                raise ModelError("bounds.cross_ship needs the Guild in bounds.factions with forces in the open "
+                                 "desert (bounds.forces: [Guild, reserves, desert])")
+            if self.worm_rides or self.revival is not None or self.grumman or self.assassinate_leaders:
+                raise ModelError("bounds.cross_ship cannot be combined with bounds.worm_rides, bounds.revival, "
+                                 "bounds.grumman or bounds.assassinate_leaders yet; turn one of them off")
         if self.deck is not None and not 0 <= self.deck <= 12:
             raise ModelError("bounds.deck must be 0..12 (or empty: no finite deck)")
 
@@ -437,4 +454,9 @@ def bound_shapes() -> dict:
         "revival": {"kind": "enum", "values": rivals, "null": True, "within": "factions",
                     "why": "the reviving rival is in bounds.factions (or nobody: empty)"},
         "deck": count | {"null": True, "why": "face-down Treachery cards at the start (empty: no finite deck)"},
+        "cross_ship": {"kind": "bool", "excludes": ["assassinate_leaders", "worm_rides", "grumman"],
+                       "needs_row": ["forces", "Guild", 2],
+                       "why": "the Guild's cross-ship needs the Guild with forces in the open desert (bounds.forces: "
+                              "[Guild, reserves, desert]) and cannot be combined with worm rides, revival, Grumman "
+                              "or Assassinate Leaders yet"},
     }

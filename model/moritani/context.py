@@ -78,10 +78,12 @@ class Ctx:
         set_aside = self.grumman and self.interp.choice("A18") == "out-of-game"
         self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
         self.Cause = Enum("Cause", CAUSES + (("worm ride",) if self.worms else ())
-                          + (("revival",) if b.revival is not None else ()))
+                          + (("revival",) if b.revival is not None else ())
+                          + (("cross-ship",) if b.cross_ship else ()))
         # How the entry under way began, as the `entry_begun` monitor sees it (A24; model/moritani/monitors.py).
         self.Begun = Enum("Begun", ("shipment or movement",) + (("worm ride",) if self.worms else ())
-                          + (("revival",) if b.revival is not None else ()))
+                          + (("revival",) if b.revival is not None else ())
+                          + (("cross-ship",) if b.cross_ship else ()))
         self.Leader = Enum("Leader", tuple(f"leader {i + 1} (strength {s})" for i, s in enumerate(b.leaders)))
         self.M = 0
         # One Traitor card per rival leader (module only): card index -> (faction index, leader index).

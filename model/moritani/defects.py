@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import (ASSASSINATE_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
+from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
                                      GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
                                      SETUP_BOUNDS,
                                      WORM_BOUNDS)
@@ -49,6 +49,7 @@ GRUMMAN = (("grumman", True),)
 WORMS = (("worm_rides", True),)
 DECK = (("deck", 1),)
 SETUP = (("setup_forces", 1),)
+CROSS_SHIP = (("cross_ship", True),)
 # Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
 # alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
 SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
@@ -325,6 +326,21 @@ DEFECTS = (
     Defect("revival-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
            "under every-arrival the revival's entry forgets to queue its Terror decision (a call site that does not "
            "open Terror for an entry other than shipment and movement)", REVIVAL_BOUNDS, (("revival", "Atreides"),)),
+    # The Guild's cross-ship module (model/moritani/crossship.py).
+    Defect("cross-ship-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
+           "the site-to-site shipment's call site never opens Terror (an entry other than an ordinary shipment or "
+           "movement forgotten)", CROSS_SHIP_BOUNDS, CROSS_SHIP),
+    Defect("reserve-transport-opens-terror", "terror-needs-an-entry", ("R17", "R11"),
+           "the Guild's transport back to reserves runs the arrival's reactions for the stronghold it leaves, so "
+           "leaving a token's stronghold opens a Terror decision", CROSS_SHIP_BOUNDS, CROSS_SHIP),
+    Defect("cross-ship-into-aftermath", "no-shipment-into-aftermath", ("A23", "R36"),
+           "under banned the site-to-site destinations forget the Aftermath", CROSS_SHIP_BOUNDS, CROSS_SHIP),
+    Defect("cross-ship-ignores-occupancy", "arrival-respects-occupancy", ("R25",),
+           "the site-to-site destinations check only the storm: a cross-ship joins two other factions or its ally",
+           CROSS_SHIP_BOUNDS, CROSS_SHIP),
+    Defect("cross-ship-keeps-origin", "forces-transfer", ("R6", "H16"),
+           "the cross-shipped force is added to its destination and never taken from its origin", CROSS_SHIP_BOUNDS,
+           CROSS_SHIP),
     # Setup module (model/moritani/setup.py).
     Defect("setup-ignores-occupancy", "setup-unoccupied", ("R1",),
            "Moritani's setup checks only the kind of destination, so it may set up beside another faction's forces",

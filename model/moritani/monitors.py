@@ -22,7 +22,7 @@ misbehaves without updating its own bookkeeping is still seen:
   by the entrant (H8, R21, H24);
 - `allied_this_turn` (Basic ally separation only; model/moritani/separation.py): Moritani's alliance
   changed during this turn (R26, H22);
-- `entry_begun` (worm-ride and revival modules): how the entry under way began, from the stage its forces
+- `entry_begun` (worm-ride, revival and cross-ship modules): how the entry under way began, from the stage its forces
   arrived in (A24);
 - with the Assassinate Leaders module: `tr_called` (a normal Traitor call happened) and
   `tr_retired[card]` (the card was set aside at a Mentat replacement) (R43, A28).
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from model.domains import Bool, IntRange
 from model.expr import Arg, Const, Fired, count, ite, post
-from model.moritani import grumman, revival, worms
+from model.moritani import crossship, grumman, revival, worms
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field
@@ -86,14 +86,15 @@ def monitors(c: Ctx) -> list[Monitor]:
         out += _traitor_monitors(c)
     if c.choice("A4") == "pre-emptive-phase":
         out.append(_karama_preempted(c))
-    if worms.enabled(c) or revival.enabled(c):
+    if worms.enabled(c) or revival.enabled(c) or crossship.enabled(c):
         out.append(_entry_begun(c))
     return out
 
 
 def _entry_begun(c: Ctx) -> Monitor:
     """A24: how the entry under way began, read off the step that put the entrant's forces on the board (the
-    stage it ran in: a worm ride, a revival onto the planet, else Shipment & Movement), not off the arrival's
+    stage it ran in: a worm ride, a revival onto the planet, else Shipment & Movement, where the action fired
+    tells a Guild cross-ship from a movement), not off the arrival's
     own `entry_cause`, so that an arrival that mislabels its cause is still seen. Back to the first value
     whenever the turn returns to a stage an entry begins from."""
     v = c.v
@@ -105,6 +106,8 @@ def _entry_begun(c: Ctx) -> Monitor:
     for s, label in (("worm", "worm ride"), ("revival", "revival")):
         if label in dom.labels:
             how = ite(c.stage_is(s), dom.index(label), how)
+    if crossship.enabled(c):  # the Guild's declared action: a cross-ship and a movement look alike on the board
+        how = ite(crossship.cross_shipped(c), dom.index("cross-ship"), how)
     back = c.any_of(post("stage").eq(c.st(s)) for s in starts)
     update = ite(back, 0, ite(arrives, how, v("entry_begun")))
     return Monitor(Field("entry_begun", dom, doc="how the entry under way began (the stage its forces arrived in)"),

@@ -71,6 +71,8 @@ TEMPLATES = {
     "rob_card": "Robbery: Moritani draws the top Treachery card",
     "moritani_setup": "Moritani sets up last, putting {setup} into {l}",
     "revive_onto_planet": "{reviver} revives 1 force from the Tanks straight into {to}",
+    "guild_cross_ship": "the Guild cross-ships 1 force from {frm} into {to}",
+    "guild_to_reserves": "the Guild ships 1 force from {frm} back to its reserves",
     "end_revival": "{reviver} revives nothing more onto the planet; Shipment & Movement begins",
     "robbery_discard": "Moritani discards down to its hand limit",
     "gift_card": "Moritani gives {entrant} a card",

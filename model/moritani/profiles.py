@@ -76,6 +76,14 @@ GRUMMAN_OCCUPIED_BOUNDS = GRUMMAN_BOUNDS + (("homeworld_occupier", "Bene Gesseri
 REVIVAL_BOUNDS = (("revival", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
                   ("forces", (("Atreides", 2, 0), ("Bene Gesserit", 1, 0))))
 
+# The Guild's cross-ship (model/moritani/crossship.py): Moritani, Atreides and the Guild on Arrakeen and Tuek's
+# Sietch, no alliances, four faces (Atomics for the Aftermath); the Guild starts with a force in Tuek's Sietch and one in the open desert, so that it can
+# cross-ship out of a stronghold or from the desert, and ship back to its reserves. docs/checking.md.
+CROSS_SHIP_BOUNDS = (("cross_ship", True), ("factions", ("Moritani", "Atreides", "Guild")),
+                     ("strongholds", ("Arrakeen", "Tuek's Sietch")), ("ambassador", None), ("alliances", ()),
+                     ("faces", ("Atomics", "Extortion", "Robbery", "Sneak Attack")),
+                     ("forces", (("Atreides", 1, 0), ("Guild", 0, 1))), ("garrisons", (("Guild", "Tuek's Sietch", 1),)))
+
 # Worm rides with Moritani's Nexus card (issue 15's combined profile: a worm ride into a stack Cunning made).
 WORM_NEXUS_BOUNDS = WORM_BOUNDS + (("nexus_card", "Moritani"),)
 
@@ -88,7 +96,7 @@ TREACHERY_ONLINE = Interpretation.of(
     eome_when_reveal_blocked="offer-anyway", ally_separation="later-mover", stack_reveal="all-in-turn",
     cunning_reach="placement-and-move", betrayal_timing="any-time", grumman_addition="mentat-placement",
     grumman_removal="to-supply", collection_operations="repeatable", setup_destination="territory",
-    homeworld_occupation="trigger-and-offer")
+    homeworld_occupation="trigger-and-offer", cross_ship_into_aftermath="banned")
 
 PROFILES = {
     "default": Proposal(
@@ -162,6 +170,12 @@ PROFILES = {
         "The optional revival module (a rival revives a force from the Tanks onto the planet, an entry under "
         "entry-causes: A24) with the engine's choices, on one stronghold",
         Interpretation(), Bounds(**dict(REVIVAL_BOUNDS))),
+    "cross-ship": Proposal(
+        "cross-ship",
+        "The optional Guild cross-ship module (a cross-ship from the board is an entry, a transport back to "
+        "reserves is not: A24, R17; the Aftermath ban on cross-ships: A23) with the engine's choices, on two "
+        "strongholds",
+        Interpretation(), Bounds(**dict(CROSS_SHIP_BOUNDS))),
     "finite-deck": Proposal(
         "finite-deck",
         "The optional finite-deck module (a one-card Treachery deck and its discard pile; Robbery with an empty "

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
-from model.moritani import intrusion, revival, separation, setup
+from model.moritani import crossship, intrusion, revival, separation, setup
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -214,8 +214,13 @@ def _no_shipment_into_aftermath(c: Ctx) -> Property:
         if f == c.fac("Bene Gesserit") and c.choice("A23") == "allowed":  # the free advisor, by this reading
             exempt = c.stage_is("advisor")
         ok = ok & implies(shipped, exempt)
+        if crossship.enabled(c) and f == crossship.guild(c):  # a cross-ship is a shipment too (A23)
+            crossed = am.ne(c.none_dest) & crossship.cross_shipped(c) & (post("forces", f, am) > v("forces", f, am))
+            ok = ok & implies(crossed, crossship.exempt_from_ban(c))
+    cross = (" (nor by a Guild cross-ship, under cross-ship-into-aftermath banned)"
+             if crossship.enabled(c) and crossship.aftermath_banned(c) else "")
     return always_step("no-shipment-into-aftermath", ok, ("R36", "A23", "R41"),
-                       "no forces arrive in the Aftermath from reserves, except by Moritani's Sneak Attack")
+                       f"no forces arrive in the Aftermath from reserves, except by Moritani's Sneak Attack{cross}")
 
 
 def _atomics_kills_all(c: Ctx) -> Property:
@@ -284,10 +289,13 @@ def _forces_transfer(c: Ctx) -> Property:
     ok = Const(True)
     for f in range(len(c.bounds.factions)):
         d = _force_holders(c, f)
-        ok = ok & sum_of(d).eq(0) & (count(x < 0 for x in d) <= 1) & (count(x > 0 for x in d) <= 1) \
-            & (d[0] <= 0)
+        never_back = d[0] <= 0
+        if crossship.enabled(c) and f == crossship.guild(c):  # the Guild's transport back to reserves (R17)
+            never_back = never_back | crossship.to_reserves(c, f)
+        ok = ok & sum_of(d).eq(0) & (count(x < 0 for x in d) <= 1) & (count(x > 0 for x in d) <= 1) & never_back
+    guild = " but by the Guild's transport (R17)" if crossship.enabled(c) else ""
     return always_step("forces-transfer", ok, ("R6", "H16", "H32", "H33"),
-                       "each faction's forces move in one transfer per step, and never back to reserves")
+                       f"each faction's forces move in one transfer per step, and never back to reserves{guild}")
 
 
 def _shipment_is_paid(c: Ctx) -> Property:

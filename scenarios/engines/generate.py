@@ -729,7 +729,35 @@ rspecs = [
       cites=["A24", "R17"], goal=REVIVAL_OPENS_TERROR, values=["entrant", "entry_cause", "tanks[Atreides]"]),
 ]
 
+# The Guild's cross-ship (model/moritani/crossship.py): both engines count a cross-ship from the board as an entry, and
+# treachery.online checks no intrusion after a shipment back to reserves (A24, R17).
+CROSS_SHIP_OPENS_TERROR = fired("open_terror", lambda m, pre, post: lab(m, pre, "entry_cause") == "cross-ship")
+cspecs = [
+ dict(file="quintine-cross-ship-opens-terror.scenario.yaml", engine=Q, commit=QE, profile="cross-ship",
+      title="quintine: the Guild's cross-ship into the token's stronghold is an entry and opens Terror",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Guild cross-planet transport is an entry; catalogue R17)",
+      why=["The Guild ships a force from the board into the stronghold where Moritani's token lies."],
+      cites=["A24", "R17"], goal=CROSS_SHIP_OPENS_TERROR, values=["entrant", "entry_cause", "forces[Guild][open desert]"]),
+ dict(file="treachery-cross-ship-opens-terror.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).CROSS_SHIP_BOUNDS),
+      title="treachery-online: a site-to-site shipment checks intrusions, so it opens Terror",
+      source="Shared/Events/Shipment.cs:481-497 (PerformSiteToSiteShipment, then CheckIntrusion unless back to reserves)",
+      why=["The Guild ships a force from the board into the stronghold where Moritani's token lies."],
+      cites=["A24", "R17"], goal=CROSS_SHIP_OPENS_TERROR, values=["entrant", "entry_cause", "forces[Guild][open desert]"]),
+ dict(file="treachery-shipment-back-to-reserves-opens-nothing.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).CROSS_SHIP_BOUNDS),
+      title="treachery-online: the Guild leaves a token's stronghold for its reserves; no Terror opens",
+      source="Shared/Events/Shipment.cs:483-497 (a shipment back to reserves moves the forces and checks no intrusion)",
+      why=["The Guild ships its force in Tuek's Sietch, where Moritani's token lies, back to its reserves; the turn "
+           "passes on with no decision."],
+      cites=["R17"], goal=fired("guild_to_reserves", lambda m, pre, post: any(
+          lab(m, pre, f"tstatus[{k}]") == "placed" and lab(m, pre, f"tloc[{k}]") == "Tuek's Sietch"
+          for k in ("Atomics", "Extortion", "Robbery", "Sneak Attack"))
+          and lab(m, post, "stage") == "ship_move"),
+      values=["reserves[Guild]", "forces[Guild][Tuek's Sietch]", "stage"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))

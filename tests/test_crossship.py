@@ -1,0 +1,84 @@
+"""The Guild's cross-ship module (model/moritani/crossship.py; A24, A23, R17): a cross-ship from the board is an entry
+under both entry-causes readings, a transport back to reserves is none, the Aftermath ban follows its switch, and
+each check of the module has a seeded defect."""
+from __future__ import annotations
+
+import pytest
+
+from checks.config import CheckConfig
+from checks.engines.explicit import Explorer
+from model.errors import ModelError
+from model.evaluate import successors
+from model.moritani.build import build_model
+from model.moritani.config import Bounds, Interpretation
+from model.moritani.defects import DEFECTS
+from model.moritani.profiles import CROSS_SHIP_BOUNDS, PROFILES
+
+CROSS = Bounds(**dict(CROSS_SHIP_BOUNDS))
+
+
+def test_module_off_adds_nothing():
+    m = build_model()
+    assert "cross-ship" not in m.vocabulary.Cause.labels
+    assert not {r.name for r in m.rules} & {"guild_cross_ship", "guild_to_reserves"}
+    assert "terror-needs-an-entry" not in {p.name for p in m.properties}
+
+
+def test_the_guild_needs_desert_forces_and_no_other_entry_module():
+    with pytest.raises(ModelError, match="bounds.cross_ship needs the Guild"):
+        Bounds(cross_ship=True)
+    with pytest.raises(ModelError, match="cannot be combined"):
+        Bounds(**(dict(CROSS_SHIP_BOUNDS) | {"revival": "Atreides", "forces": (("Atreides", 2, 0), ("Guild", 0, 1))}))
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("choices, states", [
+    ({}, 200_300),
+    ({"cross_ship_into_aftermath": "allowed"}, 202_080),
+    ({"entry_causes": "shipment-and-movement"}, 200_300),
+])
+def test_every_reading_holds_with_every_witness(choices, states):
+    """Every check holds and every witness is reachable. A cross-ship is a shipment, so R11's narrower reading of
+    entry-causes changes nothing here (same state count); `allowed` adds the cross-ships into the Aftermath."""
+    m = build_model(CROSS, Interpretation.of(**choices))
+    assert CROSS == PROFILES["cross-ship"].bounds
+    ex = Explorer(m, CheckConfig()).run()
+    assert ex.complete and not ex.violations and not ex.deadlocks
+    assert len(ex.states) == states
+    wanted = {p.name for p in m.properties if p.kind == "witness"}
+    assert wanted <= set(ex.witnesses)
+    assert ("witness-cross-ship-into-aftermath" in wanted) == ("cross_ship_into_aftermath" in choices)
+
+
+def test_a_transport_back_to_reserves_never_queues_a_reaction():
+    """R17: replayed on every reachable transport step, the Guild leaves the board for its reserves and nothing
+    becomes pending: no Terror decision, no new entrant, the turn passes on."""
+    from tests.test_z3 import AGREEMENT_CONFIGS
+    m = build_model(*AGREEMENT_CONFIGS["small-cross-ship"])  # the reference semantics, on the small configuration
+    ex = Explorer(m, CheckConfig()).run()
+    sch, g = m.schema, m.vocabulary.F.index("Guild")
+    reserves, stage, mover = sch.slot("reserves", (g,)), sch.slot("stage", ()), sch.slot("mover", ())
+    pend, ship_move = sch.slot("pend_terror", ()), m.vocabulary.Stage.index("ship_move")
+    seen = 0
+    for s in ex.states:
+        if s[stage] != ship_move:
+            continue
+        for a, t in successors(m, s):
+            if a.rule.name != "guild_to_reserves":
+                continue
+            seen += 1
+            assert t[reserves] == s[reserves] + 1 and t[stage] == ship_move and not t[pend], (s, t)
+            assert t[mover] == s[mover] + 1
+    assert seen > 20, seen
+
+
+def test_every_module_check_has_a_defect_aimed_at_it():
+    base = {p.name for p in build_model().properties}
+    added = {p.name for p in build_model(CROSS).properties} - base
+    checks = {n for n in added if not n.startswith("witness-")}
+    assert checks == {"terror-needs-an-entry"}
+    aimed = {d.target for d in DEFECTS if dict(d.needs).get("cross_ship")}
+    assert checks <= aimed
+    # The module's other hazards are caught by the checks every profile has.
+    assert {"no-lost-obligation", "no-shipment-into-aftermath", "arrival-respects-occupancy",
+            "forces-transfer"} <= aimed
