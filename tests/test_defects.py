@@ -123,6 +123,11 @@ EXPECTED_DEPTH = {
     "cross-ship-into-aftermath": 10,
     "cross-ship-ignores-occupancy": 11,
     "cross-ship-keeps-origin": 5,
+    # Ambassador relocation (model/moritani/relocation.py), on the ambassador-relocation bounds.
+    "relocation-skips-terror": 18,
+    "relocation-overwrites-entry": 18,
+    "relocation-ignores-entry-causes": 18,
+    "relocation-ignores-occupancy": 22,
 }
 
 

@@ -24,7 +24,7 @@ ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betraya
              "grumman-nexus": "quintine", "worm-rides": "quintine",
              "finite-deck": "quintine", "moritani-setup": "quintine",
              "worm-rides-nexus": "quintine", "grumman-occupied": "quintine",
-             "revival": "quintine", "cross-ship": "quintine",
+             "revival": "quintine", "cross-ship": "quintine", "ambassador-relocation": "quintine",
              "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
 
 

@@ -90,6 +90,15 @@ AGREEMENT_CONFIGS |= {
     "small-cross-ship": (_CROSS, Interpretation()),
     "small-cross-ship-allowed": (_CROSS, Interpretation.of(cross_ship_into_aftermath="allowed")),
 }
+# Ambassador relocation: the Ambassador in Arrakeen moves Ecaz's desert force, an entry queued behind the arrival
+# (A24, A2, H9), under both A24 readings.
+_RELOCATION = Bounds(factions=("Moritani", "Atreides", "Ecaz"), strongholds=("Arrakeen", "Carthag"), ambassador="Arrakeen",
+                     alliances=(), karama=(), faces=("Atomics", "Robbery"), ambassador_relocation=True,
+                     forces=(("Atreides", 1, 0), ("Ecaz", 0, 1)))
+AGREEMENT_CONFIGS |= {
+    "small-relocation": (_RELOCATION, Interpretation()),
+    "small-relocation-shipment-and-movement": (_RELOCATION, Interpretation.of(entry_causes="shipment-and-movement")),
+}
 AGREEMENT_CONFIGS |= {
     "small-setup-stronghold": (_SETUP, Interpretation()),
     "small-setup-territory": (_SETUP, Interpretation.of(setup_destination="territory")),

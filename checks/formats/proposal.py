@@ -21,7 +21,8 @@ import dataclasses
 from pathlib import Path
 
 from checks.formats.inputs import load_yaml
-from checks.formats.relations import AtMost, Exclusive, NeedsFlag, NeedsRow, NotBoth, OncePerRow, Requires, Within
+from checks.formats.relations import AtMost, Exclusive, NeedsFlag, NeedsRow, NeedsSet, NotBoth, OncePerRow, Requires, \
+    Within
 from checks.formats.schema import INVALID, Boolean, Choice, Integer, ListOf, Loc, Record, Row, Text, _pos
 from model.errors import InputError, ModelError, choices
 
@@ -94,6 +95,8 @@ def bounds_schema(game, base=None) -> Record:
             relations.append(NeedsFlag(key, shape["needs_flag"], why))
         if shape.get("needs_row"):
             relations.append(NeedsRow(key, *shape["needs_row"], why))
+        for other in shape.get("needs_set", ()):
+            relations.append(NeedsSet(key, other, why))
     return Record(fields, relations=tuple(relations), defaults=defaults, what="bound", optional_null=True,
                   doc="the finite game the proposal is checked on; entries not given keep the engine defaults")
 

@@ -206,6 +206,28 @@ class NeedsFlag:
 
 
 @dataclass(frozen=True)
+class NeedsSet:
+    """When the flag `field` is true, `other` (effective value) is not empty (Ambassador relocation needs an
+    Ambassador on the board)."""
+
+    field: str
+    other: str
+    why: str
+
+    def check(self, rec: Record, values, bad, raw, loc: Loc) -> None:
+        if self.field in bad or self.other in bad or rec.effective(values, self.field) is not True:
+            return
+        if rec.effective(values, self.other) is None:
+            where = _given_at(loc, raw, values, self.field, self.other)
+            where.error(f"{loc._join(self.field)} is on but {loc._join(self.other)} is empty; {self.why}")
+
+    def json(self, rec: Record) -> list:
+        return [{"if": _given_or_default(self.field, {"const": True}, rec.defaults.get(self.field) is True),
+                 "then": _given_or_default(self.other, {"not": {"const": None}},
+                                           rec.defaults.get(self.other) is not None)}]
+
+
+@dataclass(frozen=True)
 class NeedsRow:
     """When the flag `field` is true, the rows of `rows` (effective value) hold one whose first column is `key` and
     whose column `column` is at least 1 (worm rides need Fremen forces in the open desert)."""

@@ -9,7 +9,7 @@ orders are allowed (A1, A2). Under `unordered` every order is explored.
 from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
-from model.moritani import crossship, grumman, intrusion, revival, separation, stacks, worms
+from model.moritani import crossship, grumman, intrusion, relocation, revival, separation, stacks, worms
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -214,7 +214,9 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     # Reset the finished arrival record so that stale values do not split otherwise equal states.
     clear = {("entrant", ()): 0, ("entry_loc", ()): c.desert, ("entry_cause", ()): 0, ("entry_face", ()): 0,
              ("amb_payer", ()): 0}
-    rules.append(Rule("arrival_settled", (), nothing & ~v("entry2"),
+    rules += relocation.rules(c, lambda f, to: open_for(c, f, to), ambassador_present(c), nothing & ~v("entry2"))
+    settles = nothing & ~v("entry2") & relocation.settled(c) if relocation.enabled(c) else nothing & ~v("entry2")
+    rules.append(Rule("arrival_settled", (), settles,
                       {("stage", ()): c.st("ship_move"), ("mover", ()): v("mover") + 1} | clear
                       | worms.settled_effects(c) | revival.settled_effects(c), ("A3",) + (("H20",) if worms.enabled(c) else ()),
                       kind="system", doc="every reaction to the arrival is resolved; the next player acts"))

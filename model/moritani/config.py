@@ -141,8 +141,9 @@ SWITCHES = (
            "engine: one optional add-or-remove transaction and one payment per Collection (phase grammar)"),
     Switch("entry-causes", ("A24", "R17", "R11"),
            ("every-arrival", "shipment-and-movement"), "every-arrival",
-           "Which arrivals may open Terror (only with bounds.worm_rides or bounds.revival): every arrival, worm rides "
-           "and revivals onto the planet included, or "
+           "Which arrivals may open Terror (only with bounds.worm_rides, bounds.revival or "
+           "bounds.ambassador_relocation): every arrival, worm rides, revivals onto the planet and Ambassador "
+           "relocations included, or "
            "only shipment and movement as R11 words it?",
            "engine: the entry receipt classes worm rides, Guild transport, Ambassador arrivals and Homeworld "
            "revival as entries (R17)"),
@@ -270,6 +271,10 @@ class Bounds:
     # stronghold (an entry, A24) or ship one back to its reserves (no entry, R17). Needs the Guild among the
     # factions with forces in the open desert. Off by default.
     cross_ship: bool = False
+    # Optional module (model/moritani/relocation.py): the Ecaz Ambassador is a Fremen Ambassador; when it reacts,
+    # Ecaz may move one of its forces from the board into a stronghold, an entry queued behind the arrival (A24).
+    # Needs Ecaz with forces in the open desert and an Ambassador. Off by default.
+    ambassador_relocation: bool = False
 
     def __post_init__(self):
         if not self.factions or self.factions[0] != "Moritani":
@@ -373,6 +378,15 @@ class Bounds:
             if self.worm_rides or self.revival is not None or self.grumman or self.assassinate_leaders:
                 raise ModelError("bounds.cross_ship cannot be combined with bounds.worm_rides, bounds.revival, "
                                  "bounds.grumman or bounds.assassinate_leaders yet; turn one of them off")
+        if self.ambassador_relocation:
+            if not any(f == "Ecaz" and d > 0 for f, _, d in self.forces) or self.ambassador is None:
+                raise ModelError("bounds.ambassador_relocation needs Ecaz in bounds.factions with forces in the open "
+                                 "desert (bounds.forces: [Ecaz, reserves, desert]) and an Ambassador (bounds.ambassador)")
+            if (self.worm_rides or self.revival is not None or self.grumman or self.assassinate_leaders
+                    or self.cross_ship):
+                raise ModelError("bounds.ambassador_relocation cannot be combined with bounds.worm_rides, "
+                                 "bounds.revival, bounds.grumman, bounds.assassinate_leaders or bounds.cross_ship yet; "
+                                 "turn one of them off")
         if self.deck is not None and not 0 <= self.deck <= 12:
             raise ModelError("bounds.deck must be 0..12 (or empty: no finite deck)")
 
@@ -454,6 +468,12 @@ def bound_shapes() -> dict:
         "revival": {"kind": "enum", "values": rivals, "null": True, "within": "factions",
                     "why": "the reviving rival is in bounds.factions (or nobody: empty)"},
         "deck": count | {"null": True, "why": "face-down Treachery cards at the start (empty: no finite deck)"},
+        "ambassador_relocation": {
+            "kind": "bool", "excludes": ["assassinate_leaders", "worm_rides", "grumman", "cross_ship"],
+            "needs_row": ["forces", "Ecaz", 2], "needs_set": ["ambassador"],
+            "why": "Ambassador relocation needs Ecaz with forces in the open desert (bounds.forces: [Ecaz, reserves, "
+                   "desert]) and an Ambassador, and cannot be combined with worm rides, revival, Grumman, the "
+                   "cross-ship or Assassinate Leaders yet"},
         "cross_ship": {"kind": "bool", "excludes": ["assassinate_leaders", "worm_rides", "grumman"],
                        "needs_row": ["forces", "Guild", 2],
                        "why": "the Guild's cross-ship needs the Guild with forces in the open desert (bounds.forces: "

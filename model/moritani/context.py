@@ -79,7 +79,8 @@ class Ctx:
         self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
         self.Cause = Enum("Cause", CAUSES + (("worm ride",) if self.worms else ())
                           + (("revival",) if b.revival is not None else ())
-                          + (("cross-ship",) if b.cross_ship else ()))
+                          + (("cross-ship",) if b.cross_ship else ())
+                          + (("relocation",) if b.ambassador_relocation else ()))
         # How the entry under way began, as the `entry_begun` monitor sees it (A24; model/moritani/monitors.py).
         self.Begun = Enum("Begun", ("shipment or movement",) + (("worm ride",) if self.worms else ())
                           + (("revival",) if b.revival is not None else ())

@@ -28,9 +28,9 @@ nothing.
 """
 from __future__ import annotations
 
-from model.expr import Const, Fired, Param, implies, post
+from model.expr import Const, Fired, Param, post
 from model.moritani.context import Ctx
-from model.properties import Property, always_step, sometimes
+from model.properties import Property, sometimes
 from model.rule import P, Rule
 
 IDS = ("A24", "A23", "R17", "R36")
@@ -98,19 +98,6 @@ def to_reserves(c: Ctx, f: int):
     if not enabled(c) or f != guild(c):
         return Const(False)
     return c.stage_is("ship_move") & (post("reserves", f) > c.v("reserves", f))
-
-
-def properties(c: Ctx) -> list[Property]:
-    if not enabled(c):
-        return []
-    v = c.v
-    opening = c.stage_is("react") & post("stage").eq(c.st("terror"))
-    # The decision's entrant was seen entering the decision's stronghold by the kernel's terror_due monitor,
-    # kept from the forces on the board, not from the arrival's own record.
-    seen = c.any_of(post("entrant").eq(f) & v("terror_due", f).eq(post("entry_loc")) for f in c.rivals)
-    return [always_step("terror-needs-an-entry", implies(opening, seen), ("R11", "R17"),
-                        "a Terror decision opens only for a rival whose forces were seen entering the token's "
-                        "stronghold (a transport back to reserves is no entry)")]
 
 
 def witnesses(c: Ctx) -> list[Property]:

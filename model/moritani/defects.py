@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import Interpretation
-from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
+from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, RELOCATION_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
                                      GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
                                      SETUP_BOUNDS,
                                      WORM_BOUNDS)
@@ -50,6 +50,7 @@ WORMS = (("worm_rides", True),)
 DECK = (("deck", 1),)
 SETUP = (("setup_forces", 1),)
 CROSS_SHIP = (("cross_ship", True),)
+RELOCATION = (("ambassador_relocation", True),)
 # Two factions and three turns: the Sneak Attack puts Moritani beside Atreides in turn 2, Atreides accepts an
 # alliance there in turn 3 (the formation turn), and turn 4 is the first in which Basic separates them.
 SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)), ("ambassador", None),
@@ -341,6 +342,19 @@ DEFECTS = (
     Defect("cross-ship-keeps-origin", "forces-transfer", ("R6", "H16"),
            "the cross-shipped force is added to its destination and never taken from its origin", CROSS_SHIP_BOUNDS,
            CROSS_SHIP),
+    # Ambassador relocation (model/moritani/relocation.py).
+    Defect("relocation-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
+           "the Ambassador continuation moves Ecaz's force but never queues its entry: no Terror decision",
+           RELOCATION_BOUNDS, RELOCATION),
+    Defect("relocation-overwrites-entry", "no-lost-obligation", ("H9", "A2"),
+           "the relocation becomes the arrival at once, overwriting the record of the arrival whose reactions are "
+           "still under way: that arrival's own Terror decision is lost", RELOCATION_BOUNDS, RELOCATION),
+    Defect("relocation-ignores-entry-causes", "terror-needs-an-entry", ("A24", "R11"),
+           "under shipment-and-movement the relocation still queues a Terror decision", RELOCATION_BOUNDS, RELOCATION,
+           interpretation=(("entry-causes", "shipment-and-movement"),)),
+    Defect("relocation-ignores-occupancy", "arrival-respects-occupancy", ("R25",),
+           "the relocation's destinations check only the storm: Ecaz joins two other factions or its ally",
+           RELOCATION_BOUNDS, RELOCATION),
     # Setup module (model/moritani/setup.py).
     Defect("setup-ignores-occupancy", "setup-unoccupied", ("R1",),
            "Moritani's setup checks only the kind of destination, so it may set up beside another faction's forces",

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from model.domains import Bool, IntRange
 from model.expr import Arg, Const, Fired, count, ite, post
-from model.moritani import crossship, grumman, revival, worms
+from model.moritani import crossship, grumman, relocation, revival, worms
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field
@@ -204,6 +204,8 @@ def _terror_due(c: Ctx) -> Monitor:
                 out = out & ~c.stage_is("worm")
             if revival.enabled(c) and not revival.counts_for_terror(c):  # A24: nor a revival onto the planet
                 out = out & ~c.stage_is("revival")
+            if relocation.enabled(c) and not relocation.counts_for_terror(c):  # nor an Ambassador relocation
+                out = out & ~c.stage_is("ambassador")
             return out & grumman.owed(c, f) if grumman.enabled(c) else out
         due = v("terror_due", f)
         opened = becomes(c, "stage", c.st("terror")) & post("entrant").eq(f)

@@ -73,6 +73,9 @@ TEMPLATES = {
     "revive_onto_planet": "{reviver} revives 1 force from the Tanks straight into {to}",
     "guild_cross_ship": "the Guild cross-ships 1 force from {frm} into {to}",
     "guild_to_reserves": "the Guild ships 1 force from {frm} back to its reserves",
+    "ambassador_relocate": "the Fremen Ambassador: Ecaz moves 1 force from {frm} into {to}",
+    "open_relocation_entry": "Ecaz's relocation into {relocated} gets its Terror decision",
+    "lapse_relocation_entry": "Ecaz's queued relocation entry lapses",
     "end_revival": "{reviver} revives nothing more onto the planet; Shipment & Movement begins",
     "robbery_discard": "Moritani discards down to its hand limit",
     "gift_card": "Moritani gives {entrant} a card",
@@ -143,5 +146,6 @@ def narrate(model, action, pre, post, secret=None) -> str:
                  dest=c.Dest.labels[g("pending_dest")], holder=c.bounds.nexus_card or "",
                  setup=f"{c.bounds.setup_forces} force" + ("s" if (c.bounds.setup_forces or 0) > 1 else ""),
                  reviver=c.bounds.revival or "",
+                 relocated=c.Dest.labels[g("relocated")] if c.bounds.ambassador_relocation else "",
                  tloc=c.Dest.labels[g("tloc", raw["k"])] if "k" in raw else "")
     return f"turn {g('turn')}, {phase}: {text.format(**words)}"

@@ -84,6 +84,14 @@ CROSS_SHIP_BOUNDS = (("cross_ship", True), ("factions", ("Moritani", "Atreides",
                      ("faces", ("Atomics", "Extortion", "Robbery", "Sneak Attack")),
                      ("forces", (("Atreides", 1, 0), ("Guild", 0, 1))), ("garrisons", (("Guild", "Tuek's Sietch", 1),)))
 
+# Ambassador relocation (model/moritani/relocation.py): Moritani, Atreides and an unallied Ecaz on Arrakeen (with the
+# Ambassador) and Carthag; Ecaz has one force in the open desert to relocate, Atreides two in reserves.
+# docs/checking.md.
+RELOCATION_BOUNDS = (("ambassador_relocation", True), ("factions", ("Moritani", "Atreides", "Ecaz")),
+                     ("strongholds", ("Arrakeen", "Carthag")), ("ambassador", "Arrakeen"), ("alliances", ()),
+                     ("faces", ("Atomics", "Extortion", "Robbery", "Sneak Attack")),
+                     ("forces", (("Atreides", 2, 0), ("Ecaz", 0, 1))))
+
 # Worm rides with Moritani's Nexus card (issue 15's combined profile: a worm ride into a stack Cunning made).
 WORM_NEXUS_BOUNDS = WORM_BOUNDS + (("nexus_card", "Moritani"),)
 
@@ -176,6 +184,11 @@ PROFILES = {
         "reserves is not: A24, R17; the Aftermath ban on cross-ships: A23) with the engine's choices, on two "
         "strongholds",
         Interpretation(), Bounds(**dict(CROSS_SHIP_BOUNDS))),
+    "ambassador-relocation": Proposal(
+        "ambassador-relocation",
+        "The optional Ambassador relocation module (the Fremen Ambassador moves an Ecaz force into a stronghold, an "
+        "entry queued behind the arrival: A24, A2, H9) with the engine's choices, on two strongholds",
+        Interpretation(), Bounds(**dict(RELOCATION_BOUNDS))),
     "finite-deck": Proposal(
         "finite-deck",
         "The optional finite-deck module (a one-card Treachery deck and its discard pile; Robbery with an empty "

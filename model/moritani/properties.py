@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from model.expr import Param, count, implies
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
-from model.moritani import crossship, deck, grumman, homeworld, intrusion, nexus, revival, separation, setup, worms
+from model.moritani import crossship, deck, grumman, homeworld, intrusion, nexus, relocation, revival, separation, setup, \
+    worms
 from model.moritani.steps import step_properties
 from model.properties import Property, always, sometimes
 
@@ -79,8 +80,7 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
         always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
                "public IDs are distinct and a token back in supply carries an ID never shown"),
     ] + (traitor_invariants(c) if c.module else []) + _advisor_invariants(c) + step_properties(c) \
-        + nexus.properties(c) + grumman.properties(c) + worms.properties(c) + deck.properties(c) + setup.properties(c) + homeworld.properties(c) + revival.properties(c) \
-        + crossship.properties(c)
+        + nexus.properties(c) + grumman.properties(c) + worms.properties(c) + deck.properties(c) + setup.properties(c) + homeworld.properties(c) + revival.properties(c)
 
 
 def traitor_invariants(c: Ctx) -> list[Property]:
@@ -153,6 +153,7 @@ def witnesses(c: Ctx) -> list[Property]:
         ]
     out += separation.witnesses(c) + intrusion.witnesses(c) + nexus.witnesses(c) + grumman.witnesses(c) + worms.witnesses(c)
     out += deck.witnesses(c) + setup.witnesses(c) + homeworld.witnesses(c) + revival.witnesses(c) + crossship.witnesses(c)
+    out += relocation.witnesses(c)
     if c.face("Sneak Attack") is not None:
         out.append(sometimes("witness-sneak-into-aftermath", fires=("sneak_attack",),
                              when=(n > 0) & v("aftermath").eq(v("entry_loc")), rules=("R41", "R36")))

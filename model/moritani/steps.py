@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
-from model.moritani import crossship, intrusion, revival, separation, setup
+from model.moritani import crossship, intrusion, relocation, revival, separation, setup
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -30,6 +30,8 @@ def step_properties(c: Ctx) -> list[Property]:
            _ids_are_stable(c), _target_is_entrant(c), *_faults_and_progress(c), _effect_follows_its_reveal(c),
            _entry_closes(c), _one_effect_per_reveal(c), _turn_sequence(c), _offer_state_is_this_entrys(c),
            _nothing_pending_outside_its_window(c), _placement_as_declared(c), _actor_has_the_turn(c)]
+    if crossship.enabled(c) or relocation.enabled(c):
+        out.append(_terror_needs_an_entry(c))
     if c.face("Extortion") is not None:
         out += [_extortion_payer(c), _extortion_queue(c)]
     if c.face("Sabotage") is not None:
@@ -199,6 +201,19 @@ def _refusal_forces_reveal(c: Ctx) -> Property:
     hidden_end = becomes(c, "stage", c.st("entry_done")) & _placed(c, v("entry_face"), True)
     return always_step("refusal-forces-reveal", ~((v("refused") | refuses) & hidden_end), ("R21", "H24"),
                        "after a refused offer Moritani must reveal: the entry never ends with the token hidden")
+
+
+def _terror_needs_an_entry(c: Ctx) -> Property:
+    """R11, R17: a Terror decision opens only for a rival the `terror_due` monitor saw enter the decision's
+    stronghold (kept from the forces on the board, not from the arrival's own record). With the modules whose
+    moves put forces on the board without being an entry, or queue an entry behind another (the Guild's
+    transport back to reserves, Ambassador relocation)."""
+    v = c.v
+    opening = c.stage_is("react") & becomes(c, "stage", c.st("terror"))  # a decision opens (not a return to it)
+    seen = c.any_of(post("entrant").eq(f) & v("terror_due", f).eq(post("entry_loc")) for f in c.rivals)
+    return always_step("terror-needs-an-entry", implies(opening, seen), ("R11", "R17"),
+                       "a Terror decision opens only for a rival whose forces were seen entering the token's "
+                       "stronghold (a transport back to reserves is no entry)")
 
 
 def _no_shipment_into_aftermath(c: Ctx) -> Property:

@@ -757,7 +757,29 @@ cspecs = [
       values=["reserves[Guild]", "forces[Guild][Tuek's Sietch]", "stage"]),
 ]
 
+# Ambassador relocation (model/moritani/relocation.py): both engines count the Fremen Ambassador's move as an entry,
+# queued behind the arrival that triggered the Ambassador (A24, A2, H9).
+RELOCATION_OPENS_TERROR = fired("open_relocation_entry")
+lspecs = [
+ dict(file="quintine-ambassador-relocation-opens-terror.scenario.yaml", engine=Q, commit=QE,
+      profile="ambassador-relocation",
+      title="quintine: the Fremen Ambassador's relocation is an entry, resumed after the arrival's own reactions",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Fremen Ambassador relocation is an entry; catalogue R17; "
+             "finishTerrorEntry resumes the Ambassador continuation)",
+      why=["Atreides enters Arrakeen, the Ambassador's stronghold; the Fremen Ambassador moves an Ecaz force into the "
+           "stronghold where Moritani's token lies, and Ecaz's decision opens once Atreides' arrival is resolved."],
+      cites=["A24", "R17", "H9"], goal=RELOCATION_OPENS_TERROR, values=["entrant", "entry_cause", "relocated"]),
+ dict(file="treachery-ambassador-relocation-opens-terror.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).RELOCATION_BOUNDS),
+      title="treachery-online: the Fremen Ambassador's move checks intrusions, so it opens Terror",
+      source="Shared/Events/AmbassadorActivated.cs:388-391 (Ambassador.Yellow: PerformMoveFromLocations, then "
+             "CheckIntrusion)",
+      why=["Atreides enters Arrakeen, the Ambassador's stronghold; the Fremen Ambassador moves an Ecaz force into the "
+           "stronghold where Moritani's token lies, and Ecaz's Terror decision opens."],
+      cites=["A24", "R17"], goal=RELOCATION_OPENS_TERROR, values=["entrant", "entry_cause", "relocated"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
