@@ -106,8 +106,8 @@ AGREEMENT_CONFIGS |= {
 
 
 # The default run compares at most this many states per configuration, spread evenly over the reachable set (in
-# discovery order, so every depth is represented); `-m slow` compares every seventh state of each configuration.
-AGREEMENT_SAMPLE = 800
+# discovery order, so every depth is represented); `-m slow` compares every seventh state of every configuration.
+AGREEMENT_SAMPLE = 400
 
 
 @pytest.mark.heavy
@@ -122,7 +122,7 @@ def test_successors_agree_on_sampled_states(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in AGREEMENT_CONFIGS if n.startswith(("small-homeworld", "small-grumman"))])
+@pytest.mark.parametrize("name", AGREEMENT_CONFIGS)
 def test_successors_agree_on_every_seventh_state(name):
     bounds, interp = AGREEMENT_CONFIGS[name]
     m = build_model(bounds, interp)
@@ -167,7 +167,10 @@ SLOW_BMC: set = {
     "grumman-add-uses-placement", "grumman-remove-keeps-id", "grumman-stacks-when-low",
     # issue 15's later modules (5 s or more each, 2026-12-01); each module keeps a cheaper defect in the default run
     "revival-recorded-as-shipment", "cross-ship-ignores-occupancy", "relocation-skips-terror",
-    "relocation-ignores-entry-causes", "relocation-ignores-occupancy"}
+    "relocation-ignores-entry-causes", "relocation-ignores-occupancy",
+    # 6.5 s or more in the clean-clone run of 2026-12-01 (their modules keep a cheaper defect in the default run)
+    "draw-from-nothing", "eome-ignores-homeworld", "move-ignores-occupancy", "robbery-rounds-down",
+    "atomics-returns-to-supply"}
 
 
 @pytest.mark.heavy
