@@ -34,7 +34,6 @@ from model.properties import Property, sometimes
 from model.rule import P, Rule
 
 IDS = ("A24", "A23", "R17", "R36")
-RULES = ("guild_cross_ship", "guild_to_reserves")
 
 
 def enabled(c: Ctx) -> bool:
