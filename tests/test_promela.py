@@ -142,14 +142,17 @@ def test_seeded_defect_fails_a_spin_assertion():
 @pytest.mark.heavy
 @needs_spin
 @pytest.mark.parametrize("name, choices", [
-    ("small-grumman-to-supply", {}),
-    ("small-grumman-placement-out-of-game", {"grumman_addition": "mentat-placement", "grumman_removal": "out-of-game"}),
-    ("small-nexus-cunning-all-in-turn", None), ("small-nexus-betrayal-any-time", None), ("small-worm-rides", None),
-    ("small-worm-rides-shipment-and-movement", None), ("small-finite-deck", None), ("small-finite-deck-nothing", None),
-    ("small-setup-stronghold", None), ("small-setup-territory", None), ("small-homeworld-offer-only", None),
-    ("small-homeworld-trigger-and-offer", None), ("small-revival", None), ("small-revival-shipment-and-movement", None),
-    ("small-cross-ship", None), ("small-cross-ship-allowed", None), ("small-relocation", None),
-    ("small-relocation-shipment-and-movement", None)])
+    ("small-grumman-to-supply", {}), ("small-nexus-cunning-all-in-turn", None), ("small-nexus-betrayal-any-time", None),
+    ("small-worm-rides", None), ("small-finite-deck", None), ("small-setup-stronghold", None),
+    ("small-homeworld-offer-only", None), ("small-revival", None), ("small-cross-ship", None), ("small-relocation", None),
+    # Each module's second configuration runs under -m slow (the default run keeps one per module).
+    *(pytest.param(n, c, marks=pytest.mark.slow) for n, c in (
+        ("small-grumman-placement-out-of-game",
+         {"grumman_addition": "mentat-placement", "grumman_removal": "out-of-game"}),
+        ("small-worm-rides-shipment-and-movement", None), ("small-finite-deck-nothing", None),
+        ("small-setup-territory", None), ("small-homeworld-trigger-and-offer", None),
+        ("small-revival-shipment-and-movement", None), ("small-cross-ship-allowed", None),
+        ("small-relocation-shipment-and-movement", None)))])
 def test_state_count_parity_with_spin_on_the_optional_modules(name, choices):
     """The Nexus card, Grumman and worm-ride modules (issue 15) on the small configurations of the Z3 agreement tests:
     stacks, groups of 1 to 3, the Collection step and the `set aside` status export like every other rule.

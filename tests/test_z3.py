@@ -107,7 +107,7 @@ AGREEMENT_CONFIGS |= {
 
 # The default run compares at most this many states per configuration, spread evenly over the reachable set (in
 # discovery order, so every depth is represented); `-m slow` compares every seventh state of every configuration.
-AGREEMENT_SAMPLE = 400
+AGREEMENT_SAMPLE = 250
 
 
 def _disagreements(name: str, cap: int | None) -> list:
