@@ -6,14 +6,18 @@ Run: python benchmarks/z3.py [--profiles default,printed-rules,assassinate-leade
 For each profile, in one run: the inference's time (exploration of the proposal's bounded model,
 mining, Houdini, the final re-check), the number of candidates and of proved lemmas (survivors),
 then every invariant's and step property's verdict, engine and proof time under `prove` (auto:
-inferred lemmas, then Spacer with them as facts, then BMC), and the total.
+inferred lemmas, then Spacer with them as facts, then BMC), and the total; first cold (an empty
+lemma cache: the whole search, blocking rounds included), then warm (the lemmas the cold run
+stored, re-proved), and the ratio.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 # Run as a script, this file's directory comes first on sys.path and its name would shadow the z3
 # package: put the repository root there instead.
@@ -23,23 +27,34 @@ sys.path[:] = [os.path.dirname(_HERE)] + [p for p in sys.path if os.path.abspath
 from checks.analyses.prove import prove  # noqa: E402
 from checks.engines.bmc import get_bmc  # noqa: E402
 from checks.engines.induction import HornSystem, spacer  # noqa: E402
+from checks.engines.lemmacache import LemmaCache  # noqa: E402
 from checks.pipelines.proofs import lemma_samples  # noqa: E402
 from model.moritani import GAME  # noqa: E402
 
 
 def bench_prove(profile: str, depth: int, rlimit: int) -> None:
+    """Cold (an empty lemma cache, the shipped seed ignored: the whole search), then warm (the same
+    cache: the stored lemmas re-proved), in one run."""
+    cache = LemmaCache(Path(tempfile.mkdtemp(prefix="rulecheck-bench-")), use_seed=False)
+    cold, results = _prove_once(profile, depth, rlimit, cache, "cold: empty lemma cache")
+    warm, again = _prove_once(profile, depth, rlimit, cache, "warm: the lemmas the cold run stored")
+    same = [(r.id, r.verdict) for r in results] == [(r.id, r.verdict) for r in again]
+    print(f"  warm / cold = {warm:.1f}s / {cold:.1f}s = {warm / cold:.2f}; same verdicts: {same}")
+
+
+def _prove_once(profile: str, depth: int, rlimit: int, cache, label: str) -> tuple:
     prop = GAME.profiles[profile]
     t0 = time.perf_counter()
     model = GAME.build(prop, unbounded=True)
     samples = lemma_samples(prop)
     names = [p.name for p in model.invariants]
     stats: dict = {}
-    results = prove(model, names, "auto", depth, 0, rlimit, samples=samples, stats=stats)
+    results = prove(model, names, "auto", depth, 0, rlimit, samples=samples, stats=stats, cache=cache)
     total = time.perf_counter() - t0
     inf = stats["inference"]
     s = inf["seconds"]
-    print(f"== {profile}")
-    print(f"  inference {inf['verdict']}: {s.get('total', 0):.1f}s (explore {s.get('explore', 0):.1f}, "
+    print(f"== {profile} ({label})")
+    print(f"  inference {inf['verdict']}{' (stored lemmas)' if inf['stored'] else ''}: {s.get('total', 0):.1f}s (explore {s.get('explore', 0):.1f}, "
           f"mine {s.get('mine', 0):.1f}, houdini {s.get('houdini', 0):.1f}, re-check {s.get('check', 0):.1f}); "
           f"{inf['states_mined']} states mined, {inf['candidates']} candidates, {inf['lemmas']} survivors "
           f"(lemmas), {inf['invariants_proved']} properties in the inductive conjunction; "
@@ -54,6 +69,7 @@ def bench_prove(profile: str, depth: int, rlimit: int) -> None:
           f"{sum(r.kind == 'invariant' for r in results)}, step properties "
           f"{sum(r.verdict == 'proved' for r in results if r.kind == 'step')}/{sum(r.kind == 'step' for r in results)}); "
           f"total {total:.1f}s (model builds included)")
+    return total, results
 
 
 def bench_spacer(profile: str, depth: int, rlimit: int) -> None:

@@ -12,7 +12,8 @@ import sys
 import click
 
 from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS, check_options,
-                                ci_reports, common, failure, html_report, mutate_options, search_options, sweep_options)
+                                ci_reports, common, failure, html_report, proof_options, mutate_options, search_options,
+                                sweep_options)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs, sweep as sweeping
@@ -128,13 +129,12 @@ def replay(file, fmt):
 @click.option("--engine", type=click.Choice(["auto", "spacer", "k-induction", "bmc"]), default="auto",
               show_default=True, help="auto: Spacer, then BMC to --depth where Spacer gives up")
 @click.option("--depth", type=DEPTH, default=12, show_default=True, help="BMC depth / largest k for k-induction")
-@click.option("--rlimit", type=NATURAL, default=150_000_000, show_default=True,
-              help="Z3's deterministic resource limit per query (0: none)")
+@proof_options
 @ci_reports
 @guarded
-def prove(opts, only, engine, depth, rlimit):
+def prove(opts, only, engine, depth, rlimit, proof_cache):
     """Z3: unbounded proofs (Spacer, k-induction) and bounded model checking of the invariants."""
-    return proofs.prove(opts, tuple(only), engine, depth, rlimit)
+    return proofs.prove(opts, tuple(only), engine, depth, rlimit, proof_cache)
 
 
 @main.command()

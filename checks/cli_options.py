@@ -133,6 +133,15 @@ def mutate_options(f):
     return _stacked(f, opts)
 
 
+def proof_options(f):
+    """`prove`'s Z3 budget and its lemma cache."""
+    f = click.option("--proof-cache", default=None, metavar="DIR|off",
+                     help="where inferred lemmas are stored per model (re-proved on every use); default "
+                          "$RULECHECK_CACHE or ~/.cache/rulecheck")(f)
+    return click.option("--rlimit", type=NATURAL, default=150_000_000, show_default=True,
+                        help="Z3's deterministic resource limit per query (0: none)")(f)
+
+
 def check_options(f):
     """The options of `rulecheck check` beyond the common ones (checks/pipelines/check.py)."""
     opts = [

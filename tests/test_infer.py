@@ -101,3 +101,78 @@ def test_hand_written_lemmas_are_rediscovered_or_implied():
     facts = inf.facts()
     for name, e in model.lemmas:
         assert implied(model, facts, e), name
+
+
+def test_generalised_candidates_exclude_their_state_and_hold_on_every_mined_row():
+    """templates.generalise on random tables: the candidate is false on the state it was asked to
+    exclude and true on every row it was mined from (so Houdini, not the miner, decides the rest)."""
+    import numpy as np
+
+    from checks.analyses.templates import Miner, generalise
+    from checks.engines.columns import compile_table
+    from model.domains import Bool, Enum, IntRange
+    from model.schema import Field, Schema
+    sch = Schema((Field("stage", Enum("Stage", ("a", "b", "c"))), Field("flag", Bool()),
+                  Field("n", IntRange(0, 3)), Field("where", Enum("Place", ("p", "q", "none"))),
+                  Field("at", Enum("Place", ("p", "q", "none")), (Enum("Who", ("u", "v")),))))
+    rng = np.random.default_rng(7)
+    tried = 0
+    for _ in range(40):
+        X = np.stack([rng.integers(0, 3, 30), rng.integers(0, 2, 30), rng.integers(0, 4, 30),
+                      rng.integers(0, 3, 30), rng.integers(0, 3, 30), rng.integers(0, 3, 30)], axis=1)
+        m = Miner(sch, X, frozenset())
+        state = tuple(int(v) for v in rng.integers(0, 2, 6))
+        c = generalise(m, state)
+        if c is None:  # only a mined state itself is never excluded
+            assert (X == np.array(state)).all(axis=1).any()
+            continue
+        tried += 1
+        ev = compile_table(sch, [c.expr])
+        assert ev(X).all(), c.text
+        assert not ev(np.array([state]))[0, 0], c.text
+    assert tried >= 20
+
+
+def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
+    """The lemma cache hands back candidates only: a stored set that is inductive proves the
+    invariant again (marked as stored); a stored lemma that is false gives nothing; a damaged file
+    is ignored; a prove run stores what it inferred and the next run on the same model uses it."""
+    from checks.analyses.infer import recheck
+    from checks.analyses.sweep import model_digest
+    from checks.engines.lemmacache import FILE, LemmaCache
+    from model.expr import Const, Var
+    from tests.conftest import counter_model
+    model = counter_model(limit=3)
+    good = recheck(model, [("x <= 3", Var("x") <= Const(3))], ["bounded"])
+    assert good is not None and good.cached and "bounded" in good.proved
+    assert recheck(model, [("x <= 2", Var("x") <= Const(2))], ["bounded"]) is None  # false: not inductive
+    assert recheck(model, [], ["no-such-invariant"]) is None
+    cache = LemmaCache(tmp_path)
+    first = {r.id: r for r in prove(model, ["bounded"], samples=[counter_model(limit=3)], cache=cache)}
+    assert first["bounded"].verdict == "proved" and "Houdini" in first["bounded"].detail
+    assert LemmaCache(tmp_path).get(model_digest(model)) is not None
+    again = {r.id: r for r in prove(model, ["bounded"], samples=[counter_model(limit=3)], cache=LemmaCache(tmp_path))}
+    assert again["bounded"].verdict == "proved" and "stored for these rules" in again["bounded"].detail
+    (tmp_path / FILE).write_text('{"' + model_digest(model) + '": {"lemmas": [["x", ["Bogus", 1]]], "invariants": []}}')
+    assert LemmaCache(tmp_path).get(model_digest(model)) is None
+    broken = counter_model(limit=3, broken=True)  # other rules: another key, and nothing stored is used
+    assert LemmaCache(tmp_path).get(model_digest(broken)) is None
+    res = {r.id: r for r in prove(broken, ["bounded"], depth=6, samples=[broken], cache=LemmaCache(tmp_path))}
+    assert res["bounded"].verdict == "violated"
+
+
+@pytest.mark.heavy
+def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
+    """checks/engines/inferred-lemmas.json holds the default profile's lemmas for the current rules,
+    and they re-prove every invariant and step property (regenerate with
+    `RULECHECK_CACHE=checks/engines rulecheck prove` when the rules change)."""
+    from checks.analyses.infer import recheck
+    from checks.analyses.sweep import model_digest
+    from checks.engines.lemmacache import SEED, LemmaCache
+    model = GAME.build(GAME.profiles["default"], unbounded=True)
+    stored = LemmaCache(SEED.parent).get(model_digest(model))
+    assert stored is not None, "stale seed: run RULECHECK_CACHE=checks/engines rulecheck prove"
+    inf = recheck(model, *stored)
+    assert inf is not None and inf.verdict == "proved"
+    assert len(inf.proved) >= len(model.invariants) - 2, sorted(p.name for p in model.invariants
+                                                                 if p.name not in inf.proved)

@@ -10,10 +10,11 @@
    survivors' conjunction is inductive with its base case checked: each survivor is proved for
    games of any length, nothing assumed. An invariant among the survivors is proved.
 3. **Blocking rounds.** For an invariant still unproved (and true on every mined state), the state
-   pair where its induction fails relative to the survivors is computed; candidates that exclude
-   that pre-state and hold on every mined state (`templates.blocking`: `g = a => t != b` for slot
-   values that never occur together) join the invariant in another Houdini run, with the survivors
-   so far as proved facts. Up to `ROUNDS` rounds, while some invariant is left.
+   pair where its induction fails relative to the survivors is computed; the pre-state is
+   generalised to a cube of term values that no mined state matches (`templates.generalise`), and
+   its negation joins the invariant in another Houdini run, with the survivors so far as proved
+   facts. A candidate that run drops is a goal of the next round (its own failure is blocked in
+   turn, as IC3 does). Up to `ROUNDS` rounds, while some invariant is left.
 4. **Re-check and cores.** The whole conjunction is re-checked through the monolithic encoding the
    other proofs use (base and step; an independent check of Houdini's per-action frame reasoning),
    and each proved invariant gets the lemmas its step needs (an unsat core), which its verdict lists.
@@ -39,15 +40,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from checks.analyses.templates import Candidate, Miner, blocking, mine
+from checks.analyses.templates import Candidate, Miner, generalise, mine
 from checks.config import CheckConfig
 from checks.engines.columns import compile_table, slots_read
 from checks.engines.houdini import LemmaSolver, houdini
 from model.errors import ModelError
 
 MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
-ROUNDS = 4             # blocking rounds for invariants left unproved
-ROUND_SECONDS = 30.0   # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
+ROUNDS = 6             # blocking rounds for invariants left unproved
+ROUND_SECONDS = 300.0  # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
+GOALS = 32             # at most this many dropped candidates become the next round's goals
 RESERVE = 0.25         # share of what is left kept for the final re-check when a timeout is given
 
 
@@ -81,6 +83,7 @@ class Inference:
         return self.lemmas + self.invariants
 
     invariants: list = field(default_factory=list)  # [(name, Expr)] proved invariants
+    cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
 
 
 def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
@@ -129,9 +132,11 @@ class _Clock:
 
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-          max_states: int = MAX_STATES, rounds: int = ROUNDS, round_seconds: float = ROUND_SECONDS) -> Inference:
+          max_states: int = MAX_STATES, rounds: int = ROUNDS, round_seconds: float = ROUND_SECONDS,
+          wanted: list | None = None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
-    rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail."""
+    rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
+    Blocking rounds aim at the invariants named in `wanted` (None: all)."""
     clock, t0 = _Clock(timeout), time.perf_counter()
     out = Inference("unknown")
     sch = model.schema
@@ -161,28 +166,33 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         return _done(out, t0, t2)
     names = {n for n, _ in invs}
     facts = h.survivors
-    left = [iv for iv in invs if iv[0] not in {n for n, _ in facts}]
-    extra_cands, pool = cands, {}
+    left = [iv for iv in invs if iv[0] not in {n for n, _ in facts} and (wanted is None or iv[0] in wanted)]
+    extra_cands, goals, known, pool = cands, list(left), {n for n, _ in facts}, {}
     rest = clock.left()
     rclock = _Clock(round_seconds if rest is None else min(round_seconds, rest * (1 - RESERVE)))
     for out.rounds in range(1, rounds + 1):
         if not left or rclock.out():
             break
-        proved_names = {n for n, _ in facts}
-        new = [c for c in _block(model, miner, facts, left, seed, rlimit, rclock) if c.text not in pool]
+        new = _block(model, miner, facts, goals, known, seed, rlimit, rclock)
+        if not new:
+            break
         out.candidates += len(new)
         extra_cands = extra_cands + new
         pool.update({c.text: c for c in new})
-        # Every blocking candidate found so far is offered again: one dropped in an earlier round may
-        # be inductive together with what a later round found (Houdini's drops are relative to its set).
-        offer = [(c.text, c.expr) for t, c in pool.items() if t not in proved_names]
+        # Every candidate found so far is offered again: one dropped in an earlier round may be
+        # inductive together with what a later round found (Houdini's drops are relative to its set).
+        offer = [(c.text, c.expr) for t, c in pool.items() if t not in known]
         h = houdini(model, left + offer, seed, rlimit, rclock.left(), facts=facts)
         out.queries.append((h.rounds, h.ctis))
         if h.verdict != "proved":
             out.reason = f"Houdini (blocking round {out.rounds}): {h.reason}"
             break
-        facts = facts + h.survivors
-        left = [iv for iv in left if iv[0] not in {n for n, _ in h.survivors}]
+        kept = {n for n, _ in h.survivors}
+        facts, known = facts + h.survivors, known | kept
+        left = [iv for iv in left if iv[0] not in kept]
+        # A candidate Houdini dropped was still true on every mined state: its own induction failure
+        # is the next round's goal too (IC3's recursive blocking, one level per round).
+        goals = left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
     out.seconds["houdini"] = time.perf_counter() - t2
     t3 = time.perf_counter()
     _conclude(out, model, facts, names, left, extra_cands, X, seed, rlimit, clock)
@@ -190,17 +200,40 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     return _done(out, t0, None)
 
 
-def _block(model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock, tries: int = 8) -> list:
-    """Candidates that block the induction failures of the invariants in `left`: one failure's
-    pre-state at a time, each next failure asked with the candidates found so far assumed (a guess
-    that Houdini then checks), so that the candidates for every case (each stronghold, each faction
-    ...) are offered together rather than one case per Houdini run."""
-    ls = LemmaSolver(model, facts + left, seed, rlimit)
-    known = {n for n, _ in facts}
+def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 0,
+            timeout: float | None = None) -> Inference | None:
+    """An Inference from a stored lemma set (checks/engines/lemmacache.py), re-proved from scratch:
+    `lemmas` ([(text, Expr)]) and the model's invariants named in `invariants` must together be
+    inductive with their base case (the same monolithic re-check as step 4). None when they are
+    not (the rules changed, or the entry is wrong): the caller then infers as if nothing was stored."""
+    t0 = time.perf_counter()
+    props = {p.name: p.predicate for p in model.invariants}
+    if any(n not in props for n in invariants):
+        return None
+    facts = list(lemmas) + [(n, props[n]) for n in invariants]
+    out = Inference("unknown", reason="stored lemmas")
+    _conclude(out, model, facts, set(invariants), [], [], np.zeros((0, len(model.schema)), dtype=np.int32),
+              seed, rlimit, _Clock(timeout))
+    out.seconds = {"check": time.perf_counter() - t0, "total": time.perf_counter() - t0}
+    if out.verdict != "proved":
+        return None
+    out.reason = ""
+    out.cached = True
+    return out
+
+
+def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int, rlimit: int, clock,
+           tries: int = 4) -> list:
+    """Candidates that block the induction failures of `goals` (invariants left, and candidates an
+    earlier round offered and Houdini dropped): one failure's pre-state at a time, generalised
+    against the mined states (`templates.generalise`); each next failure is asked with the
+    candidates found so far assumed (a guess Houdini then checks), so that the candidates for every
+    case (each stronghold, each faction ...) are offered together rather than one case per round."""
+    ls = LemmaSolver(model, facts + goals, seed, rlimit)
     found: dict = {}
     for _ in range(tries):
         grew = False
-        for name, e in left:
+        for name, e in goals:
             if clock.out():
                 return list(found.values())
             cti = ls.failure(e)
@@ -210,11 +243,12 @@ def _block(model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
             near = slots_read(e, model.schema) | slots_read(action.guard, model.schema)
             for fname, idx, value in action.effects:
                 near |= slots_read(value, model.schema) | {model.schema.slot(fname, tuple(i.value for i in idx))}
-            fresh = [c for c in blocking(miner, cti[0], near) if c.text not in found and c.text not in known]
-            for c in fresh:
-                found[c.text] = c
-            ls.add([(c.text, c.expr) for c in fresh])
-            grew = grew or bool(fresh)
+            c = generalise(miner, cti[0], near)
+            if c is None or c.text in found or c.text in known:
+                continue
+            found[c.text] = c
+            ls.add([(c.text, c.expr)])
+            grew = True
         if not grew:
             break
     return list(found.values())
@@ -261,4 +295,4 @@ def lemma_slots(lemmas: list, schema) -> frozenset:
     return frozenset().union(*[slots_read(e, schema) for _, e in lemmas]) if lemmas else frozenset()
 
 
-__all__ = ["Candidate", "Failure", "Inference", "infer", "state_table"]
+__all__ = ["Candidate", "Failure", "Inference", "infer", "recheck", "state_table"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from checks.analyses.infer import Inference, infer
+from checks.analyses.infer import Inference, infer, recheck
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
 from checks.results import CheckResult
@@ -21,7 +21,7 @@ from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
 LEMMA_SPACER_RLIMIT = 20_000_000  # Spacer's rlimit (auto) once inferred lemmas are its facts
-INFER_SECONDS = 300.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
+INFER_SECONDS = 480.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
 
 
 class _Clock:
@@ -44,12 +44,13 @@ class _Clock:
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
           timeout: float | None = None, samples: list | None = None, stats: dict | None = None,
-          inference: Inference | None = None) -> list[CheckResult]:
+          inference: Inference | None = None, cache=None) -> list[CheckResult]:
     """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
     short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
     `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
     auto only; None: no inference), or `inference`: one already run on `model`. `stats` (a dict)
-    receives the inference's figures."""
+    receives the inference's figures. `cache` (checks/engines/lemmacache.py LemmaCache): lemmas
+    stored for this very model are re-proved and used instead of a search; a search's lemmas are stored."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
@@ -57,12 +58,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     clock = _Clock(timeout)
     inf = None
     if engine == "auto" and (samples or inference is not None):
-        rest = clock.left()
-        # No blocking rounds (infer.py step 3): on the embedded profiles they spent their 30 s without
-        # proving a property that Spacer, given the first round's lemmas as facts, does not prove in
-        # about a second (docs/lemmas.md).
-        inf = inference or infer(model, samples, seed=seed, rounds=0,
-                                 timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS))
+        inf = inference or _infer(model, samples, seed, cache, clock, names)
         if stats is not None:
             stats.update(inference_stats(inf))
         out += _by_lemmas(inf, [n for n in names if n in inf.proved], props)
@@ -130,10 +126,30 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
             r.detail += f"; not inductive with the {len(inf.lemmas)} inferred lemmas"
 
 
+def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Inference:
+    """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored)."""
+    from checks.analyses.sweep import model_digest
+    key = model_digest(model) if cache is not None else None
+    stored = cache.get(key) if cache is not None else None
+    if stored is not None:
+        rest = clock.left()
+        inf = recheck(model, *stored, seed=seed, timeout=None if rest is None else max(0.001, rest))
+        if inf is not None:
+            return inf
+    rest = clock.left()
+    inf = infer(model, samples, seed=seed, timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS),
+                wanted=names)
+    # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
+    if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
+        cache.put(key, inf.lemmas, [n for n, _ in inf.invariants])
+        cache.save()
+    return inf
+
+
 def inference_stats(inf: Inference) -> dict:
     """The inference's figures for a report's header (JSON) and the benchmark."""
     return {"inference": {"verdict": inf.verdict, "reason": inf.reason, "states_mined": inf.states,
-                          "candidates": inf.candidates, "lemmas": len(inf.lemmas),
+                          "candidates": inf.candidates, "lemmas": len(inf.lemmas), "stored": inf.cached,
                           "invariants_proved": len(inf.proved), "houdini_runs": [list(q) for q in inf.queries],
                           "seconds": {k: round(v, 3) for k, v in inf.seconds.items()}}}
 
@@ -148,7 +164,8 @@ def _by_lemmas(inf: Inference, names: list, props: dict) -> list[CheckResult]:
             id=n, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="lemmas", depth=None,
             seconds=share,
             detail=(f"proved for games of any length: inductive together with {len(used)} inferred "
-                    f"lemma{'' if len(used) == 1 else 's'} (of {len(inf.lemmas)} proved; Houdini, re-checked by Z3)"),
+                    f"lemma{'' if len(used) == 1 else 's'} (of {len(inf.lemmas)} proved; "
+                    + ("stored for these rules, re-proved by Z3)" if inf.cached else "Houdini, re-checked by Z3)")),
             extra={"lemmas": list(used)}))
     return out
 

@@ -286,56 +286,66 @@ def mine(schema, X: np.ndarray, unbounded: frozenset, dispatch: int | None = Non
     return uniq
 
 
-def blocking(m: "Miner", state: tuple, relevant: frozenset | None = None, chunk: int = 1 << 16) -> list:
-    """Candidates that exclude `state` (a counterexample to induction: a pre-state no lemma rules
-    out yet) and hold on every row: `g = a => t != b` for a Bool or Enum slot g with g(state) = a and
-    a term t with t(state) = b that never occur together in the table (for a counter, the bound
-    `t <= b - 1` or `t >= b + 1` where the table's values under g = a lie on one side of b).
-    With `relevant` (slots), only g in it and t reading one of them. Co-occurrence of every (g, t)
-    pair is one matrix product over the rows."""
+def generalise(m: "Miner", state: tuple, relevant: frozenset | None = None) -> Candidate | None:
+    """A candidate that excludes `state` (a pre-state where induction fails, not yet ruled out) and
+    holds on every mined row: the negation of a cube of term values of `state` that no row matches.
+
+    The cube starts as every finite term's value in `state` and is shrunk greedily: a literal is
+    dropped when no row matches the rest (terms reading no slot of `relevant` are tried first, then
+    multi-slot terms, so that what stays speaks of the failing step). Each kept `t = v` is then
+    widened while no row matches: an Enum literal to `t != w` for one other value w, a counter's to
+    `t <= v` or `t >= v`. This is IC3's cube generalisation with the mined states as the judge of
+    reachability; Houdini then decides whether the candidate is inductive. None when a row equals
+    `state` on every term (a mined state: no candidate may exclude it).
+
+    >>> from model.domains import Bool, Enum
+    >>> from model.schema import Field, Schema
+    >>> sch = Schema((Field("stage", Enum("Stage", ("a", "b", "c"))), Field("flag", Bool()), Field("x", Bool())))
+    >>> m = Miner(sch, np.array([[0, 0, 0], [1, 1, 0], [2, 0, 1], [1, 0, 1]]), frozenset())
+    >>> generalise(m, (0, 1, 1)).text
+    'not (flag and x)'
+    """
     row = np.array([[int(v) for v in state]], dtype=np.int64)
+    ks = [k for k, t in enumerate(m.terms) if t.sort != "unbounded"]
+    vals = {k: int(m.terms[k].column(row)[0]) for k in ks}
     near = (lambda t: True) if relevant is None else (lambda t: bool(t.slots & relevant))  # noqa: E731
-    guards = [k for k, t in enumerate(m.terms) if len(t.slots) == 1 and near(t)
-              and (t.sort == "bool" or t.sort.startswith("enum:"))]
-    targets = [k for k, t in enumerate(m.terms) if t.sort not in ("unbounded", "quantity") and near(t)]
-    gv = {k: int(m.terms[k].column(row)[0]) for k in guards}
-    tv = {k: int(m.terms[k].column(row)[0]) for k in targets}
-    tests = []  # (target, kind, value): kind "=" (t = b), "<=" (t <= b), ">=" (t >= b)
-    for k in targets:  # a counter's bounds first: they exclude more states than `!= b`
-        if m.terms[k].sort == "counter":
-            tests += [(k, ">=", tv[k]), (k, "<=", tv[k])]
-        tests.append((k, "=", tv[k]))
-    hits = np.zeros((len(guards), len(tests)), dtype=np.float32)
-    n = len(m.X)
-    for r0 in range(0, n, chunk):
-        r1 = min(n, r0 + chunk)
-        G = np.stack([m.col(k)[r0:r1] == gv[k] for k in guards], axis=1).astype(np.float32)
-        T = np.stack([_test(m.col(k)[r0:r1], kind, b) for k, kind, b in tests], axis=1).astype(np.float32)
-        hits += G.T @ T
-    out = []
-    for gi, g in enumerate(guards):
-        gt, a = m.terms[g], gv[g]
-        gtext = (gt.text if a else f"not {gt.text}") if gt.sort == "bool" else f"{gt.text} = {gt.show(a)}"
-        gexpr = (gt.expr if a else ~gt.expr) if gt.sort == "bool" else gt.expr.eq(Const(a))
-        if hits[gi].sum() == 0:
-            continue  # the guard value itself never occurs: the unary candidates exclude it
-        done = set()
-        for ti, (k, kind, b) in enumerate(tests):
-            t = m.terms[k]
-            if k == g or k in done or hits[gi, ti] > 0 or t.slots <= gt.slots or gt.slots <= t.slots:
-                continue
-            done.add(k)
-            if kind == ">=":
-                text, e = f"{t.text} <= {b - 1}", t.expr <= Const(b - 1)
-            elif kind == "<=":
-                text, e = f"{t.text} >= {b + 1}", Const(b + 1) <= t.expr
-            elif t.sort == "bool":
-                text, e = (f"not {t.text}", ~t.expr) if b else (t.text, t.expr)
-            else:
-                text, e = f"{t.text} != {t.show(b)}", t.expr.ne(Const(b))
-            out.append(Candidate(f"{gtext} => {text}", implies(gexpr, e), gt.slots | t.slots))
-    return out
+    counts = np.zeros(len(m.X), dtype=np.int16)  # per row: how many literals of the cube it matches
+    for k in ks:
+        counts += m.col(k) == vals[k]
+    size = len(ks)
+    if (counts == size).any():
+        return None
+    keep = []
+    for k in sorted(ks, key=lambda k: (near(m.terms[k]), len(m.terms[k].slots) == 1, k)):
+        eq = m.col(k) == vals[k]
+        if ((counts == size - 1) & ~eq).any():
+            keep.append(k)  # without it some mined row would match the cube
+            continue
+        counts -= eq
+        size -= 1
+    lits = []
+    for k in sorted(keep):
+        text, e, wide = _widen(m, k, vals[k], counts, size)
+        counts += (wide.astype(np.int16) - (m.col(k) == vals[k]))
+        lits.append((text, e))
+    slots = frozenset().union(*[m.terms[k].slots for k in keep])
+    return Candidate("not (" + " and ".join(t for t, _ in lits) + ")", any_of(~e for _, e in lits), slots)
 
 
-def _test(col: np.ndarray, kind: str, b: int) -> np.ndarray:
-    return col == b if kind == "=" else (col >= b if kind == ">=" else col <= b)
+def _widen(m: "Miner", k: int, v: int, counts: np.ndarray, size: int) -> tuple:
+    """The weakest literal about term k that keeps the cube unmatched: (text, expr, rows it holds on)."""
+    t, col = m.terms[k], m.col(k)
+    others = counts - (col == v)  # each row's matches among the other literals
+    free = others == size - 1     # rows that match every other literal
+    if t.sort.startswith("enum:"):
+        for w in m.values(k):
+            if int(w) != v and not (free & (col != w)).any():
+                return f"{t.text} != {t.show(int(w))}", t.expr.ne(Const(int(w))), col != w
+    if t.sort == "counter":
+        if v > t.lo and not (free & (col <= v)).any():
+            return f"{t.text} <= {v}", t.expr <= Const(v), col <= v
+        if v < t.hi and not (free & (col >= v)).any():
+            return f"{t.text} >= {v}", Const(v) <= t.expr, col >= v
+    if t.sort == "bool":
+        return (t.text if v else f"not {t.text}"), (t.expr if v else ~t.expr), col == v
+    return f"{t.text} = {t.show(v)}", t.expr.eq(Const(v)), col == v

@@ -56,8 +56,10 @@ def _entry_ok(k, v) -> bool:
     return v["verdict"] != "proved" or isinstance(v.get("certificate"), str)
 
 
-def read_entries(path: Path) -> tuple[dict, str | None]:
-    """(the valid entries, what is wrong with the file or None). A missing file is an empty cache."""
+def read_entries(path: Path, name: str = FILE, entry_ok=None) -> tuple[dict, str | None]:
+    """(the valid entries, what is wrong with the file or None). A missing file is an empty cache.
+    `entry_ok(key, value)` says which entries are well formed (default: a Spacer cache entry)."""
+    entry_ok = entry_ok or _entry_ok
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
@@ -73,7 +75,7 @@ def read_entries(path: Path) -> tuple[dict, str | None]:
         return {}, f"it is not JSON ({str(e).splitlines()[0][:80]})"
     if not isinstance(data, dict):
         return {}, f"it holds a {type(data).__name__}, not a mapping of entries"
-    entries = {k: v for k, v in data.items() if _entry_ok(k, v)}
+    entries = {k: v for k, v in data.items() if entry_ok(k, v)}
     bad = len(data) - len(entries)
     return entries, (f"{bad} of its {len(data)} entries have the wrong shape" if bad else None)
 
@@ -161,25 +163,35 @@ class ProofCache:
         """Merge this run's changes into the file as it is now, under the lock; atomically."""
         if self.path is None or not self.dirty:
             return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with _locked(self.path.with_name(FILE + ".lock")):
-                current, problem = read_entries(self.path)
-                if problem and self.path.exists() and not current:
-                    os.replace(self.path, self.path.with_name(FILE + ".corrupt"))  # kept, not lost
-                merged = {k: v for k, v in current.items() if k not in self._dropped} | self._put
-                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".proofs-")
-                try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as f:
-                        json.dump(merged, f, sort_keys=True)
-                    os.chmod(tmp, 0o644)  # mkstemp creates 0600; the cache holds nothing private
-                    os.replace(tmp, self.path)
-                except BaseException:
-                    with contextlib.suppress(OSError):
-                        os.unlink(tmp)
-                    raise
+        merged = merge_into(self.path, self._put, self._dropped)
+        if merged is not None:
             self.entries = merged
             self._put, self._dropped, self._rebuild = {}, set(), False
-        except OSError:
-            pass  # an unwritable cache directory only costs time on the next run
-        INTERRUPTS.raise_if_interrupted()
+
+
+def merge_into(path: Path, put: dict, dropped: set, name: str = FILE, entry_ok=None) -> dict | None:
+    """Merge `put` (and the removal of `dropped`) into the cache file at `path` as it is now, under
+    its lock, atomically; a damaged file is kept aside as `<name>.corrupt`. The merged entries, or
+    None when the directory cannot be written (that only costs time on the next run)."""
+    merged = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path.with_name(name + ".lock")):
+            current, problem = read_entries(path, name, entry_ok)
+            if problem and path.exists() and not current:
+                os.replace(path, path.with_name(name + ".corrupt"))  # kept, not lost
+            merged = {k: v for k, v in current.items() if k not in dropped} | put
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".proofs-")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(merged, f, sort_keys=True)
+                os.chmod(tmp, 0o644)  # mkstemp creates 0600; the cache holds nothing private
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+    except OSError:
+        merged = None
+    INTERRUPTS.raise_if_interrupted()
+    return merged

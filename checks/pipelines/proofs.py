@@ -12,9 +12,13 @@ from pathlib import Path
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, written
 
 
-def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000) -> Run:
-    """Spacer, k-induction and BMC on the unbounded-turn model (games of any length)."""
+def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000,
+          proof_cache: str | None = None) -> Run:
+    """Spacer, k-induction and BMC on the unbounded-turn model (games of any length). `proof_cache`:
+    a directory for the lemma cache, "off", or None for the default one."""
     from checks.analyses.prove import prove as run_prove
+    from checks.engines.lemmacache import LemmaCache
+    from checks.engines.proofcache import default_dir
     prop = opts.resolve()
     model = GAME.build(prop, unbounded=True)
     names = [p.name for p in model.invariants]
@@ -35,8 +39,10 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     samples = lemma_samples(prop) if engine == "auto" and (left is None or left > 0) else None
     stats: dict = {}
     # --timeout bounds the whole command: what the exploration above used is gone (NOTE in checks/config.py).
+    cache_dir = default_dir() if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
     results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
-                        timeout=opts.config().left(), samples=samples, stats=stats)
+                        timeout=opts.config().left(), samples=samples, stats=stats,
+                        cache=LemmaCache(cache_dir) if cache_dir is not None else None)
     return report(opts, results, prop, None, time.perf_counter() - t0, model,
                   {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "seed": opts.seed,
                           "model": "unbounded turns", **stats}})

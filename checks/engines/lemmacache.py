@@ -1,0 +1,127 @@
+"""A cache of inferred lemmas, keyed by the model they were proved on; every hit is re-proved.
+
+`rulecheck prove` (engine auto) spends most of its time finding lemmas (checks/analyses/infer.py):
+exploring, mining, Houdini, blocking rounds. What it finds is a set of expressions whose
+conjunction, with the invariants it proves, is inductive. That set is stored here under a digest of
+the unbounded-turn model (its schema, initial states, actions, monitors and properties:
+`checks.analyses.sweep.model_digest`), so a second run on the same rules skips the search.
+
+Nothing stored is trusted. A hit is handed back as candidates only: the caller re-proves their
+conjunction from scratch (Init => L and L /\\ T => L' through the same monolithic encoding the
+inference's own re-check uses) before any verdict relies on it; a set that fails is ignored and
+the inference runs as if there were no entry. A changed rule changes the digest, so it misses.
+
+Entries are JSON: each lemma is its text and its expression tree (`to_data` / `from_data`, over the
+node types of `model.expr` only). The file is `inferred-lemmas.json` next to the Spacer cache
+(`checks.engines.proofcache.default_dir`: `$RULECHECK_CACHE`, else `~/.cache/rulecheck`); a
+read-only seed for the embedded profiles ships next to this module. Writes merge under the same
+lock and atomic replace as the Spacer cache.
+
+>>> from model.expr import Const, Var
+>>> e = Var("tloc", (Const(2),)).ne(Const(0)) | (Var("turn") <= 3)
+>>> from_data(to_data(e)) == e
+True
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from checks.engines import proofcache
+from model import expr as X
+
+FILE = "inferred-lemmas.json"
+SEED = Path(__file__).resolve().parent / FILE
+NODES = {c.__name__: c for c in (X.Const, X.Var, X.Not, X.And, X.Or, X.Eq, X.Lt, X.Le, X.Add, X.Sub, X.Div, X.Ite)}
+
+
+class BadEntry(ValueError):
+    """A stored expression that is not a well-formed tree of `model.expr` nodes."""
+
+
+def to_data(e) -> list:
+    """An expression as nested lists: [node name, field, ...]; tuples of nodes become lists."""
+    if not isinstance(e, X.Expr):
+        return e
+    return [type(e).__name__] + [[to_data(x) for x in v] if isinstance(v, tuple) else to_data(v)
+                                 for v in (getattr(e, f.name) for f in dataclasses.fields(e))]
+
+
+def from_data(d, depth: int = 0):
+    """The inverse of `to_data`; BadEntry for anything else (unknown nodes, wrong arity, too deep)."""
+    if depth > 200:
+        raise BadEntry("expression nested too deeply")
+    if not isinstance(d, list) or not d or d[0] not in NODES:
+        raise BadEntry(f"not an expression node: {str(d)[:60]}")
+    cls = NODES[d[0]]
+    fields = dataclasses.fields(cls)
+    args = d[1:]
+    if not len(fields) - sum(f.default is not dataclasses.MISSING for f in fields) <= len(args) <= len(fields):
+        raise BadEntry(f"{d[0]} takes {len(fields)} fields, not {len(args)}")
+    out = []
+    for f, a in zip(fields, args):
+        if f.type in (tuple, "tuple"):
+            if not isinstance(a, list):
+                raise BadEntry(f"{d[0]}.{f.name} is not a list")
+            out.append(tuple(from_data(x, depth + 1) for x in a))
+        elif cls is X.Const:
+            if not isinstance(a, (int, bool)):
+                raise BadEntry("a constant that is not an integer")
+            out.append(a)
+        elif isinstance(a, list):
+            out.append(from_data(a, depth + 1))
+        elif isinstance(a, (str, int)) and not isinstance(a, bool):
+            out.append(a)
+        else:
+            raise BadEntry(f"{d[0]}.{f.name}: unexpected {type(a).__name__}")
+    return cls(*out)
+
+
+def _entry_ok(k, v) -> bool:
+    return (isinstance(k, str) and proofcache._KEY.fullmatch(k) is not None and isinstance(v, dict)
+            and isinstance(v.get("lemmas"), list) and isinstance(v.get("invariants"), list))
+
+
+class LemmaCache:
+    """Lemma sets by model digest: `get` (decoded, or None), `put`, `save` (merge under the lock).
+
+    >>> import tempfile
+    >>> from model.expr import Var
+    >>> d = Path(tempfile.mkdtemp()); c = LemmaCache(d)
+    >>> c.put("ab" * 32, [("not x", ~Var("x"))], ["inv"]); c.save()
+    >>> LemmaCache(d).get("ab" * 32)
+    ([('not x', Not(arg=Var(field='x', index=())))], ['inv'])
+    """
+
+    def __init__(self, directory: Path | None, use_seed: bool = True):
+        self.path = Path(directory) / FILE if directory is not None else None
+        self.entries = self._load(self.path) if self.path is not None else {}
+        self.seed = self._load(SEED) if use_seed and self.path is not None and self.path != SEED else {}
+        self._put: dict = {}
+
+    @staticmethod
+    def _load(path: Path) -> dict:
+        raw, _ = proofcache.read_entries(path, FILE, _entry_ok) if path is not None else ({}, None)
+        return raw
+
+    def get(self, key: str) -> tuple[list, list] | None:
+        """(lemmas as [(text, Expr)], names of the invariants proved with them), or None."""
+        entry = self.entries.get(key) or self.seed.get(key)
+        if entry is None:
+            return None
+        try:
+            lemmas = [(str(t), from_data(d)) for t, d in entry["lemmas"]]
+        except (BadEntry, TypeError, ValueError):
+            return None
+        return lemmas, [str(n) for n in entry["invariants"]]
+
+    def put(self, key: str, lemmas: list, invariants: list) -> None:
+        entry = {"lemmas": [[t, to_data(e)] for t, e in lemmas], "invariants": list(invariants)}
+        self.entries[key] = entry
+        self._put[key] = entry
+
+    def save(self) -> None:
+        if self.path is None or not self._put:
+            return
+        proofcache.merge_into(self.path, self._put, set(), FILE, _entry_ok)
+        self._put = {}
