@@ -177,7 +177,9 @@ def small_runs(tmp_path_factory):
     path = tmp_path_factory.mktemp("mutate") / "small.yaml"
     path.write_text(SMALL_PROPOSAL, encoding="utf-8")
     runs = {}
-    for key, extra in (("jobs1", ["--jobs", "1"]), ("jobs1-again", ["--jobs", "1"]), ("jobs2", ["--jobs", "2"])):
+    # Two runs, one in this process (--jobs 1) and one through the worker pool (--jobs 2): equal
+    # reports show both run-to-run determinism and independence from --jobs.
+    for key, extra in (("jobs1", ["--jobs", "1"]), ("jobs2", ["--jobs", "2"])):
         r = CliRunner().invoke(main, ["mutate", "--proposal", str(path), "--max-mutants", "8", "--seed", "3",
                                       "--format", "json", *extra])
         assert r.exit_code == 0, r.output
@@ -187,7 +189,7 @@ def small_runs(tmp_path_factory):
 
 @pytest.mark.heavy
 def test_the_report_is_deterministic_whatever_jobs_is(small_runs):
-    assert _strip(small_runs["jobs1"]) == _strip(small_runs["jobs1-again"]) == _strip(small_runs["jobs2"])
+    assert _strip(small_runs["jobs1"]) == _strip(small_runs["jobs2"])
 
 
 @pytest.mark.heavy
