@@ -167,7 +167,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     names = {n for n, _ in invs}
     facts = h.survivors
     left = [iv for iv in invs if iv[0] not in {n for n, _ in facts} and (wanted is None or iv[0] in wanted)]
-    extra_cands, goals, known, pool = cands, list(left), {n for n, _ in facts}, {}
+    goals, known, pool = list(left), {n for n, _ in facts}, {}
     rest = clock.left()
     rclock = _Clock(round_seconds if rest is None else min(round_seconds, rest * (1 - RESERVE)))
     for out.rounds in range(1, rounds + 1):
@@ -177,7 +177,6 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         if not new:
             break
         out.candidates += len(new)
-        extra_cands = extra_cands + new
         pool.update({c.text: c for c in new})
         # Every candidate found so far is offered again: one dropped in an earlier round may be
         # inductive together with what a later round found (Houdini's drops are relative to its set).
@@ -195,7 +194,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         goals = left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
     out.seconds["houdini"] = time.perf_counter() - t2
     t3 = time.perf_counter()
-    _conclude(out, model, facts, names, left, extra_cands, X, seed, rlimit, clock)
+    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
     out.seconds["check"] = time.perf_counter() - t3
     return _done(out, t0, None)
 

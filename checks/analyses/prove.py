@@ -130,7 +130,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Infe
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored)."""
     from checks.analyses.sweep import model_digest
     key = model_digest(model) if cache is not None else None
-    stored = cache.get(key) if cache is not None else None
+    stored = cache.get(key) if key is not None else None
     if stored is not None:
         rest = clock.left()
         inf = recheck(model, *stored, seed=seed, timeout=None if rest is None else max(0.001, rest))

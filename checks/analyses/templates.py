@@ -13,8 +13,8 @@ Which terms exist follows from the schema's domains alone:
 | wide IntRange (a quantity) | the slot | its range, alone |
 | unbounded IntRange (`model.unbounded_slots`) | the slot | `x < y`, `x <= y`, `x != y` against another unbounded slot |
 
-A *guard* is `d = v` for the model's dispatch slot `d` (the decision stage; `model.dispatch`), or, in
-the second round (`guard_terms`), `g = v` for any Bool or Enum slot `g`. Every candidate is an
+A *guard* is `d = v` for the model's dispatch slot `d` (the decision stage; `model.dispatch`).
+Candidates no template states come from induction failures instead (`generalise`). Every candidate is an
 instance that holds on every row of the state table it was mined from (reachable states of small
 configurations of the same rules); nothing more is claimed of it here: Houdini decides which are
 proved (checks/engines/houdini.py).
@@ -227,13 +227,13 @@ class Miner:
             out += [Candidate(text, e, t.slots) for text, e in t.atoms(self.values(k))]
         return out
 
-    def guarded(self, g: int, targets=None, ranges: bool = False) -> list:
+    def guarded(self, g: int) -> list:
         """`g = v => t in V` for every observed value v of guard term g and target term t (a counter
-        only where it is constant, unless `ranges`)."""
+        only where it is constant)."""
         gt, gvals = self.terms[g], self.values(g)
         gi = _rank(self.col(g), gvals)
         out = []
-        for k in targets if targets is not None else range(len(self.terms)):
+        for k in range(len(self.terms)):
             t = self.terms[k]
             if k == g or t.sort in ("quantity", "unbounded") or t.slots <= gt.slots or gt.slots <= t.slots:
                 continue
@@ -243,7 +243,7 @@ class Miner:
             cross = _cross(gi, len(gvals), self.col(k), vals)
             for row, gv in zip(cross, gvals):
                 seen = vals[row]
-                if len(seen) == len(vals) or (t.sort == "counter" and len(seen) > 1 and not ranges):
+                if len(seen) == len(vals) or (t.sort == "counter" and len(seen) > 1):
                     continue
                 gtext = (gt.text if gv else f"not {gt.text}") if gt.sort == "bool" else f"{gt.text} = {gt.show(gv)}"
                 gexpr = (gt.expr if gv else ~gt.expr) if gt.sort == "bool" else gt.expr.eq(Const(int(gv)))

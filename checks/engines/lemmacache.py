@@ -78,8 +78,13 @@ def from_data(d, depth: int = 0):
 
 
 def _entry_ok(k, v) -> bool:
-    return (isinstance(k, str) and proofcache._KEY.fullmatch(k) is not None and isinstance(v, dict)
+    return (isinstance(k, str) and proofcache.KEY.fullmatch(k) is not None and isinstance(v, dict)
             and isinstance(v.get("lemmas"), list) and isinstance(v.get("invariants"), list))
+
+
+def _load(path: Path) -> dict:
+    """The well-formed entries of a cache file; a damaged or missing file is an empty cache (the search runs)."""
+    return proofcache.read_entries(path, FILE, _entry_ok)[0]
 
 
 class LemmaCache:
@@ -95,14 +100,9 @@ class LemmaCache:
 
     def __init__(self, directory: Path | None, use_seed: bool = True):
         self.path = Path(directory) / FILE if directory is not None else None
-        self.entries = self._load(self.path) if self.path is not None else {}
-        self.seed = self._load(SEED) if use_seed and self.path is not None and self.path != SEED else {}
+        self.entries = _load(self.path) if self.path is not None else {}
+        self.seed = _load(SEED) if use_seed and self.path is not None and self.path != SEED else {}
         self._put: dict = {}
-
-    @staticmethod
-    def _load(path: Path) -> dict:
-        raw, _ = proofcache.read_entries(path, FILE, _entry_ok) if path is not None else ({}, None)
-        return raw
 
     def get(self, key: str) -> tuple[list, list] | None:
         """(lemmas as [(text, Expr)], names of the invariants proved with them), or None."""

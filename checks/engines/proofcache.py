@@ -44,12 +44,12 @@ FILE = "spacer-proofs.json"
 INTERRUPTS.protect(__file__)  # NOTE(signals): a save is never cut between its temporary file and the rename
 MAX_BYTES = 64 << 20
 SEED = Path(__file__).resolve().parent / FILE
-_KEY = re.compile(r"[0-9a-f]{64}")
+KEY = re.compile(r"[0-9a-f]{64}")  # a cache key: sha256, hex
 
 
 def _entry_ok(k, v) -> bool:
     """A cache entry: a sha256 key; a known invariant verdict; a proof carries its certificate."""
-    if not (isinstance(k, str) and _KEY.fullmatch(k) and isinstance(v, dict)):
+    if not (isinstance(k, str) and KEY.fullmatch(k) and isinstance(v, dict)):
         return False
     if not isinstance(v.get("invariant"), str) or v.get("verdict") not in ("proved", "unknown"):
         return False
