@@ -11,9 +11,9 @@ import sys
 
 import click
 
-from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SECONDS, check_options,
-                                ci_reports, common, failure, html_report, proof_options, mutate_options, search_options,
-                                sweep_options)
+from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SEARCH_STATES, SECONDS,
+                                check_options, ci_reports, common, failure, html_report, proof_options, mutate_options,
+                                search_options, sweep_options)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs, sweep as sweeping
@@ -63,29 +63,29 @@ def main():
 
 
 @main.command()
-@common
+@common(max_states=SEARCH_STATES)
 @check_options
 @html_report
 @ci_reports
 @guarded
-def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, proof_cache, scenarios):
+def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, turns, proof_cache, scenarios):
     """Every check on the selected proposal (default: the embedded engine profile)."""
-    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache, search_engine, jobs, scenarios)
+    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache, search_engine, jobs, scenarios, turns)
 
 
 @main.command()
-@common(out=False)
+@common(out=False, max_states=SEARCH_STATES)
 @click.option("--stats", is_flag=True, help="also the states per depth and which rules fired")
 @click.option("--graph", type=OUT_FILE, default=None, help="write the explored graph (.dot or .graphml)")
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
 @search_options
 @guarded
-def explore(opts, stats, graph, fold, symmetry, search_engine, jobs):
+def explore(opts, stats, graph, fold, symmetry, search_engine, jobs, turns):
     """Explicit state-graph exploration only: its statistics (no traces; `check --out` writes those)."""
     if graph and not graph.endswith((".dot", ".graphml")):
         raise click.UsageError("--graph needs a .dot or .graphml file name")
-    return checking.explore(opts, graph, fold, symmetry, search_engine, jobs, stats)
+    return checking.explore(opts, graph, fold, symmetry, search_engine, jobs, stats, turns)
 
 
 @main.command()

@@ -67,14 +67,17 @@ def failure(e: Exception) -> tuple[str, int]:
 
 SECONDS, COUNT, DEPTH, NATURAL = Seconds(), click.IntRange(min=1), click.IntRange(min=0), click.IntRange(min=0)
 OUT_FILE, OUT_DIR = OutPath(), OutPath(directory=True)
+# check's and explore's default state budget: the three-turn default bounds are 2.4 M states (about 250 MB with
+# the vector engine); a budget that runs out ends in inconclusive (exit 4), never in a crash.
+SEARCH_STATES = 10_000_000
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 
 
-def common(f=None, *, out: bool = True):
+def common(f=None, *, out: bool = True, max_states: int = 2_000_000):
     """The options most commands share, gathered into one `Options` argument `opts` (`out=False`: a
-    command that writes no traces has no --out)."""
+    command that writes no traces has no --out; `max_states`: the command's default state budget)."""
     if f is None:
-        return functools.partial(common, out=out)
+        return functools.partial(common, out=out, max_states=max_states)
     opts = [
         click.option("--proposal", default=None, metavar="FILE|PROFILE",
                      help="a proposal file, or an embedded profile name (default: 'default')"),
@@ -82,7 +85,7 @@ def common(f=None, *, out: bool = True):
         *([click.option("--out", type=OUT_DIR, default=None,
                         help="write counterexamples and witnesses as scenario files here")] if out else []),
         click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report"),
-        click.option("--max-states", type=COUNT, default=2_000_000, show_default=True),
+        click.option("--max-states", type=COUNT, default=max_states, show_default=True),
         click.option("--max-depth", type=DEPTH, default=None),
         click.option("--timeout", type=SECONDS, default=None, help="seconds"),
         click.option("--progress/--no-progress", default=False, help="BFS layers on stderr"),
@@ -178,13 +181,17 @@ def sweep_options(f):
 
 
 def search_options(f):
-    """--engine and --jobs of the explicit search (check, explore; checks/engines/)."""
+    """--engine, --jobs and --turns of the explicit search (check, explore; checks/engines/)."""
     f = click.option("--jobs", type=COUNT, default=None,
                      help="worker processes: the vector engine's, and (check, 2 or more) the small-bounds "
                           "guards beside the main search (default: every core)")(f)
-    return click.option("--engine", "search_engine", type=click.Choice(["scalar", "vector"]), default="scalar",
+    f = click.option("--turns", type=COUNT, default=None,
+                     help="Shipment & Movement phases to search (default: 3 on the default bounds, otherwise "
+                          "the proposal's)")(f)
+    return click.option("--engine", "search_engine", type=click.Choice(["auto", "scalar", "vector"]), default="auto",
                         show_default=True,
-                        help="explicit search: scalar (compiled Python per state) or vector (NumPy)")(f)
+                        help="explicit search: vector (NumPy), scalar (compiled Python per state), or auto: "
+                             "vector unless --symmetry, --fold or --graph asks for the scalar engine")(f)
 
 
 def _stacked(f, options: list):

@@ -28,7 +28,7 @@ class CheckConfig:
     fold: bool = False  # fold forced system/scheduler chains into one edge (NOTE(fold) in checks/engines/explicit.py)
     packed: bool = True  # visited states as bytes when every slot fits one (NOTE(packed) in checks/engines/explicit.py)
     symmetry: bool = False  # store one state per orbit of the model's verified symmetry (checks/engines/symmetry.py)
-    engine: str = "scalar"  # "scalar" (checks/engines/explicit.py) or "vector" (checks/engines/vector.py)
+    engine: str = "scalar"  # "scalar" (checks/engines/explicit.py), "vector" (checks/engines/vector.py) or "auto"
     jobs: int | None = None  # vector engine: worker processes (None: every core)
     started: float | None = None  # time.perf_counter() when the command began; None: each engine's own start
 

@@ -110,7 +110,8 @@ class Game:
     with every reaction order left open (the ambiguity detector's reading). `switches` are the
     interpretation switches (key, ids, choices, default, question, source); `bound_shapes` says what
     each bounds entry holds (the one source for loading proposal files and for their JSON Schema);
-    `shrink` lists the smaller setups `--minimise` may try. `build_options` says, in the same shapes as
+    `shrink` lists the smaller setups `--minimise` may try; `searched(proposal, turns)` is the proposal
+    `check` and `explore` search (their default depth, or `--turns`). `build_options` says, in the same shapes as
     `bound_shapes`, what the extra keyword arguments of `build` hold (a scenario's `setup.options`).
     """
 
@@ -131,6 +132,9 @@ class Game:
     with_defect: Callable  # (defect, proposal) -> the proposal with that seeded defect, its bounds and choices
     description: str = ""
     build_options: dict = field(default_factory=dict)
+    # (proposal, turns or None) -> the proposal `check` and `explore` search: `turns` phases when given, else
+    # the game's default depth for that proposal (None: the proposal as it is)
+    searched: Callable | None = None
 
     def defect(self, name: str):
         for d in self.defects:

@@ -23,7 +23,9 @@ def report():
 @pytest.mark.heavy
 def test_check_json_report_follows_the_contract(report):
     assert report["schema_version"] == 1 and report["tool"] == "rulecheck" and report["seed"] == 0
-    assert report["summary"]["verdict"] == "holds" and report["summary"]["states"] >= 10_000
+    # Three turns of the default bounds (issue 17: check's default depth), said in the report's bounds.
+    assert report["summary"]["verdict"] == "holds" and report["summary"]["states"] == 2_412_411
+    assert report["proposal"]["name"] == "default" and report["proposal"]["bounds"]["turns"] == 3
     ids = {c["id"]: c for c in report["checks"] if c["engine"] == "explicit"}
     proofs = [c for c in report["checks"] if c["engine"] == "spacer"]
     assert proofs and all(c["verdict"] == "proved" for c in proofs)

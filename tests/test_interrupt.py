@@ -85,7 +85,7 @@ def test_explore_graph_interrupted_leaves_the_old_file_or_none(tmp_path, point):
     the middle of the write leaves the previous file whole, and no temporary file."""
     graph = tmp_path / "g.dot"
     graph.write_text("digraph old {}\n")
-    p = start(["explore", "--graph", str(graph)], tmp_path)
+    p = start(["explore", "--graph", str(graph), "--turns", "2"], tmp_path)
     if point == "exploring":
         time.sleep(1.5)
     else:

@@ -170,8 +170,9 @@ def test_symmetry_and_fold_are_refused():
 
 
 def test_cli_explore_and_budget_exit_codes():
-    r = CliRunner().invoke(main, ["explore", "--engine", "vector", "--jobs", "1"])
-    assert r.exit_code == 0 and "states: 294,232" in r.output and "transitions: 469,499" in r.output
+    """`explore` with no options: the vector engine (auto), three turns of the default bounds (issue 17)."""
+    r = CliRunner().invoke(main, ["explore", "--jobs", "1"])
+    assert r.exit_code == 0 and "states: 2,412,411" in r.output and "transitions: 3,944,803" in r.output
     r = CliRunner().invoke(main, ["explore", "--engine", "vector", "--jobs", "2", "--max-states", "1000"])
     assert r.exit_code == 4 and "state budget" in r.output
 

@@ -74,8 +74,12 @@ def coverage(model: GameModel, ex: Exploration) -> dict:
 
 
 def make_explorer(model: GameModel, config: CheckConfig):
-    """The explorer `config.engine` names (both return an Exploration from `run()`)."""
-    if config.engine == "vector":
+    """The explorer `config.engine` names (both return an Exploration from `run()`); `auto` is the vector
+    engine unless the search needs what only the scalar one has (symmetry, chain folding, an edge list)."""
+    engine = config.engine
+    if engine == "auto":
+        engine = "scalar" if config.symmetry or config.fold or config.keep_edges else "vector"
+    if engine == "vector":
         from checks.engines.vector import VectorExplorer
         return VectorExplorer(model, config)
     return Explorer(model, config)

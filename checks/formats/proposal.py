@@ -196,7 +196,8 @@ def build_proposal(game, values: dict, path: str, raw, base=None, name: str | No
     return dataclasses.replace(base, name=values.get("name") or name or base.name,
                                description=values.get("description") or base.description,
                                interpretation=game.interpretation(tuple(sorted(chosen.items()))), bounds=bounds,
-                               source=path, defects=tuple(values.get("defects") or base.defects))
+                               source=path, defects=tuple(values.get("defects") or base.defects),
+                               given_bounds=frozenset(getattr(base, "given_bounds", ())) | frozenset(given))
 
 
 def load_proposal(game, path: str):

@@ -317,11 +317,11 @@ def _final(model, s, expect: dict) -> str:
     return ""
 
 
-def replay_matching(game, proposal, directory: str, model=None) -> tuple[list, int]:
+def replay_matching(game, proposal, directory: str, model=None, also=None) -> tuple[list, int]:
     """Replay every scenario file under `directory` recorded with the proposal's bounds, interpretation and
     seeded defects, as checks of kind `scenario` (holds: the expectation is met), on `model` (the
     proposal's, built here when not given); the number of files recorded with other setups (skipped)
-    comes second.
+    comes second. A file recorded with the setup of `also` (a second proposal) replays on its model.
 
     >>> from model.moritani import GAME
     >>> results, skipped = replay_matching(GAME, GAME.profiles["default"], "scenarios/acceptance")
@@ -330,17 +330,22 @@ def replay_matching(game, proposal, directory: str, model=None) -> tuple[list, i
     """
     import time
     from checks.results import CheckResult
-    want = (proposal.interpretation.as_dict(), proposal.bounds.as_dict(), tuple(sorted(proposal.defects)))
+    def setup(p):
+        return p.interpretation.as_dict(), p.bounds.as_dict(), tuple(sorted(p.defects))
+    models = {repr(setup(proposal)): [proposal, model]}
+    if also is not None:
+        models.setdefault(repr(setup(also)), [also, None])
     results, skipped = [], 0
     root = Path(directory)
     for path in sorted(root.rglob("*.scenario.yaml")):
         prop, options, data, values = scenario_setup(game, str(path))
-        if options or (prop.interpretation.as_dict(), prop.bounds.as_dict(), tuple(sorted(prop.defects))) != want:
+        target = None if options else models.get(repr(setup(prop)))
+        if target is None:
             skipped += 1
             continue
         t0 = time.perf_counter()
-        model = model or game.build(proposal)
-        r = replay_file(game, str(path), model)
+        target[1] = target[1] or game.build(target[0])
+        r = replay_file(game, str(path), target[1])
         name = str(values.get("name") or path.name.replace(".scenario.yaml", ""))
         rel = path.relative_to(root).as_posix()
         results.append(CheckResult(

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from checks.analyses.verdicts import coverage, make_explorer, run_explicit
-from checks.pipelines.common import GAME, Options, Run, report, stats, written
+from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, stats, written
 
 # Regenerates the shipped proof seed for one embedded profile (docs/checking.md, "Proof cache").
 SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profile}"
@@ -20,17 +20,19 @@ SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profi
 
 def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, symmetry: bool = False,
           proof_cache: str | None = None, engine: str = "scalar", jobs: int | None = None,
-          scenarios: str | None = None) -> Run:
+          scenarios: str | None = None, turns: int | None = None) -> Run:
     """Every check on the selected proposal: explicit invariants and witnesses, hidden-identity on the
     small bounds, (with a Z3 budget) the agreement guard and the Spacer proofs that fit it, and (with
     `scenarios`) every kept scenario under that directory recorded with the same setup, replayed.
+    The search covers `turns` phases, or the game's default depth for the proposal (`searched`).
 
     With two or more `jobs` (default: every core) the small-bounds guards run in a forked process
     beside the main search (NOTE(background) in checks/engines/background.py); the report is the same.
     """
     from checks.analyses.quick_z3 import small_guards
     from checks.engines.background import Background
-    prop = opts.resolve()
+    named = opts.resolve()
+    prop = searched(named, turns)
     small_prop, guard_cfg = GAME.small(prop), opts.config(progress=False)
     beside = (jobs or os.cpu_count() or 1) > 1
     guards = Background(lambda: small_guards(GAME.build(small_prop), opts.seed, guard_cfg, bool(z3_budget)),
@@ -40,7 +42,8 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
         t0 = time.perf_counter()
         results, ex = run_explicit(model, opts.config(symmetry=symmetry, engine=engine, jobs=jobs))
         extra = {"coverage": coverage(model, ex), "exploration": stats(ex)}
-        notes = []
+        notes = [] if prop is named else [f"the search covers {prop.bounds.turns} turns (bounds.turns: check's default "
+                                           f"on the default bounds; --turns N changes it)"]
         if ex.reduction is not None:
             notes.append(f"{ex.reduction.description}; the state count is orbits, counterexamples are mapped "
                          f"back to concrete games and replayed")
@@ -54,7 +57,8 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     warnings = extra["proofs"].pop("warnings", []) if z3_budget else []
     if scenarios is not None:
         from checks.formats.scenario import replay_matching
-        kept, skipped = replay_matching(GAME, prop, scenarios, model)
+        # Scenarios recorded with the searched setup or with the named proposal's own (NOTE(turns)).
+        kept, skipped = replay_matching(GAME, prop, scenarios, model, also=named)
         results += kept
         extra["scenarios"] = {"directory": scenarios, "replayed": len(kept), "skipped_other_setup": skipped}
         notes.append(f"{len(kept)} scenario file(s) under {scenarios} replayed; {skipped} recorded with other "
@@ -62,6 +66,20 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     run = report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
     run.stderr[:0] = [f"rulecheck: warning: {w}" for w in warnings]
     return run
+
+
+def searched(proposal, turns: int | None):
+    """The proposal the search covers (`Game.searched`: `--turns`, or the game's default depth).
+
+    NOTE(turns): check and explore search the default bounds for three turns (issue 17); every other
+    command keeps the proposal's turns. Reports print the searched bounds; kept scenarios match either
+    setup, so those recorded by an earlier two-turn run still replay."""
+    if GAME.searched is None:
+        return proposal
+    shape = GAME.bound_shapes.get("turns", {})
+    if turns is not None and not shape.get("min", 1) <= turns <= shape.get("max", turns):
+        raise UsageProblem(f"--turns {turns}: expected {shape['min']}..{shape['max']}")
+    return GAME.searched(proposal, turns)
 
 
 def _z3_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> list:
@@ -91,10 +109,10 @@ def _z3_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> 
 
 
 def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetry: bool = False,
-            engine: str = "scalar", jobs: int | None = None, detail: bool = False) -> Run:
+            engine: str = "scalar", jobs: int | None = None, detail: bool = False, turns: int | None = None) -> Run:
     """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml);
     `detail` (--stats) adds the states per depth and which rules fired (and which never did)."""
-    prop = opts.resolve()
+    prop = searched(opts.resolve(), turns)
     model = GAME.build(prop)
     ex = make_explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry, engine=engine,
                                           jobs=jobs)).run()

@@ -43,6 +43,30 @@ def small(proposal):
     return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **SMALL_BOUNDS, garrisons=kept))
 
 
+# `check` and `explore` search the default bounds for three Shipment & Movement phases (issue 17: several
+# engine bugs show only in a third turn, and the vector engine checks the 2.4 M states in under 10 s). The other
+# commands, and every proposal that sets bounds of its own, keep the proposal's number of turns.
+CHECK_TURNS = 3
+
+
+def searched(proposal, turns: int | None = None):
+    """The proposal `check` and `explore` search: `turns` phases when given (`--turns`), else three on the
+    default bounds (unless the proposal file wrote `turns` itself), else the proposal unchanged.
+
+    >>> searched(PROFILES["default"]).bounds.turns, searched(PROFILES["three-turns"]).bounds.turns
+    (3, 3)
+    >>> searched(PROFILES["nexus-cunning"]).bounds.turns, searched(PROFILES["default"], 1).bounds.turns
+    (2, 1)
+    """
+    if turns is None:
+        if proposal.bounds != Bounds() or "turns" in proposal.given_bounds:
+            return proposal
+        turns = CHECK_TURNS
+    if turns == proposal.bounds.turns:
+        return proposal
+    return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, turns=turns))
+
+
 def open_orders(proposal):
     """The model with every reaction order the printed rules leave open left open (A1, A2, A5, and
     A6 with the Assassinate Leaders module), the proposal's other choices kept."""
@@ -54,7 +78,7 @@ GAME = Game(
     name="moritani-terror", build=build, open_orders=open_orders, proposal=Proposal, bounds=Bounds,
     interpretation=Interpretation, switches=SWITCHES, bound_shapes=bound_shapes(), profiles=PROFILES,
     defects=DEFECTS, catalogue_ids=tuple(ALL_IDS), not_modelled=NOT_MODELLED, shrink=Shrink(), small=small,
-    with_defect=defect_proposal,
+    with_defect=defect_proposal, searched=searched,
     description="the Moritani Terror rules",
     # A leak pair's game B starts with two faces' public IDs exchanged (build_model(pids=...)).
     build_options={"pids": {"kind": "list", "items": {"min": 1, "max": len(FACES)}, "min": 1, "max": len(FACES),

@@ -18,6 +18,8 @@ class Proposal:
     bounds: Bounds = field(default_factory=Bounds)
     source: str = "embedded"
     defects: tuple = ()  # seeded defects to build in (demonstrations and tests of the checker itself)
+    # The bounds entries a proposal file wrote itself (check's default depth never overrides one of them).
+    given_bounds: frozenset = field(default=frozenset(), compare=False)
 
     def to_json(self) -> dict:
         out = {"name": self.name, "source": self.source,
