@@ -174,11 +174,15 @@ def test_traitor_leak_caught_by_z3_at_the_explicit_pair_length():
 
 
 @pytest.mark.heavy
-def test_module_without_defect_is_bounded_not_proved():
-    results, _ = check_leaks_z3(GAME.build(_one_battle()), depth=10)
-    for r in results:
-        assert r.verdict == "bounded" and r.depth == 10, r.detail
-        assert "Traitor card" in r.detail and "no unbounded proof" in r.detail
+def test_module_without_defect_is_proved_with_the_cards_related_and_the_leak_never_is():
+    """The relation relates Traitor custody up to a permutation of the hidden cards (`_cards_related`):
+    the module is proved for games of any length; with the offer leak the proof fails (its pair needs 10
+    steps, so BMC to 6 is clean and only the proof could wrongly say proved)."""
+    results, _ = check_leaks_z3(GAME.build(_one_battle()), depth=2)
+    assert [r.verdict for r in results] == ["proved"] * 2, [r.detail for r in results]
+    leaky, _ = check_leaks_z3(GAME.build(_one_battle(("assassinate-offer-needs-card",))), depth=6)
+    for r in leaky:
+        assert r.verdict == "bounded" and r.depth == 6 and "no unbounded proof" in r.detail, r.detail
 
 
 @pytest.mark.heavy

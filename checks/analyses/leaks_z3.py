@@ -16,8 +16,9 @@ the natural invariant of self-composition: B equals A up to a permutation of the
 (a permutation, not only the first exchange: when a token returns to supply the public IDs of
 the whole supply are re-dealt by rank, which composes the exchange with another one), read off
 the public IDs (NOTE(pid-matching)); face-valued slots are related only where they are live
-(`observe.face_slot_live`); game A satisfies the stage-consistency lemmas of
-`model/moritani/lemmas.py`, which the same induction proves.
+(`observe.face_slot_live`); with the Assassinate Leaders module the Traitor cards' custody is
+equal up to a permutation of the hidden cards (`_cards_related`); game A satisfies the
+stage-consistency lemmas of `model/moritani/lemmas.py`, which the same induction proves.
 """
 from __future__ import annotations
 
@@ -207,9 +208,6 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
     t0 = time.perf_counter()
     deadline = None if timeout is None else t0 + timeout
     late = {f: ("unknown", "--timeout reached before the proof finished", 0.0) for f in rivals}
-    if sec.cards() is not None:
-        return {f: ("unknown", "the relation covers hidden Terror faces only, not the Traitor-card secret",
-                    time.perf_counter() - t0) for f in rivals}
     prod = Product(model, functional=False, bits=None)
     rel0 = related(prod, 0)
     # Base: the start pair is related.
@@ -247,7 +245,8 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
     why = _step_obligations(model, prod, s, deadline, debug)
     if why is not None:
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
-    return {f: ("proved", "1-inductive over the product: B equals A up to a permutation of the hidden faces, "
+    cards = " and of the hidden Traitor cards" if sec.cards() is not None else ""
+    return {f: ("proved", f"1-inductive over the product: B equals A up to a permutation of the hidden faces{cards}, "
                           "with the stage-consistency lemmas proved alongside, and related states look the same "
                           "to every rival", time.perf_counter() - t0) for f in rivals}
 
@@ -341,8 +340,12 @@ def related(prod: Product, k) -> z3.BoolRef:
     # the games' futures and observations never depend on them, and some (an Extortion credit count)
     # legitimately differ between two games whose faces differ.
     history = {i for i, f in enumerate(sch.slot_fields) if f.name in {m.field.name for m in model.monitors}}
+    cards = sec.cards()
+    card_slots = set(cards[0]) if cards is not None else set()
     same = [A.var(i, k) == B.var(i, k) for i in range(len(sch))
-            if i not in tok_slots and i not in face_slots and i not in history]
+            if i not in tok_slots and i not in face_slots and i not in history and i not in card_slots]
+    if cards is not None:
+        same += _cards_related(prod, cards, k)
     # Game A satisfies the model's lemmas (for Moritani: token-conservation, public-ids-fresh and the
     # stage-consistency lemmas of model/moritani/lemmas.py). They are part of the relation, so the
     # induction proves them too; none is assumed.
@@ -366,6 +369,27 @@ def related(prod: Product, k) -> z3.BoolRef:
         idb = B.translate(Var(idf, (Var(name),)), k)
         same.append(z3.Implies(live, ida == idb))
     return z3.And(same)
+
+
+def _cards_related(prod: Product, cards, k) -> list:
+    """B's Traitor cards equal A's up to a permutation of the hidden ones (NOTE(traitor-secret)).
+
+    A card's zone is public unless it is a hidden zone (the reserve deck, Moritani's private hand).
+    Public cards sit in the same zone in both games; the same cards are hidden in both; and each
+    hidden zone holds as many cards in A as in B. That is exactly "some permutation of the hidden
+    cards maps A's zones onto B's", stated without enumerating permutations.
+    """
+    A, B = prod.A, prod.B
+    slots, hidden, _ = cards
+    out = []
+    for i in slots:
+        a, b = A.var(i, k), B.var(i, k)
+        hid_a, hid_b = z3.Or([a == h for h in hidden]), z3.Or([b == h for h in hidden])
+        out += [hid_a == hid_b, z3.Implies(z3.Not(hid_a), a == b)]
+    for h in hidden:
+        out.append(z3.Sum([z3.If(A.var(i, k) == h, 1, 0) for i in slots])
+                   == z3.Sum([z3.If(B.var(i, k) == h, 1, 0) for i in slots]))
+    return out
 
 
 def check_leaks_z3(model, depth: int, seed: int = 0, observers: list[str] | None = None,
