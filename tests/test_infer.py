@@ -163,16 +163,36 @@ def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
 
 @pytest.mark.heavy
 def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
-    """checks/engines/inferred-lemmas.json holds the default profile's lemmas for the current rules,
-    and they re-prove every invariant and step property (regenerate with
-    `RULECHECK_CACHE=checks/engines rulecheck prove` when the rules change)."""
+    """checks/engines/inferred-lemmas.json.gz holds the default profile's lemmas for the current rules,
+    and they re-prove every invariant and step property (regenerate with `RULECHECK_CACHE=DIR rulecheck
+    prove` and `python -m checks.engines.lemmacache DIR` when the rules change)."""
     from checks.analyses.infer import recheck
     from checks.analyses.sweep import model_digest
     from checks.engines.lemmacache import SEED, LemmaCache
     model = GAME.build(GAME.profiles["default"], unbounded=True)
     stored = LemmaCache(SEED.parent).get(model_digest(model))
-    assert stored is not None, "stale seed: run RULECHECK_CACHE=checks/engines rulecheck prove"
+    assert stored is not None, ("stale seed: run RULECHECK_CACHE=DIR rulecheck prove --proposal P for each "
+                                "seeded profile, then python -m checks.engines.lemmacache DIR")
     inf = recheck(model, *stored)
     assert inf is not None and inf.verdict == "proved"
     assert len(inf.proved) >= len(model.invariants) - 2, sorted(p.name for p in model.invariants
                                                                  if p.name not in inf.proved)
+
+
+def test_the_gzip_seed_is_written_deterministically_and_a_damaged_one_is_an_empty_cache(tmp_path):
+    """`python -m checks.engines.lemmacache DIR` (reseed): the same entries give the same bytes; a cut or
+    foreign file in the seed's place is no entry at all (the search runs), never an error."""
+    from model.expr import Var
+    from checks.engines.lemmacache import FILE, LemmaCache, _load, reseed
+    cache = LemmaCache(tmp_path / "run")
+    cache.put("cd" * 32, [("not x", ~Var("x"))], ["inv"])
+    cache.save()
+    seed = tmp_path / "seed.json.gz"
+    assert reseed([tmp_path / "run"], seed) == 1
+    first = seed.read_bytes()
+    assert reseed([tmp_path / "run"], seed) == 1 and seed.read_bytes() == first
+    assert _load(seed)["cd" * 32]["invariants"] == ["inv"]
+    seed.write_bytes(first[: len(first) // 2])
+    assert _load(seed) == {}
+    seed.write_text("not gzip at all")
+    assert _load(seed) == {} and (tmp_path / "run" / FILE).exists()

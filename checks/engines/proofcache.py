@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import gzip
 import json
 import os
 import re
@@ -61,12 +62,13 @@ def read_entries(path: Path, name: str = FILE, entry_ok=None) -> tuple[dict, str
     `entry_ok(key, value)` says which entries are well formed (default: a Spacer cache entry)."""
     entry_ok = entry_ok or _entry_ok
     try:
-        with open(path, "rb") as fh:
+        # A seed may ship gzip-compressed (`*.gz`); the size limit applies to the decompressed text.
+        with (gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")) as fh:
             raw = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
         return {}, None
-    except OSError as e:
-        return {}, f"cannot read it ({e.strerror or e})"
+    except (OSError, EOFError) as e:  # gzip's BadGzipFile is an OSError; a cut stream is an EOFError
+        return {}, f"cannot read it ({getattr(e, 'strerror', None) or e})"
     if len(raw) > MAX_BYTES:
         return {}, f"it is larger than {MAX_BYTES:,} bytes"
     try:
