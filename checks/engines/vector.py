@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from checks.config import CheckConfig
-from checks.engines.packing import Layout
+from checks.engines.packing import Layout, constant_slots
 from checks.engines.vector_compile import compile_buckets, compile_predicates, slots_read
 from checks.engines.visited import warm_up
 from checks.engines.worker import Worker
@@ -60,7 +60,7 @@ class VectorModel:
     @classmethod
     def build(cls, model: GameModel) -> "VectorModel":
         sch = model.schema
-        lay = Layout(sch)
+        lay = Layout(sch, constant_slots(model))
         buckets, wnames = compile_buckets(model, lay)
         inv = compile_predicates(model, lay, [p.predicate for p in model.invariants])
         sw = [w for w in model.witnesses if not w.fires and w.predicate is not None]

@@ -210,11 +210,11 @@ class _Scope:
                     return s, int(c.value) - lay.lo[s]
         s = self.const_slot(x)
         if s is not None and lay.is_bool[s]:
-            return s, 1
+            return s, 1 - lay.lo[s]  # the raw value (a constant slot's offset is its value: Layout's `fixed`)
         if isinstance(x, Not):
             s = self.const_slot(x.arg)
             if s is not None and lay.is_bool[s]:
-                return s, 0
+                return s, 0 - lay.lo[s]
         return None
 
     def junction(self, e: Expr, xs: tuple) -> tuple:
@@ -276,6 +276,8 @@ class _Scope:
         lo = self.g.table(np.array(lay.lo, dtype=np.int64))
         raw = self.emit(f"(({cw}[{word}[{sl}], {ar}] >> {sh}[{sl}]) & {mk}[{sl}]).view(np.int64)")
         if lay.is_bool[int(slots[0])]:
+            if any(lay.lo[int(x)] for x in slots):  # a constant True slot among them (Layout's `fixed`)
+                return (self.emit(f"({raw} + {lo}[{sl}]) != 0"), "b")
             return (self.emit(f"{raw} != 0"), "b")
         return (self.emit(f"{raw} + {lo}[{sl}]"), "i")
 

@@ -118,7 +118,7 @@ def _rehash(old, new, K):
 class VisitedTable:
     """One partition's visited set (states owned by one job), over the shared key store."""
 
-    LOAD = 0.6  # linear probing stays short below this load factor
+    LOAD = 0.7  # linear probing stays short below this load factor
 
     def __init__(self, words: int, capacity: int = 1 << 16):
         self.words = words
