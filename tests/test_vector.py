@@ -200,3 +200,21 @@ def test_three_turns_same_as_scalar():
     per_layer = np.diff(np.append(b.depth.arr, len(b.states)))  # states per BFS layer: the same layers
     per_layer = np.trim_zeros(per_layer, "b")  # the vector engine marks the empty layer that ends its search
     assert np.array_equal(np.bincount(np.frombuffer(a.depth, dtype=np.uint16)), per_layer)
+
+
+def test_check_gives_the_same_verdicts_and_depths_with_either_engine(tmp_path):
+    """`check --engine auto` is the vector engine now: every check's verdict and shortest depth is the scalar
+    engine's (the trace shown may be another of the same length: NOTE(numbering))."""
+    import json
+    p = tmp_path / "p.yaml"
+    p.write_text("name: engines\nbounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n"
+                 "defects: [eome-duplicates-token]\n")
+    runs = {}
+    for engine in ("scalar", "auto"):
+        r = CliRunner().invoke(main, ["check", "--proposal", str(p), "--z3-budget", "0", "--format", "json",
+                                      "--engine", engine, "--jobs", "1"])
+        assert r.exit_code == 12, r.output
+        doc = json.loads(r.output)
+        runs[engine] = ({c["id"]: (c["verdict"], c["depth"]) for c in doc["checks"]}, doc["summary"]["states"])
+    assert runs["scalar"] == runs["auto"]
+    assert any(v == "violated" for v, _ in runs["auto"][0].values())
