@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import mmap
 import multiprocessing as mp
+import signal
+import time
 import traceback
 
 import numpy as np
@@ -43,6 +45,11 @@ class _Outbox:
 
 def _serve(conn, compiled, K, boxes, me: int, jobs: int) -> None:
     from checks.engines.visited import hash_rows
+    # NOTE(worker-signals): the fork copied the CLI's handlers, which would turn a Ctrl-C into an exception
+    # that this loop reports down a pipe nobody reads any more. The coordinator alone handles interrupts
+    # and stops the workers (`ProcessPool.close`); SIGTERM and SIGKILL end a worker at once.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     w = Worker(compiled, K, me, jobs)
     while True:
         cmd, args = conn.recv()
@@ -129,12 +136,19 @@ class ProcessPool:
         return sum(self._all([("table_bytes", ())] * self.jobs))
 
     def close(self):
+        """Stop the workers. Idle ones read "close" and return; one still busy with a step (the search was
+        interrupted or failed) would block sending a reply nobody reads, so it is killed after a second."""
         for conn in self.conns:
             try:
                 conn.send(("close", None))
             except OSError:
                 pass
+        deadline = time.monotonic() + 1.0
         for p in self.procs:
-            p.join(timeout=5)
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+        for p in self.procs:
             if p.is_alive():
-                p.terminate()
+                p.kill()
+                p.join(timeout=1.0)
+        for conn in self.conns:
+            conn.close()
