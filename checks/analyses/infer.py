@@ -9,13 +9,17 @@
    model's invariants together, dropping whatever a counterexample to induction breaks. The
    survivors' conjunction is inductive with its base case checked: each survivor is proved for
    games of any length, nothing assumed. An invariant among the survivors is proved.
-3. **Blocking rounds.** For an invariant still unproved (and true on every mined state), the state
+3. **Presence round.** For the invariants still unproved, lower bounds on derived counters under
+   two literals (`checks/analyses/presence.py`: a stage and a flag or equality, or a flag and an
+   equality), aimed at the slots those invariants read, are offered to Houdini with the survivors
+   as proved facts.
+4. **Blocking rounds.** For an invariant still unproved (and true on every mined state), the state
    pair where its induction fails relative to the survivors is computed; the pre-state is
    generalised to a cube of term values that no mined state matches (`templates.generalise`), and
    its negation joins the invariant in another Houdini run, with the survivors so far as proved
    facts. A candidate that run drops is a goal of the next round (its own failure is blocked in
    turn, as IC3 does). Up to `ROUNDS` rounds, while some invariant is left.
-4. **Re-check and cores.** The whole conjunction is re-checked through the monolithic encoding the
+5. **Re-check and cores.** The whole conjunction is re-checked through the monolithic encoding the
    other proofs use (base and step; an independent check of Houdini's per-action frame reasoning),
    and each proved invariant gets the lemmas its step needs (an unsat core), which its verdict lists.
 
@@ -40,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from checks.analyses.presence import presence
 from checks.analyses.templates import Candidate, Miner, generalise, mine
 from checks.config import CheckConfig
 from checks.engines.columns import compile_table, slots_read
@@ -83,6 +88,8 @@ class Inference:
         return self.lemmas + self.invariants
 
     invariants: list = field(default_factory=list)  # [(name, Expr)] proved invariants
+    presence: int = 0     # candidates of the presence round (0: it did not run)
+    settled: dict = field(default_factory=dict)  # goal -> result of `settle` (see infer)
     cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
 
 
@@ -133,10 +140,13 @@ class _Clock:
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
           max_states: int = MAX_STATES, rounds: int = ROUNDS, round_seconds: float = ROUND_SECONDS,
-          wanted: list | None = None) -> Inference:
+          wanted: list | None = None, settle=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
-    Blocking rounds aim at the invariants named in `wanted` (None: all)."""
+    Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
+    given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
+    proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
+    `Inference.settled` keeps (valid only if the verdict is `proved`: the facts' re-check)."""
     clock, t0 = _Clock(timeout), time.perf_counter()
     out = Inference("unknown")
     sch = model.schema
@@ -167,6 +177,15 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     names = {n for n, _ in invs}
     facts = h.survivors
     left = [iv for iv in invs if iv[0] not in {n for n, _ in facts} and (wanted is None or iv[0] in wanted)]
+    if left and not clock.out():
+        tp = time.perf_counter()
+        facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
+        out.seconds["presence"] = time.perf_counter() - tp
+    if settle is not None and left and not clock.out():
+        # A cheaper engine first (Spacer with the facts assumed): blocking rounds are the search's
+        # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
+        out.settled = settle(facts, left)
+        left = [iv for iv in left if iv[0] not in out.settled]
     goals, known, pool = list(left), {n for n, _ in facts}, {}
     rest = clock.left()
     rclock = _Clock(round_seconds if rest is None else min(round_seconds, rest * (1 - RESERVE)))
@@ -199,11 +218,34 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     return _done(out, t0, None)
 
 
+def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
+                    clock) -> tuple[list, list]:
+    """Two-literal presence candidates (checks/analyses/presence.py) aimed at the slots the goals
+    left read (a step property's pre- and post-state), offered with those goals to Houdini with
+    `facts` assumed. Returns the facts and the goals left after it."""
+    props = {p.name: p for p in model.invariants}
+    sch = model.schema
+    near = frozenset().union(*[slots_read(props[n].step if props[n].step is not None else e, sch) for n, e in left])
+    cands = presence(miner, near, sch.slot(model.dispatch) if model.dispatch else None, {n for n, _ in facts})
+    if not cands:
+        return facts, left
+    out.candidates += len(cands)
+    out.presence = len(cands)
+    rest = clock.left()
+    h = houdini(model, left + [(c.text, c.expr) for c in cands], seed, rlimit,
+                None if rest is None else rest * (1 - RESERVE), facts=facts)
+    out.queries.append((h.rounds, h.ctis))
+    if h.verdict != "proved":
+        return facts, left
+    kept = {n for n, _ in h.survivors}
+    return facts + h.survivors, [iv for iv in left if iv[0] not in kept]
+
+
 def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 0,
             timeout: float | None = None) -> Inference | None:
     """An Inference from a stored lemma set (checks/engines/lemmacache.py), re-proved from scratch:
     `lemmas` ([(text, Expr)]) and the model's invariants named in `invariants` must together be
-    inductive with their base case (the same monolithic re-check as step 4). None when they are
+    inductive with their base case (the same monolithic re-check as step 5). None when they are
     not (the rules changed, or the entry is wrong): the caller then infers as if nothing was stored."""
     t0 = time.perf_counter()
     props = {p.name: p.predicate for p in model.invariants}

@@ -62,7 +62,10 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         if stats is not None:
             stats.update(inference_stats(inf))
         out += _by_lemmas(inf, [n for n in names if n in inf.proved], props)
-        names_left = [n for n in names if n not in inf.proved]
+        # Proofs that assumed the search's facts count only once the whole conjunction re-checked.
+        settled = {n: r for n, r in inf.settled.items() if inf.verdict == "proved" and n in names}
+        out += list(settled.values())
+        names_left = [n for n in names if n not in inf.proved and n not in settled]
         # An invariant false on a mined (reachable) state goes straight to BMC for its trace.
         need_bmc += [n for n in names_left if n in inf.violated]
         notes.update({n: ("false on a reachable state of the bounded configuration", 0.0) for n in inf.violated})
@@ -137,8 +140,24 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Infe
         if inf is not None:
             return inf
     rest = clock.left()
+
+    def settle(facts: list, goals: list) -> dict:
+        """Spacer with the search's facts assumed, capped as in the chain below."""
+        system, got = HornSystem(model, facts), {}
+        for name, _ in goals:
+            r = spacer(model, name, seed=seed, rlimit=LEMMA_SPACER_RLIMIT, system=system, timeout_ms=clock.ms())
+            if r.verdict == "proved":
+                p = props[name]
+                got[name] = CheckResult(
+                    id=name, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="spacer", depth=None,
+                    seconds=r.seconds, extra={"lemmas": [n for n, _ in facts]},
+                    detail=(f"proved for games of any length: {r.reason} (every step from a state satisfying the "
+                            f"{len(facts)} inferred lemmas and properties proved before the blocking rounds)"))
+        return got
+
+    props = {p.name: p for p in model.invariants}
     inf = infer(model, samples, seed=seed, timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS),
-                wanted=names)
+                wanted=names, settle=settle)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
         cache.put(key, inf.lemmas, [n for n, _ in inf.invariants])
@@ -149,7 +168,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Infe
 def inference_stats(inf: Inference) -> dict:
     """The inference's figures for a report's header (JSON) and the benchmark."""
     return {"inference": {"verdict": inf.verdict, "reason": inf.reason, "states_mined": inf.states,
-                          "candidates": inf.candidates, "lemmas": len(inf.lemmas), "stored": inf.cached,
+                          "candidates": inf.candidates, "presence_candidates": inf.presence, "lemmas": len(inf.lemmas), "stored": inf.cached,
                           "invariants_proved": len(inf.proved), "houdini_runs": [list(q) for q in inf.queries],
                           "seconds": {k: round(v, 3) for k, v in inf.seconds.items()}}}
 
