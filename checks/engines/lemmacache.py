@@ -132,12 +132,29 @@ class LemmaCache:
         self._put = {}
 
 
+def unite(a: dict, b: dict) -> dict:
+    """Two entries for one model as one: the union of their lemmas (by text) and of the properties
+    they prove. Each conjunction was proved inductive with its base case, and the conjunction of two
+    inductive invariants is inductive (each step keeps each one), so the union is too; like every
+    entry it is re-proved before use. Two searches often find different lemmas (the presence round
+    changes what the blocking rounds reach), and the union keeps what either proved.
+
+    >>> unite({"lemmas": [["a", 1]], "invariants": ["p"]}, {"lemmas": [["b", 2], ["a", 1]], "invariants": ["q"]})
+    {'lemmas': [['a', 1], ['b', 2]], 'invariants': ['p', 'q']}
+    """
+    seen = {t for t, _ in a["lemmas"]}
+    lemmas = list(a["lemmas"]) + [[t, d] for t, d in b["lemmas"] if t not in seen]
+    return {"lemmas": lemmas, "invariants": sorted(set(a["invariants"]) | set(b["invariants"]))}
+
+
 def reseed(directories: list, seed: Path = SEED) -> int:
     """Add the entries of the caches in `directories` to the gzip seed (written deterministically:
-    sorted keys, no timestamp, so the same entries give the same bytes); the number of entries."""
+    sorted keys, no timestamp, so the same entries give the same bytes; an entry for a model the seed
+    already has is united with it, `unite`); the number of entries."""
     entries = _load(seed)
     for d in directories:
-        entries |= _load(Path(d) / FILE)
+        for key, entry in sorted(_load(Path(d) / FILE).items()):
+            entries[key] = unite(entries[key], entry) if key in entries else entry
     text = json.dumps(entries, sort_keys=True).encode("utf-8")
     with open(seed, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
         gz.write(text)
