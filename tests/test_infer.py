@@ -214,3 +214,16 @@ def test_a_proof_that_assumed_the_facts_counts_only_when_the_facts_re_check():
     inf = Inference("unknown", reason="re-check failed", settled={"bounded": fake})
     r = prove(broken, ["bounded"], depth=6, inference=inf)[0]
     assert r.verdict == "violated" and r.trace is not None, r.detail
+
+
+def test_a_property_a_stored_entry_does_not_prove_still_shows_where_its_induction_fails():
+    """A warm run (stored lemmas re-proved, no search) reports the induction failure of each property
+    the entry leaves out as a search would: a state pair (never a counterexample), here from an entry
+    with no lemma at all on the tiny configuration."""
+    from checks.analyses.infer import recheck
+    model = GAME.build(tiny(), unbounded=True)
+    inf = recheck(model, [], [])
+    assert inf is not None and inf.verdict == "proved" and inf.proved == {}
+    assert inf.failures, "no property of the tiny model is inductive alone"
+    for name, f in inf.failures.items():
+        assert f.action and len(f.pre) == len(f.post) == len(model.schema) and f.mined is None, name

@@ -73,7 +73,8 @@ def temporaries(folder: Path) -> list[str]:
 
 def assert_stopped(code, secs, out, err):
     assert code == 130, (out, err)
-    assert secs < 1.0, secs
+    # A second on an idle machine, as above; two test workers on two cores add load (1.009 s was seen).
+    assert secs < 2.0, secs
     assert "holds" not in out and "proved" not in out and "summary" not in out
     assert "interrupted by" in err and "Traceback" not in err
 

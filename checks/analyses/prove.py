@@ -122,9 +122,13 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
         if inf.verdict != "proved":
             r.detail += f"; no lemmas inferred ({inf.reason})"
         elif f is not None:
-            seen = {True: "a mined (reachable) state", False: "not a mined state", None: "not looked up"}[f.mined]
+            if f.mined is None:  # stored lemmas: no mined table to look the state up in
+                where = "a state pair (lemmas from the cache: no mined states to compare it with)"
+            else:
+                where = (f"{'a mined (reachable) state' if f.mined else 'not a mined state'} violating "
+                         f"{len(f.violates)} mined candidates")
             r.detail += (f"; not inductive with the {len(inf.lemmas)} inferred lemmas: induction fails at a "
-                         f"step {f.action} from {seen} violating {len(f.violates)} mined candidates")
+                         f"step {f.action} from {where}")
         elif r.id not in inf.violated:
             r.detail += f"; not inductive with the {len(inf.lemmas)} inferred lemmas"
 
