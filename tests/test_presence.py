@@ -113,3 +113,15 @@ def test_presence_candidates_prove_arrival_respects_occupancy_on_the_default_pro
     kept = {n for n, _ in h.survivors}
     assert h.verdict == "proved" and goal.name in kept, h.reason
     assert set(FAMILY) <= kept, sorted(k for k in kept if "Atomics] = entry_loc" in k)[:20]
+
+
+def test_a_quantity_and_a_stage_alone_get_lower_bounds_too():
+    """A wide integer (a quantity: ten values) read at a slot-held index is a target like a counter, and
+    the stage alone guards a lower bound where the target is not constant in that stage (the one-guard
+    templates state neither)."""
+    sch = Schema((Field("stage", Enum("Stage", ("a", "b"))), Field("at", PLACE),
+                  Field("n", IntRange(0, 9), (PLACE,))))
+    X = np.array([[0, 0, 3, 0, 0], [0, 0, 5, 0, 0], [1, 1, 0, 0, 0], [1, 0, 0, 0, 0]])
+    texts = [c.text for c in presence(Miner(sch, X, frozenset()), frozenset([2, 3, 4]), 0, set())]
+    assert "stage = a => n[at] >= 3" in texts, texts
+    assert not any(t.startswith("stage = b") and t.endswith("n[at] >= 1") and " and " not in t for t in texts)

@@ -8,7 +8,8 @@ candidate states it, and its induction also needs the Bene Gesserit's queued ent
 
 | shape | guard | target |
 | --- | --- | --- |
-| staged | the dispatch slot equals a value, and a Bool term (a flag, `f[x]`, or an equality of two Enum terms) holds or fails | a counter read at indices held by slots (`forces[entrant][entry_loc]`) |
+| staged | the dispatch slot equals a value, and a Bool term (a flag, `f[x]`, or an equality of two Enum terms) holds or fails | an integer (counter or quantity) read at indices held by slots (`forces[entrant][entry_loc]`) |
+| stage alone | the dispatch slot equals a value | the same (the one-guard templates bound a counter only where it is constant there, a quantity never) |
 | paired | a Bool slot holds, and an equality of two Enum terms holds | the same |
 
 Each says `guard => target >= c`, with `c` the least value the target takes on the mined rows
@@ -43,9 +44,9 @@ from model.expr import Const, implies
 
 
 def _targets(m: Miner, goal_slots: frozenset, dispatch: int | None) -> list:
-    """Counters read at slot-held indices (`f[x]`, not counts of values) that read a goal slot."""
+    """Counters and quantities read at slot-held indices (`f[x]`, not counts of values) that read a goal slot."""
     return [k for k, t in enumerate(m.terms)
-            if t.sort == "counter" and len(t.slots) > 1 and not t.text.startswith("#")
+            if t.sort in ("counter", "quantity") and len(t.slots) > 1 and not t.text.startswith("#")
             and t.slots & goal_slots and (dispatch is None or dispatch not in t.slots) and len(m.values(k)) > 1]
 
 
@@ -109,7 +110,12 @@ def _staged(m: Miner, k: int, d: int, proved: set, bools: list, counts: dict, co
     out = []
     for i, gv in enumerate(dvals):
         gtext, gexpr = f"{dt.text} = {dt.show(int(gv))}", dt.expr.eq(Const(int(gv)))
-        implied = f"{gtext} => {t.text} >= {base[i]}" in proved
+        alone = f"{gtext} => {t.text} >= {base[i]}"
+        implied = alone in proved
+        if base[i] > vals[0] and not implied:
+            # The stage alone: one-guard templates state a counter only where it is constant, and a
+            # wider quantity never; its lower bound is often the link the two-literal bounds need.
+            out.append(Candidate(alone, implies(gexpr, Const(int(base[i])) <= t.expr), dt.slots | t.slots))
         for j, b in enumerate(bools):
             if not _shares(m, k, b):
                 continue
@@ -148,10 +154,10 @@ def presence(m: Miner, goal_slots: frozenset, dispatch: int | None, proved: set)
     near = [b for b in bools if any(_shares(m, k, b) for k in targets)]
     cnt = _Counts(m, targets, dispatch)
     staged = paired = None
-    if dispatch is not None and near:
-        staged = cnt.pairs("dispatch", near)
-        # "not b": the rows of the stage minus the rows where b holds (column 0: the stage alone)
+    if dispatch is not None:
         alone = cnt.pairs("dispatch", "one")
+        staged = cnt.pairs("dispatch", near) if near else {key: v[:, :0] for key, v in alone.items()}
+        # "not b": the rows of the stage minus the rows where b holds (column 0: the stage alone)
         comp = {key: np.concatenate([v, v - staged[key]], axis=1) for key, v in alone.items()}
     if flags and eqs:
         paired = cnt.pairs(flags, eqs)
