@@ -106,12 +106,29 @@ class LemmaCache:
     def __init__(self, directory: Path | None, use_seed: bool = True):
         self.path = Path(directory) / FILE if directory is not None else None
         self.entries = _load(self.path) if self.path is not None else {}
-        self.seed = _load(SEED) if use_seed and self.path is not None and self.path != SEED else {}
+        self.use_seed = use_seed and self.path is not None and self.path != SEED
+        self.seed: dict | None = None  # parsed on the first lookup the seed can answer (_from_seed)
         self._put: dict = {}
+
+    def _from_seed(self, key: str) -> dict | None:
+        # The seed's JSON is about 16 MB: parsing it costs a second, so it is parsed only when the key
+        # occurs in its text (a digest is 64 hex digits: a substring match is a key match or nothing).
+        if not self.use_seed:
+            return None
+        if self.seed is None:
+            try:
+                with gzip.open(SEED, "rt", encoding="utf-8") as f:
+                    text = f.read()
+            except (OSError, EOFError, ValueError):
+                text = ""
+            if f'"{key}"' not in text:
+                return None
+            self.seed = _load(SEED)
+        return self.seed.get(key)
 
     def get(self, key: str) -> tuple[list, list] | None:
         """(lemmas as [(text, Expr)], names of the invariants proved with them), or None."""
-        entry = self.entries.get(key) or self.seed.get(key)
+        entry = self.entries.get(key) or self._from_seed(key)
         if entry is None:
             return None
         try:
