@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checks.analyses.templates import Candidate, Miner
+from checks.analyses.templates import Candidate, Miner, distinct
 from model.expr import Const, implies
 
 
@@ -167,12 +167,7 @@ def presence(m: Miner, goal_slots: frozenset, dispatch: int | None, proved: set)
             out += _staged(m, k, dispatch, proved, near, staged, comp)
         if paired is not None:
             out += _paired(m, k, flags, eqs, paired)
-    seen, uniq = set(), []
-    for c in out:
-        if c.text not in seen:
-            seen.add(c.text)
-            uniq.append(c)
-    return uniq
+    return distinct(out)
 
 
 __all__ = ["presence"]

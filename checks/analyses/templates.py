@@ -278,8 +278,13 @@ def mine(schema, X: np.ndarray, unbounded: frozenset, dispatch: int | None = Non
     out = m.unary() + m.orders()
     if dispatch is not None:
         out += m.guarded(dispatch)
+    return distinct(out)
+
+
+def distinct(cands: list) -> list:
+    """The candidates in their order, each text once (the first one kept)."""
     seen, uniq = set(), []
-    for c in out:
+    for c in cands:
         if c.text not in seen:
             seen.add(c.text)
             uniq.append(c)
