@@ -232,7 +232,7 @@ def test_exchanging_faces_maps_every_grounded_action_and_replays_step_by_step():
     ex = Explorer(m, CheckConfig()).run()
     reveals = {k: f"reveal_{c.K.labels[k].lower().replace(' ', '_')}" for k in c.faces}
     steps = 0
-    for s in ex.states[::2]:  # every other state in BFS order (every depth): half the 28 s, for CI's budget
+    for s in ex.states[::5]:  # every fifth state in BFS order (every depth): a fifth of the 28 s, for CI's budget
         for x, y in itertools.combinations(hidden_faces(m, s), 2):
             s2 = swap_faces(m, s, x, y)
             for a in m.actions:
@@ -242,4 +242,4 @@ def test_exchanging_faces_maps_every_grounded_action_and_replays_step_by_step():
                 assert enabled(b, s2, m.schema), (a.label, b.label)
                 assert face_permutation(m, apply(a, s, m.schema), apply(b, s2, m.schema)) is not None, a.label
                 steps += 1
-    assert steps > 5_000
+    assert steps > 2_000, steps
