@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 
+from checks.analyses.certify import settle_stored, usable
 from checks.analyses.infer import Inference, infer, recheck
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
@@ -57,6 +58,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     notes: dict = {}
     clock = _Clock(timeout)
     inf = None
+    certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
         inf = inference or _infer(model, samples, seed, cache, clock, names)
         if stats is not None:
@@ -81,7 +83,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
             out.append(CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=0.0,
                                    detail=f"--timeout {timeout}s reached before this invariant was attempted"))
         elif engine in ("auto", "spacer"):
-            r = _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common)
+            r = _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common, certificates)
             if isinstance(r, CheckResult):
                 out.append(r)
             else:
@@ -97,6 +99,10 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
             need_bmc.append(name)
     if need_bmc:
         out += _bmc(model, need_bmc, props, engine, depth, seed, rlimit, clock, notes)
+    if cache is not None and certificates and inf is not None and inf.verdict == "proved":
+        from checks.analyses.sweep import model_digest
+        cache.certify(model_digest(model), certificates)
+        cache.save()
     for r in out:
         _say_lemmas(r, model, inf, facts)
     order = {n: i for i, n in enumerate(names)}
@@ -142,8 +148,12 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Infe
         rest = clock.left()
         inf = recheck(model, *stored, seed=seed, timeout=None if rest is None else max(0.001, rest))
         if inf is not None:
+            left = [n for n in names if n not in inf.proved]
+            inf.settled.update(settle_stored(model, inf.facts(), usable(cache.certificates(key), left)))
             return inf
     rest = clock.left()
+
+    certificates: dict = {}
 
     def settle(facts: list, goals: list) -> dict:
         """Spacer with the search's facts assumed, capped as in the chain below."""
@@ -151,6 +161,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Infe
         for name, _ in goals:
             r = spacer(model, name, seed=seed, rlimit=LEMMA_SPACER_RLIMIT, system=system, timeout_ms=clock.ms())
             if r.verdict == "proved":
+                certificates[name] = r.certificate
                 p = props[name]
                 got[name] = CheckResult(
                     id=name, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="spacer", depth=None,
@@ -164,7 +175,8 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Infe
                 wanted=names, settle=settle)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
-        cache.put(key, inf.lemmas, [n for n, _ in inf.invariants])
+        cache.put(key, inf.lemmas, [n for n, _ in inf.invariants],
+                  {n: c for n, c in certificates.items() if n in inf.settled and c})
         cache.save()
     return inf
 
@@ -207,14 +219,17 @@ def _failure_extra(model, inf: Inference, name: str) -> dict:
     return out
 
 
-def _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common):
+def _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common, certificates: dict):
     """Spacer, then (auto) 1-induction with the model's lemmas: a proved or unknown CheckResult, or
-    (reason, seconds) when BMC should establish a bound instead."""
+    (reason, seconds) when BMC should establish a bound instead. A Spacer proof that assumed inferred
+    lemmas leaves its certificate in `certificates`, for the lemma cache."""
     # With inferred lemmas as facts Spacer either finds the rest of a strengthening quickly or not at
     # all (measured: docs/lemmas.md), so its budget is capped; what it leaves goes to BMC (bounded).
     budget = min(rlimit or LEMMA_SPACER_RLIMIT, LEMMA_SPACER_RLIMIT) if engine == "auto" and system.facts else rlimit
     r = spacer(model, name, seed=seed, rlimit=budget, system=system, timeout_ms=clock.ms())
     if r.verdict == "proved":
+        if system.facts and r.certificate:
+            certificates[name] = r.certificate
         return CheckResult(**common, verdict="proved", engine="spacer", depth=None, seconds=r.seconds,
                            detail="proved for games of any length: " + r.reason)
     facts = model.lemmas or ()

@@ -137,8 +137,25 @@ class LemmaCache:
             return None
         return lemmas, [str(n) for n in entry["invariants"]]
 
-    def put(self, key: str, lemmas: list, invariants: list) -> None:
+    def put(self, key: str, lemmas: list, invariants: list, certificates: dict | None = None) -> None:
         entry = {"lemmas": [[t, to_data(e)] for t, e in lemmas], "invariants": list(invariants)}
+        if certificates:
+            entry["certificates"] = dict(sorted(certificates.items()))
+        self.entries[key] = entry
+        self._put[key] = entry
+
+    def certificates(self, key: str) -> dict:
+        """Spacer certificates stored with the entry ({property: SMT-LIB text}; checks/analyses/certify.py)."""
+        entry = self.entries.get(key) or self._from_seed(key)
+        found = entry.get("certificates") if entry is not None else None
+        return dict(found) if isinstance(found, dict) else {}
+
+    def certify(self, key: str, certificates: dict) -> None:
+        """Add Spacer certificates to the entry for `key` (a no-op when there is none), to be saved."""
+        entry = self.entries.get(key) or self._from_seed(key)
+        if entry is None or not certificates:
+            return
+        entry = dict(entry, certificates=dict(sorted({**self.certificates(key), **certificates}.items())))
         self.entries[key] = entry
         self._put[key] = entry
 
@@ -154,14 +171,22 @@ def unite(a: dict, b: dict) -> dict:
     they prove. Each conjunction was proved inductive with its base case, and the conjunction of two
     inductive invariants is inductive (each step keeps each one), so the union is too; like every
     entry it is re-proved before use. Two searches often find different lemmas (the presence round
-    changes what the blocking rounds reach), and the union keeps what either proved.
+    changes what the blocking rounds reach), and the union keeps what either proved. Spacer
+    certificates are kept too (the first entry's where both have one): each assumed a subset of the
+    united lemmas, and a larger set only strengthens the pre-state; each is re-checked on use.
 
     >>> unite({"lemmas": [["a", 1]], "invariants": ["p"]}, {"lemmas": [["b", 2], ["a", 1]], "invariants": ["q"]})
     {'lemmas': [['a', 1], ['b', 2]], 'invariants': ['p', 'q']}
+    >>> unite({"lemmas": [], "invariants": []}, {"lemmas": [], "invariants": [], "certificates": {"r": "c"}})
+    {'lemmas': [], 'invariants': [], 'certificates': {'r': 'c'}}
     """
     seen = {t for t, _ in a["lemmas"]}
     lemmas = list(a["lemmas"]) + [[t, d] for t, d in b["lemmas"] if t not in seen]
-    return {"lemmas": lemmas, "invariants": sorted(set(a["invariants"]) | set(b["invariants"]))}
+    out = {"lemmas": lemmas, "invariants": sorted(set(a["invariants"]) | set(b["invariants"]))}
+    certificates = {**(b.get("certificates") or {}), **(a.get("certificates") or {})}
+    if certificates:
+        out["certificates"] = dict(sorted(certificates.items()))
+    return out
 
 
 def reseed(directories: list, seed: Path = SEED) -> int:

@@ -1,0 +1,54 @@
+"""Spacer's proofs kept with the lemmas they assumed, and re-checked before they count again.
+
+When the inferred lemmas do not prove a property, `rulecheck prove` asks Spacer, with those lemmas
+assumed on every step's pre-state (checks/analyses/prove.py). Spacer's answer is a certificate: an
+inductive invariant C over the state (SMT-LIB text, `checks.engines.induction.certificate`) with
+Init => C, C /\\ F /\\ T => C' and C => P, where F is the lemma conjunction. F is itself proved inductive
+(Init => F, F /\\ T => F'), so C /\\ F is an inductive invariant and P holds in every reachable state.
+
+Spacer is a heuristic: it may find C in one run and run out of budget in the next, on a larger F (a
+lemma cache entry united from two searches, checks/engines/lemmacache.py). So a certificate is stored
+in the lemma cache entry of its model, and on a warm run it is re-checked by the three plain
+satisfiability queries of `induction.recheck` against the entry's re-proved lemmas: a hit costs
+milliseconds, and nothing is trusted. A larger F only strengthens the pre-state, so a certificate found
+with fewer lemmas still re-checks; one that does not (the rules or the encoding changed) is ignored and
+the property goes down the chain as if nothing was stored.
+
+>>> sorted(usable({"p": "(assert true)", "q": 3, 4: "x"}, ["p", "q"]))
+['p']
+"""
+from __future__ import annotations
+
+import time
+
+from checks.engines.induction import HornSystem, recheck
+from checks.results import CheckResult
+
+
+def usable(certificates, names) -> dict:
+    """The stored certificates that are well-formed (text by property name) for the properties in `names`."""
+    if not isinstance(certificates, dict):
+        return {}
+    return {n: t for n, t in certificates.items() if isinstance(n, str) and isinstance(t, str) and n in names}
+
+
+def settle_stored(model, facts: list, certificates: dict) -> dict:
+    """{name: proved CheckResult} for each stored certificate that re-checks with `facts` (a proved
+    inductive conjunction, [(name, Expr)]) assumed; the others are left out."""
+    if not certificates:
+        return {}
+    system = HornSystem(model, facts)
+    props = {p.name: p for p in model.invariants}
+    out = {}
+    for name, text in sorted(certificates.items()):
+        t0 = time.perf_counter()
+        if name not in props or not recheck(system, name, text):
+            continue
+        p = props[name]
+        out[name] = CheckResult(
+            id=name, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="spacer", depth=None,
+            seconds=time.perf_counter() - t0, extra={"lemmas": [n for n, _ in facts]},
+            detail=(f"proved for games of any length: Spacer's inductive invariant, stored for these rules and "
+                    f"re-checked by Z3 (every step from a state satisfying the {len(facts)} inferred lemmas and "
+                    f"properties proved with them)"))
+    return out

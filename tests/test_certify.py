@@ -1,0 +1,66 @@
+"""Spacer certificates kept in the lemma cache (checks/analyses/certify.py): re-checked before they count,
+ignored when they do not re-check, and used by a warm `prove` instead of a Spacer run."""
+from __future__ import annotations
+
+import pytest
+
+from checks.analyses.certify import settle_stored
+from checks.analyses.prove import prove
+from checks.analyses.sweep import model_digest
+from checks.engines.induction import spacer
+from checks.engines.lemmacache import LemmaCache
+from checks.pipelines.proofs import lemma_samples
+from model.moritani import GAME
+from tests.test_infer import tiny
+
+
+@pytest.fixture(scope="module")
+def proof():
+    model = GAME.build(tiny(), unbounded=True)
+    r = spacer(model, "placement-once")
+    assert r.verdict == "proved" and r.certificate
+    return model, r.certificate
+
+
+@pytest.mark.heavy
+def test_a_certificate_counts_only_if_it_re_checks(proof):
+    """Each stored text is re-checked (Init => C, C /\\ T => C', C => P): Spacer's own proves its
+    property; `true` is not strong enough for another (it does not imply it); text that is not SMT-LIB,
+    and a certificate filed under a property it does not imply, prove nothing."""
+    model, cert = proof
+    got = settle_stored(model, [], {"placement-once": cert, "alliance-symmetry": "(assert true)",
+                                    "hand-limits": "((( not smt", "conservation": cert})
+    assert sorted(got) == ["placement-once"]
+    r = got["placement-once"]
+    assert r.verdict == "proved" and r.engine == "spacer" and "re-checked by Z3" in r.detail
+
+
+@pytest.mark.heavy
+def test_a_warm_prove_uses_the_stored_certificate(proof, tmp_path):
+    """A cache entry whose lemmas prove nothing but which carries a certificate: `prove` re-checks it and
+    reports `proved` (engine spacer, 'stored'), without a search; a tampered one falls back to the chain."""
+    model, cert = proof
+    key = model_digest(model)
+    for text, stored in ((cert, True), (cert.replace("(assert", "(assert (not", 1) + ")", False)):
+        cache = LemmaCache(tmp_path / ("ok" if stored else "bad"), use_seed=False)
+        cache.put(key, [], [], {"placement-once": text})
+        cache.save()
+        stats: dict = {}
+        [r] = prove(model, ["placement-once"], depth=4, samples=lemma_samples(tiny()), stats=stats,
+                    cache=LemmaCache(tmp_path / ("ok" if stored else "bad"), use_seed=False), timeout=120)
+        assert stats["inference"]["stored"] is True
+        assert r.verdict == "proved"
+        assert ("stored for these rules" in r.detail) is stored, r.detail
+
+
+def test_certificates_are_saved_merged_and_united(tmp_path):
+    """`certify` adds to an existing entry (a missing one is left alone); the file keeps them."""
+    key, other = "ab" * 32, "cd" * 32
+    c = LemmaCache(tmp_path, use_seed=False)
+    c.put(key, [], ["p"], {"q": "(assert true)"})
+    c.certify(key, {"r": "(assert false)"})
+    c.certify(other, {"r": "(assert false)"})
+    c.save()
+    back = LemmaCache(tmp_path, use_seed=False)
+    assert back.certificates(key) == {"q": "(assert true)", "r": "(assert false)"}
+    assert back.certificates(other) == {} and back.get(other) is None
