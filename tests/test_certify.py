@@ -64,3 +64,22 @@ def test_certificates_are_saved_merged_and_united(tmp_path):
     back = LemmaCache(tmp_path, use_seed=False)
     assert back.certificates(key) == {"q": "(assert true)", "r": "(assert false)"}
     assert back.certificates(other) == {} and back.get(other) is None
+
+
+@pytest.mark.slow
+def test_the_shipped_treachery_online_entry_proves_every_property_with_its_certificates():
+    """The seed's treachery-online entry: its lemmas re-prove, and with the stored certificates every
+    property is proved (`no-offer-after-preemptive-karama` only by Spacer, whose budget ran out on the
+    united lemma set before certificates were kept: docs/lemmas.md)."""
+    from checks.analyses.infer import recheck
+    from checks.engines.lemmacache import SEED
+    prop = GAME.profiles["treachery-online"]
+    model = GAME.build(prop, unbounded=True)
+    cache = LemmaCache(SEED.parent)
+    key = model_digest(model)
+    inf = recheck(model, *cache.get(key))
+    assert inf is not None and inf.verdict == "proved"
+    names = {p.name for p in model.invariants}
+    settled = settle_stored(model, inf.facts(), cache.certificates(key))
+    assert "no-offer-after-preemptive-karama" in settled
+    assert set(inf.proved) | set(settled) == names, sorted(names - set(inf.proved) - set(settled))
