@@ -132,9 +132,9 @@ def replay(file, fmt):
 @proof_options
 @ci_reports
 @guarded
-def prove(opts, only, engine, depth, rlimit, proof_cache):
+def prove(opts, only, engine, depth, rlimit, proof_cache, spacer_rlimit):
     """Z3: unbounded proofs (Spacer, k-induction) and bounded model checking of the invariants."""
-    return proofs.prove(opts, tuple(only), engine, depth, rlimit, proof_cache)
+    return proofs.prove(opts, tuple(only), engine, depth, rlimit, proof_cache, spacer_rlimit)
 
 
 @main.command()

@@ -138,6 +138,9 @@ def mutate_options(f):
 
 def proof_options(f):
     """`prove`'s Z3 budget and its lemma cache."""
+    f = click.option("--spacer-rlimit", type=NATURAL, default=20_000_000, show_default=True,
+                     help="auto: Spacer's rlimit per property once inferred lemmas are its facts; a proof is "
+                          "stored with the lemmas (docs/lemmas.md), so a larger budget paid once serves later runs")(f)
     f = click.option("--proof-cache", default=None, metavar="DIR|off",
                      help="where inferred lemmas are stored per model (re-proved on every use); default "
                           "$RULECHECK_CACHE or ~/.cache/rulecheck")(f)

@@ -358,7 +358,7 @@ OPTIONS = [
       for opt, value in (("--max-states", "0"), ("--max-states", "-5"), ("--timeout", "nan"), ("--timeout", "inf"),
                          ("--timeout", "0"), ("--max-depth", "-1"))],
     ("check", "--z3-budget", "-5"), ("check", "--timeout", "-1"), ("check", "--timeout", "1e999"),
-    ("check", "--max-states", "many"), ("prove", "--rlimit", "-1"), ("prove", "--depth", "-1"),
+    ("check", "--max-states", "many"), ("prove", "--rlimit", "-1"), ("prove", "--spacer-rlimit", "-1"), ("prove", "--depth", "-1"),
     ("leaks", "--z3-depth", "-2"), ("explore", "--seed", "-1"), ("explore", "--jobs", "0"),
     ("explore", "--format", "xml"), ("explore", "--engine", "gpu"), ("prove", "--engine", "magic"),
     ("compare", "--max-states", "0"), ("compare", "--timeout", "nan"), ("export", "--max-states", "-1"),

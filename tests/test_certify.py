@@ -83,3 +83,24 @@ def test_the_shipped_treachery_online_entry_proves_every_property_with_its_certi
     settled = settle_stored(model, inf.facts(), cache.certificates(key))
     assert "no-offer-after-preemptive-karama" in settled
     assert set(inf.proved) | set(settled) == names, sorted(names - set(inf.proved) - set(settled))
+
+
+def test_spacer_with_inferred_lemmas_gets_its_own_budget(monkeypatch, proof):
+    """`--spacer-rlimit` (lemma_rlimit) is Spacer's rlimit once inferred lemmas are its facts, whatever
+    `--rlimit` is; without facts Spacer keeps `--rlimit`. (Spacer itself is replaced: this checks the budget.)"""
+    from checks.analyses import prove as P
+    from checks.analyses.infer import Inference
+    from checks.engines.induction import ProofOutcome
+    from model.expr import Const
+    model, cert = proof
+    seen = []
+
+    def fake(model, name, seed=0, rlimit=0, system=None, timeout_ms=None):
+        seen.append((rlimit, bool(system.facts)))
+        return ProofOutcome("proved", "spacer", 0.0, "stub", certificate=cert)
+    monkeypatch.setattr(P, "spacer", fake)
+    lemma = Inference("proved", lemmas=[("true", Const(True))])
+    [r] = P.prove(model, ["placement-once"], inference=lemma, rlimit=5, lemma_rlimit=123)
+    assert seen == [(123, True)] and r.verdict == "proved"
+    [r] = P.prove(model, ["placement-once"], engine="spacer", rlimit=5, lemma_rlimit=123)
+    assert seen[1:] == [(5, False)]

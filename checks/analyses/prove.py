@@ -21,7 +21,7 @@ from checks.results import CheckResult
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
-LEMMA_SPACER_RLIMIT = 20_000_000  # Spacer's rlimit (auto) once inferred lemmas are its facts
+LEMMA_SPACER_RLIMIT = 20_000_000  # Spacer's default rlimit (auto) once inferred lemmas are its facts
 INFER_SECONDS = 480.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
 
 
@@ -45,13 +45,16 @@ class _Clock:
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
           timeout: float | None = None, samples: list | None = None, stats: dict | None = None,
-          inference: Inference | None = None, cache=None) -> list[CheckResult]:
+          inference: Inference | None = None, cache=None,
+          lemma_rlimit: int = LEMMA_SPACER_RLIMIT) -> list[CheckResult]:
     """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
     short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
     `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
     auto only; None: no inference), or `inference`: one already run on `model`. `stats` (a dict)
     receives the inference's figures. `cache` (checks/engines/lemmacache.py LemmaCache): lemmas
-    stored for this very model are re-proved and used instead of a search; a search's lemmas are stored."""
+    stored for this very model are re-proved and used instead of a search; a search's lemmas are stored.
+    `lemma_rlimit`: Spacer's rlimit (auto) once inferred lemmas are its facts; its certificates are
+    stored with them (checks/analyses/certify.py), so a larger budget is paid once per model."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
@@ -60,7 +63,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     inf = None
     certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
-        inf = inference or _infer(model, samples, seed, cache, clock, names)
+        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit)
         if stats is not None:
             stats.update(inference_stats(inf))
         out += _by_lemmas(inf, [n for n in names if n in inf.proved], props)
@@ -83,7 +86,8 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
             out.append(CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=0.0,
                                    detail=f"--timeout {timeout}s reached before this invariant was attempted"))
         elif engine in ("auto", "spacer"):
-            r = _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common, certificates)
+            r = _unbounded(model, system, name, engine, seed, (rlimit, lemma_rlimit), clock, fallback, common,
+                           certificates)
             if isinstance(r, CheckResult):
                 out.append(r)
             else:
@@ -139,7 +143,7 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
             r.detail += f"; not inductive with the {len(inf.lemmas)} inferred lemmas"
 
 
-def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Inference:
+def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_rlimit: int) -> Inference:
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored)."""
     from checks.analyses.sweep import model_digest
     key = model_digest(model) if cache is not None else None
@@ -159,7 +163,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list) -> Infe
         """Spacer with the search's facts assumed, capped as in the chain below."""
         system, got = HornSystem(model, facts), {}
         for name, _ in goals:
-            r = spacer(model, name, seed=seed, rlimit=LEMMA_SPACER_RLIMIT, system=system, timeout_ms=clock.ms())
+            r = spacer(model, name, seed=seed, rlimit=lemma_rlimit, system=system, timeout_ms=clock.ms())
             if r.verdict == "proved":
                 certificates[name] = r.certificate
                 p = props[name]
@@ -219,13 +223,14 @@ def _failure_extra(model, inf: Inference, name: str) -> dict:
     return out
 
 
-def _unbounded(model, system, name, engine, seed, rlimit, clock, fallback, common, certificates: dict):
+def _unbounded(model, system, name, engine, seed, rlimits: tuple, clock, fallback, common, certificates: dict):
     """Spacer, then (auto) 1-induction with the model's lemmas: a proved or unknown CheckResult, or
     (reason, seconds) when BMC should establish a bound instead. A Spacer proof that assumed inferred
     lemmas leaves its certificate in `certificates`, for the lemma cache."""
     # With inferred lemmas as facts Spacer either finds the rest of a strengthening quickly or not at
     # all (measured: docs/lemmas.md), so its budget is capped; what it leaves goes to BMC (bounded).
-    budget = min(rlimit or LEMMA_SPACER_RLIMIT, LEMMA_SPACER_RLIMIT) if engine == "auto" and system.facts else rlimit
+    rlimit, lemma_rlimit = rlimits
+    budget = lemma_rlimit if engine == "auto" and system.facts else rlimit
     r = spacer(model, name, seed=seed, rlimit=budget, system=system, timeout_ms=clock.ms())
     if r.verdict == "proved":
         if system.facts and r.certificate:

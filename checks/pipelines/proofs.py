@@ -13,9 +13,10 @@ from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, wr
 
 
 def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000,
-          proof_cache: str | None = None) -> Run:
+          proof_cache: str | None = None, spacer_rlimit: int = 20_000_000) -> Run:
     """Spacer, k-induction and BMC on the unbounded-turn model (games of any length). `proof_cache`:
-    a directory for the lemma cache, "off", or None for the default one."""
+    a directory for the lemma cache, "off", or None for the default one. `spacer_rlimit`: Spacer's
+    budget once inferred lemmas are its facts (engine auto)."""
     from checks.analyses.prove import prove as run_prove
     from checks.engines.lemmacache import LemmaCache
     from checks.engines.proofcache import default_dir
@@ -41,10 +42,11 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     # --timeout bounds the whole command: what the exploration above used is gone (NOTE in checks/config.py).
     cache_dir = default_dir() if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
     results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
-                        timeout=opts.config().left(), samples=samples, stats=stats,
+                        timeout=opts.config().left(), samples=samples, stats=stats, lemma_rlimit=spacer_rlimit,
                         cache=LemmaCache(cache_dir) if cache_dir is not None else None)
     return report(opts, results, prop, None, time.perf_counter() - t0, model,
-                  {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "seed": opts.seed,
+                  {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "spacer_rlimit": spacer_rlimit,
+                          "seed": opts.seed,
                           "model": "unbounded turns", **stats}})
 
 
