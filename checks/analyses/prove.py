@@ -160,7 +160,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
     certificates: dict = {}
 
     def settle(facts: list, goals: list) -> dict:
-        """Spacer with the search's facts assumed, capped as in the chain below."""
+        """Spacer with the search's facts assumed, with the chain's budget (`lemma_rlimit`)."""
         system, got = HornSystem(model, facts), {}
         for name, _ in goals:
             r = spacer(model, name, seed=seed, rlimit=lemma_rlimit, system=system, timeout_ms=clock.ms())
@@ -227,8 +227,9 @@ def _unbounded(model, system, name, engine, seed, rlimits: tuple, clock, fallbac
     """Spacer, then (auto) 1-induction with the model's lemmas: a proved or unknown CheckResult, or
     (reason, seconds) when BMC should establish a bound instead. A Spacer proof that assumed inferred
     lemmas leaves its certificate in `certificates`, for the lemma cache."""
-    # With inferred lemmas as facts Spacer either finds the rest of a strengthening quickly or not at
-    # all (measured: docs/lemmas.md), so its budget is capped; what it leaves goes to BMC (bounded).
+    # With inferred lemmas as facts Spacer mostly finds the rest of a strengthening quickly or not at
+    # all (measured: docs/lemmas.md), so it gets its own budget (--spacer-rlimit, 20 M by default)
+    # rather than --rlimit; what it leaves goes to BMC (bounded).
     rlimit, lemma_rlimit = rlimits
     budget = lemma_rlimit if engine == "auto" and system.facts else rlimit
     r = spacer(model, name, seed=seed, rlimit=budget, system=system, timeout_ms=clock.ms())
