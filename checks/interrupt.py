@@ -3,7 +3,8 @@
 NOTE(signals): signal dispositions belong to the process, so this is the one piece of
 process-wide state in `checks/`: the CLI installs the handlers (`Interrupts.install`), and
 every Z3 context an Encoder creates registers itself (`register`). Nothing happens unless the
-CLI installed the handlers; library users and tests keep Python's defaults.
+CLI installed the handlers (checks/launch.py, before the heavy imports, so that a signal during
+the first second is handled too); library users and tests keep Python's defaults.
 
 Two paths, because a Z3 query runs in C with the GIL released and Python signal handlers only
 run between bytecodes:
@@ -13,7 +14,9 @@ run between bytecodes:
 - C-level: `signal.set_wakeup_fd` makes the interpreter write the signal number to a pipe the
   moment it arrives; a watcher thread reads it and from then on calls `interrupt()` on every
   registered Z3 context every 20 ms, so a running query returns within milliseconds (and one that
-  starts a moment later too), and then the Python handler raises. `decide`
+  starts a moment later too), and then the Python handler raises. When the handler must not raise
+  where it landed (in a destructor, in Z3's error callback, or in a protected file: `_deferred`), the
+  watcher asks again every 20 ms (`_thread.interrupt_main`) until it has raised once. `decide`
   (checks/engines/encode.py) raises before a query and after any answer once a signal arrived, and
   the CLI reports any failure after a signal as the interruption it is (exit 130): a query cut
   while its model was read is never a trace, a verdict or an internal error.
@@ -23,9 +26,11 @@ turn it into an ordinary `unknown` that a pipeline would carry on from.
 """
 from __future__ import annotations
 
+import _thread
 import atexit
 import os
 import signal
+import sys
 import threading
 import time
 import weakref
@@ -51,6 +56,8 @@ class Interrupts:
         self._lock = threading.Lock()  # held while the watcher cancels: `quiesce` waits for it
         self._quiet = False
         self._protected: set = set()  # source files whose code a signal never cuts in the middle
+        self._z3_quiet = False  # Z3's own Ctrl-C handling is off (`_quiet_z3`)
+        self._raised = False  # the handler raised Interrupted once: it never raises again (the CLI is unwinding)
 
     @property
     def installed(self) -> bool:
@@ -60,10 +67,21 @@ class Interrupts:
     def register(self, ctx) -> None:
         """A Z3 context to interrupt on a signal (cheap: a weak reference); no new work after one."""
         self.raise_if_interrupted()
+        if self._installed and not self._z3_quiet:
+            self._quiet_z3()
         self._contexts.add(ctx)
+
+    def _quiet_z3(self) -> None:
+        self._z3_quiet = True
+        try:
+            import z3
+            z3.set_param("ctrl_c", False)
+        except Exception:  # z3 missing or a version without the parameter: the watcher still cancels
+            pass
 
     def raise_if_interrupted(self) -> None:
         if self.signum is not None:
+            self._raised = True  # the run unwinds from here: the watcher stops simulating the signal
             raise Interrupted(self.signum)
 
     def _cancel_z3(self) -> None:
@@ -90,31 +108,33 @@ class Interrupts:
 
     def _deferred(self, frame) -> bool:
         while frame is not None:
-            name = frame.f_code.co_filename
-            # Inside a ctypes callback (Z3's error handler runs when a cancelled query unwinds) an
-            # exception is printed and dropped; the flag stays set and the next checkpoint raises.
-            if name in self._protected or f"{os.sep}z3{os.sep}" in name:
+            code = frame.f_code
+            # An exception raised in a destructor (z3's `__del__`s run at any allocation) or in a ctypes
+            # callback (Z3's error handler runs when a cancelled query unwinds) is printed and dropped; the
+            # flag stays set, and the watcher or the next checkpoint raises it. Elsewhere in z3's Python
+            # wrappers raising is safe: only the process's exit follows, and building a large formula
+            # there must not hold the signal back for seconds.
+            if code.co_filename in self._protected or code.co_name in ("__del__", "z3_error_handler"):
                 return True
             frame = frame.f_back
         return False
 
     def _handler(self, signum, frame):
-        self.signum = signum
+        if self.signum is None:
+            self.signum = signum
         self._cancel_z3()
-        if self._deferred(frame):
+        if self._raised or self._deferred(frame):
             return
-        raise Interrupted(signum)
+        self._raised = True
+        raise Interrupted(self.signum)
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM for this process (the CLI calls this once, in the main thread)."""
         if self._installed or threading.current_thread() is not threading.main_thread():
             return
         self._installed = True
-        try:
-            import z3
-            z3.set_param("ctrl_c", False)
-        except Exception:  # z3 missing or a version without the parameter: the watcher still cancels
-            pass
+        if "z3" in sys.modules:  # else the first registered context does it: the launcher installs before
+            self._quiet_z3()     # anything heavy is imported (checks/launch.py)
         read_fd, write_fd = os.pipe()
         os.set_blocking(write_fd, False)
         signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
@@ -125,11 +145,15 @@ class Interrupts:
             data = os.read(read_fd, 1)
             if not data:
                 return
-            self.signum = data[0]
+            if self.signum is None:
+                self.signum = data[0]
             # Keep cancelling until the CLI exits (`quiesce`): a query that starts just after the first
-            # cancel (the signal landed while Python was building it, in z3's own wrappers) is cancelled too.
+            # cancel (the signal landed while Python was building it) is cancelled too. Until the handler
+            # has raised, simulate the signal again: it may have landed where it could only be recorded.
             while not self._quiet:
                 self._cancel_z3()
+                if not self._raised:
+                    _thread.interrupt_main(self.signum)
                 time.sleep(0.02)
 
         threading.Thread(target=watch, name="rulecheck-signals", daemon=True).start()

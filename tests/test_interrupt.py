@@ -41,6 +41,50 @@ def test_a_signal_stops_the_run_with_130_and_no_verdict(args, after, sig, tmp_pa
     assert "interrupted by" in err and "Traceback" not in err
 
 
+def test_a_signal_while_the_cli_is_imported_exits_130_without_a_traceback():
+    # The console script (checks/launch.py) handles signals before the heavy imports; the signal is sent
+    # exactly when `checks.cli` starts importing (an import hook), so the test does not race the clock.
+    code = ("import os, signal, sys\n"
+            "class Kill:\n"
+            "    def find_spec(self, name, path, target=None):\n"
+            "        if name == 'checks.cli':\n"
+            "            os.kill(os.getpid(), signal.SIGINT)\n"
+            "sys.meta_path.insert(0, Kill())\n"
+            "from checks.launch import run\n"
+            "sys.exit(run())\n")
+    r = subprocess.run([sys.executable, "-c", code, "check"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 130, (r.stdout, r.stderr)
+    assert r.stderr == "rulecheck: interrupted by SIGINT; stopped\n" and r.stdout == ""
+
+
+def test_a_signal_that_landed_in_a_destructor_is_raised_soon_after_it():
+    # A handler may only record a signal inside a destructor (an exception there is printed and dropped);
+    # the watcher simulates the signal again until it has been raised, even in a loop with no checkpoint.
+    code = ("import os, signal, time\n"
+            "from checks.interrupt import INTERRUPTS, Interrupted\n"
+            "INTERRUPTS.install()\n"
+            "class Late:\n"
+            "    def __del__(self):\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "        time.sleep(0.1)\n"
+            "try:\n"
+            "    Late()\n"
+            "    t = time.perf_counter()\n"
+            "    while time.perf_counter() - t < 20:\n"
+            "        pass\n"
+            "    print('not interrupted')\n"
+            "except Interrupted:\n"
+            "    print('interrupted after', time.perf_counter() - t)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.stdout.startswith("interrupted after"), (r.stdout, r.stderr)
+    assert float(r.stdout.split()[-1]) < 1.0 and "Traceback" not in r.stderr and "ignored" not in r.stderr
+
+
+def test_the_console_script_is_the_launcher():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'rulecheck = "checks.launch:run"' in text
+
+
 # -- at several points, with files being written (issue 19) ----------------------------------------
 
 BUGGY = "name: custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n"

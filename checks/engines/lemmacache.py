@@ -92,6 +92,27 @@ def _load(path: Path) -> dict:
     return proofcache.read_entries(path, FILE, _entry_ok)[0]
 
 
+def _seed_entry(text: str, key: str) -> dict | None:
+    """The entry stored under `key` in the text of a seed, decoded alone, or None.
+
+    >>> _seed_entry('{"%s": {"lemmas": [], "invariants": ["p"]}}' % ("ab" * 32), "ab" * 32)
+    {'lemmas': [], 'invariants': ['p']}
+    """
+    if proofcache.KEY.fullmatch(key) is None:
+        return None
+    at = text.find(f'"{key}":')
+    if at < 0:
+        return None
+    start = at + len(key) + 3  # past the quoted key and its colon
+    while text[start:start + 1].isspace():
+        start += 1
+    try:
+        entry, _ = json.JSONDecoder().raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    return entry if _entry_ok(key, entry) else None
+
+
 class LemmaCache:
     """Lemma sets by model digest: `get` (decoded, or None), `put`, `save` (merge under the lock).
 
@@ -107,24 +128,27 @@ class LemmaCache:
         self.path = Path(directory) / FILE if directory is not None else None
         self.entries = _load(self.path) if self.path is not None else {}
         self.use_seed = use_seed and self.path is not None and self.path != SEED
-        self.seed: dict | None = None  # parsed on the first lookup the seed can answer (_from_seed)
+        self.seed: dict = {}  # the seed's entries decoded so far, by key (None: not in the seed)
+        self._seed_text: str | None = None  # read on the first lookup (_from_seed)
         self._put: dict = {}
 
     def _from_seed(self, key: str) -> dict | None:
-        # The seed's JSON is about 16 MB: parsing it costs a second, so it is parsed only when the key
-        # occurs in its text (a digest is 64 hex digits: a substring match is a key match or nothing).
+        # The seed's JSON is about 16 MB. Parsing all of it costs a second in one C call, and the
+        # million objects it makes stretch every later garbage collection, both of which hold a signal
+        # back (NOTE(signals)); so only the entry asked for is decoded, from where its key stands. The
+        # seed is written by `reseed` (json.dumps: `"<digest>": {...}` at the top level), and a digest
+        # is 64 hex digits, so its quoted text followed by a colon is that entry's key.
         if not self.use_seed:
             return None
-        if self.seed is None:
-            try:
-                with gzip.open(SEED, "rt", encoding="utf-8") as f:
-                    text = f.read()
-            except (OSError, EOFError, ValueError):
-                text = ""
-            if f'"{key}"' not in text:
-                return None
-            self.seed = _load(SEED)
-        return self.seed.get(key)
+        if key not in self.seed:
+            if self._seed_text is None:
+                try:
+                    with gzip.open(SEED, "rb") as f:
+                        self._seed_text = f.read(proofcache.MAX_BYTES + 1).decode("utf-8")
+                except (OSError, EOFError, ValueError):
+                    self._seed_text = ""
+            self.seed[key] = _seed_entry(self._seed_text, key)
+        return self.seed[key]
 
     def get(self, key: str) -> tuple[list, list] | None:
         """(lemmas as [(text, Expr)], names of the invariants proved with them), or None."""
