@@ -9,6 +9,7 @@ True
 """
 from __future__ import annotations
 
+import gc
 import sys
 
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
@@ -23,4 +24,15 @@ def run() -> int | None:
     except Interrupted as e:
         sys.stderr.write(f"rulecheck: {e}; stopped\n")
         return EXIT_INTERRUPTED
+    tune_gc()
     return cli.run()
+
+
+def tune_gc() -> None:
+    """Collect reference cycles less often: building a model allocates hundreds of thousands of small
+    expression nodes, and at CPython's default thresholds (700, 10, 10) the collector took about half of
+    a model's build time (10 builds: 2.2-2.6 s at the defaults, 1.1 s at these; `selftest` 136 s -> 114 s,
+    peak memory +4 %). What is imported by now lives as long as the process, so it leaves the collector's
+    generations (`gc.freeze`). The test suite uses the same settings (tests/conftest.py)."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)

@@ -59,6 +59,10 @@ def pytest_configure(config):
     # NOTE(isolated-cache): the proof cache of `rulecheck check` defaults to the user's
     # ~/.cache/rulecheck; tests (and the subprocesses they start) use a fresh one per session.
     os.environ["RULECHECK_CACHE"] = tempfile.mkdtemp(prefix="rulecheck-test-cache-")
+    # The console script's garbage-collector settings (checks/launch.py): the suite builds hundreds of
+    # models, and at the default thresholds collection took about a quarter of test_defects.py's time.
+    from checks.launch import tune_gc
+    tune_gc()
 
 
 def pytest_collection_modifyitems(config, items):

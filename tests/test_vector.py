@@ -1,4 +1,5 @@
-"""The vector engine (`--engine vector`) against the scalar engine, SPIN and itself on other `--jobs`.
+"""The vector engine (`--engine vector`) against the scalar engine and itself on other `--jobs` (SPIN's
+state counts: tests/test_promela.py, one SPIN run per configuration for both engines).
 
 Same state sets, transition counts, verdicts and shortest trace lengths as `checks/engines/explicit.py`;
 numbering may differ, but every trace is replayed through the reference semantics
@@ -17,7 +18,6 @@ from checks.config import CheckConfig
 from checks.engines.packing import Layout
 from checks.engines.vector import VectorExplorer
 from checks.engines.explicit import Explorer
-from checks.formats.promela import run_spin, spin_available, to_promela
 from checks.analyses.verdicts import explicit_results
 from model.domains import Bool, IntRange
 from model.errors import ModelError
@@ -34,7 +34,7 @@ from tests.conftest import SMALL, counter_model
 from tests.test_defects import EXPECTED_DEPTH
 from tests.test_promela import PARITY, swap_model
 
-needs_spin = pytest.mark.skipif(not spin_available(), reason="spin or gcc not installed (apt-get install -y spin)")
+
 # Each profile on one stronghold and one turn (a starting garrison elsewhere is left out with its stronghold).
 SMALL_PROFILES = {name: (p.interpretation, dataclasses.replace(p.bounds, **(
     {"strongholds": ("Arrakeen",), "ambassador": None, "turns": 1} if name == "assassinate-leaders" else dict(
@@ -180,15 +180,6 @@ def test_cli_explore_and_budget_exit_codes():
 def test_toy_models_match():
     for model in (counter_model(), counter_model(broken=True), swap_model()):
         assert_same(model)
-
-
-@needs_spin
-@pytest.mark.parametrize("name", sorted(PARITY))
-def test_state_count_parity_with_spin(name):
-    model = build_model(PARITY[name])
-    ex = vector(model, jobs=2)
-    r = run_spin(to_promela(model))
-    assert r.complete and r.states == len(ex.states)
 
 
 @pytest.mark.slow
