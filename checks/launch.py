@@ -29,10 +29,11 @@ def run() -> int | None:
 
 
 def tune_gc() -> None:
-    """Collect reference cycles less often: building a model allocates hundreds of thousands of small
-    expression nodes, and at CPython's default thresholds (700, 10, 10) the collector took about half of
-    a model's build time (10 builds: 2.2-2.6 s at the defaults, 1.1 s at these; `selftest` 136 s -> 114 s,
-    peak memory +4 %). What is imported by now lives as long as the process, so it leaves the collector's
-    generations (`gc.freeze`). The test suite uses the same settings (tests/conftest.py)."""
+    """Collect reference cycles less often: building a model and exploring it allocate hundreds of
+    thousands of small objects, most freed by reference counting, and at CPython's default thresholds
+    (700, 10, 10) the collector kept traversing them (`python benchmarks/build.py`: 80 model builds
+    1.22 times faster, peak memory 1.05 times; `selftest` 136 s -> 114 s; docs/performance.md). What is
+    imported by now lives as long as the process, so it leaves the collector's generations
+    (`gc.freeze`). The test suite uses the same settings (tests/conftest.py)."""
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)

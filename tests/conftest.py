@@ -1,7 +1,7 @@
 """Shared fixtures (tiny hand-written models, the explored default profile), an isolated proof cache,
 and the test tiers.
 
-Tiers: `python -m pytest -m fast` is the edit-test loop (under two minutes on two cores): every test
+Tiers: `python -m pytest -m fast` is the edit-test loop (about four minutes on two cores): every test
 except those marked `heavy` (each takes several seconds: big explorations, Z3 proofs, subprocesses)
 or `slow`. The default selection (`python -m pytest`, what CI runs) is everything but `slow`;
 `-m slow` runs the larger configurations whose bounded form the default selection covers.
