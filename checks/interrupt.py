@@ -16,7 +16,9 @@ run between bytecodes:
   registered Z3 context every 20 ms, so a running query returns within milliseconds (and one that
   starts a moment later too), and then the Python handler raises. When the handler must not raise
   where it landed (in a destructor, in Z3's error callback, or in a protected file: `_deferred`), the
-  watcher asks again every 20 ms (`_thread.interrupt_main`) until it has raised once. `decide`
+  watcher simulates the signal again every 20 ms (`_thread.interrupt_main`) until it has raised once;
+  one raised where Python drops it (e.g. the at-fork hook of `logging` when a worker process starts)
+  counts as not raised (`sys.unraisablehook`). `decide`
   (checks/engines/encode.py) raises before a query and after any answer once a signal arrived, and
   the CLI reports any failure after a signal as the interruption it is (exit 130): a query cut
   while its model was read is never a trace, a verdict or an internal error.
@@ -140,6 +142,17 @@ class Interrupts:
         signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._handler)
+        previous = sys.unraisablehook
+
+        def unraisable(u):
+            # Raised where Python can only print and drop it (an at-fork hook, a weakref or ctypes
+            # callback, a destructor `_deferred` missed): not printed, and raised again by the watcher.
+            if isinstance(u.exc_value, Interrupted):
+                self._raised = False
+                return
+            previous(u)
+
+        sys.unraisablehook = unraisable
 
         def watch():
             data = os.read(read_fd, 1)

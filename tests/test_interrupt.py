@@ -80,6 +80,30 @@ def test_a_signal_that_landed_in_a_destructor_is_raised_soon_after_it():
     assert float(r.stdout.split()[-1]) < 1.0 and "Traceback" not in r.stderr and "ignored" not in r.stderr
 
 
+def test_a_signal_raised_where_python_drops_it_is_raised_again():
+    # An at-fork hook (logging has one; a worker process starts) is a place where an exception is printed
+    # as "Exception ignored" and dropped: the signal must still stop the run, and nothing is printed.
+    code = ("import os, signal, time\n"
+            "from checks.interrupt import INTERRUPTS, Interrupted\n"
+            "INTERRUPTS.install()\n"
+            "def hook():\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    time.sleep(0.1)\n"
+            "os.register_at_fork(after_in_parent=hook)\n"
+            "try:\n"
+            "    if os.fork() == 0:\n"
+            "        os._exit(0)\n"
+            "    t = time.perf_counter()\n"
+            "    while time.perf_counter() - t < 20:\n"
+            "        pass\n"
+            "    print('not interrupted')\n"
+            "except Interrupted:\n"
+            "    print('interrupted after', time.perf_counter() - t)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.stdout.startswith("interrupted after"), (r.stdout, r.stderr)
+    assert float(r.stdout.split()[-1]) < 1.0 and r.stderr == ""
+
+
 def test_the_console_script_is_the_launcher():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'rulecheck = "checks.launch:run"' in text

@@ -135,15 +135,16 @@ class ProcessPool:
     def table_bytes(self) -> int:
         return sum(self._all([("table_bytes", ())] * self.jobs))
 
-    def close(self):
+    def close(self, wait: float = 1.0):
         """Stop the workers. Idle ones read "close" and return; one still busy with a step (the search was
-        interrupted or failed) would block sending a reply nobody reads, so it is killed after a second."""
+        interrupted or failed) would block sending a reply nobody reads, so it is killed after `wait`
+        seconds (0 when the caller knows the search was cut: a signal's stop stays well within a second)."""
         for conn in self.conns:
             try:
                 conn.send(("close", None))
             except OSError:
                 pass
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + wait
         for p in self.procs:
             p.join(timeout=max(0.0, deadline - time.monotonic()))
         for p in self.procs:

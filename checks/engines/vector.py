@@ -179,9 +179,12 @@ class VectorExplorer:
         except MemoryError:
             raise ModelError("not enough memory to reserve the state store; lower --max-states") from None
         try:
-            return self._search(pool, cap, by_memory, t0, stop_when)
-        finally:
-            pool.close()
+            found = self._search(pool, cap, by_memory, t0, stop_when)
+        except BaseException:
+            pool.close(wait=0.0)  # cut mid-step (a signal, a failure): no worker will answer, so none is awaited
+            raise
+        pool.close()
+        return found
 
     def _pool(self, cap: int):
         if self.jobs == 1:
@@ -390,5 +393,5 @@ class LocalPool:
     def table_bytes(self) -> int:
         return self.w.table.nbytes()
 
-    def close(self):
+    def close(self, wait: float = 1.0):
         pass
