@@ -58,7 +58,7 @@ class Interrupts:
         self._lock = threading.Lock()  # held while the watcher cancels: `quiesce` waits for it
         self._quiet = False
         self._protected: set = set()  # source files whose code a signal never cuts in the middle
-        self._z3_quiet = False  # Z3's own Ctrl-C handling is off (`_quiet_z3`)
+        self._z3_quiet = False  # Z3's own Ctrl-C handling is off (`quiet_z3`)
         self._raised = False  # the handler raised Interrupted once: it never raises again (the CLI is unwinding)
 
     @property
@@ -69,11 +69,13 @@ class Interrupts:
     def register(self, ctx) -> None:
         """A Z3 context to interrupt on a signal (cheap: a weak reference); no new work after one."""
         self.raise_if_interrupted()
-        if self._installed and not self._z3_quiet:
-            self._quiet_z3()
         self._contexts.add(ctx)
 
-    def _quiet_z3(self) -> None:
+    def quiet_z3(self) -> None:
+        """Switch Z3's own Ctrl-C handling off, once, in a process whose handlers are installed; called
+        before a Z3 context is created (the launcher installs before z3 is imported)."""
+        if not self._installed or self._z3_quiet:
+            return
         self._z3_quiet = True
         try:
             import z3
@@ -132,11 +134,13 @@ class Interrupts:
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM for this process (the CLI calls this once, in the main thread)."""
-        if self._installed or threading.current_thread() is not threading.main_thread():
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if self._installed:
             return
         self._installed = True
-        if "z3" in sys.modules:  # else the first registered context does it: the launcher installs before
-            self._quiet_z3()     # anything heavy is imported (checks/launch.py)
+        if "z3" in sys.modules:  # else before the first Z3 context (`quiet_z3`, checks/engines/encode.py)
+            self.quiet_z3()
         read_fd, write_fd = os.pipe()
         os.set_blocking(write_fd, False)
         signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)

@@ -56,6 +56,7 @@ class Encoder:
         self.prefix = prefix  # "A." / "B.": two copies of one model can share a Z3 context
         self.schema = model.schema
         if ctx is None:
+            INTERRUPTS.quiet_z3()  # NOTE(signals): Z3 must not take SIGINT for itself, from its first context on
             ctx = z3.Context()
             INTERRUPTS.register(ctx)  # NOTE(signals): a signal cancels a running query
         self.ctx = ctx
