@@ -10,6 +10,7 @@ import math
 
 import click
 
+from checks.config import LEMMA_SPACER_RLIMIT
 from checks.pipelines.common import Options
 
 
@@ -138,7 +139,7 @@ def mutate_options(f):
 
 def proof_options(f):
     """`prove`'s Z3 budget and its lemma cache."""
-    f = click.option("--spacer-rlimit", type=NATURAL, default=20_000_000, show_default=True,
+    f = click.option("--spacer-rlimit", type=NATURAL, default=LEMMA_SPACER_RLIMIT, show_default=True,
                      help="auto: Spacer's rlimit per property once inferred lemmas are its facts; a proof is "
                           "stored with the lemmas (docs/lemmas.md), so a larger budget paid once serves later runs")(f)
     f = click.option("--proof-cache", default=None, metavar="DIR|off",

@@ -11,6 +11,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+# `prove --spacer-rlimit`: Spacer's rlimit per property (engine auto) once inferred lemmas are its facts;
+# its proofs are stored with the lemmas, so a larger budget is paid once per model (docs/lemmas.md).
+LEMMA_SPACER_RLIMIT = 20_000_000
+
 
 @dataclass(frozen=True)
 class CheckConfig:

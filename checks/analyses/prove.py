@@ -15,13 +15,13 @@ import time
 
 from checks.analyses.certify import settle_stored, usable
 from checks.analyses.infer import Inference, infer, recheck
+from checks.config import LEMMA_SPACER_RLIMIT
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
 from checks.results import CheckResult
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
-LEMMA_SPACER_RLIMIT = 20_000_000  # Spacer's default rlimit (auto) once inferred lemmas are its facts
 INFER_SECONDS = 480.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
 
 

@@ -9,11 +9,12 @@ import dataclasses
 import time
 from pathlib import Path
 
+from checks.config import LEMMA_SPACER_RLIMIT
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, written
 
 
 def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000,
-          proof_cache: str | None = None, spacer_rlimit: int = 20_000_000) -> Run:
+          proof_cache: str | None = None, spacer_rlimit: int = LEMMA_SPACER_RLIMIT) -> Run:
     """Spacer, k-induction and BMC on the unbounded-turn model (games of any length). `proof_cache`:
     a directory for the lemma cache, "off", or None for the default one. `spacer_rlimit`: Spacer's
     budget once inferred lemmas are its facts (engine auto)."""
