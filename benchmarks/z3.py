@@ -56,8 +56,9 @@ def _prove_once(profile: str, depth: int, rlimit: int, cache, label: str) -> tup
     print(f"== {profile} ({label})")
     print(f"  inference {inf['verdict']}{' (stored lemmas)' if inf['stored'] else ''}: {s.get('total', 0):.1f}s (explore {s.get('explore', 0):.1f}, "
           f"mine {s.get('mine', 0):.1f}, houdini {s.get('houdini', 0):.1f} (of which the presence round "
-          f"{s.get('presence', 0):.1f}), re-check {s.get('check', 0):.1f}); "
-          f"{inf['states_mined']} states mined, {inf['candidates']} candidates, {inf['lemmas']} survivors "
+          f"{s.get('presence', 0):.1f}, the guard round {s.get('guards', 0):.1f}), re-check {s.get('check', 0):.1f}); "
+          f"{inf['states_mined']} states mined, {inf['candidates']} candidates ({inf['guard_candidates']} of the guard "
+          f"round), {inf['lemmas']} survivors "
           f"(lemmas), {inf['invariants_proved']} properties in the inductive conjunction; "
           f"Houdini queries/counterexamples {inf['houdini_runs']}")
     for r in results:

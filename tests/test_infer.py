@@ -133,6 +133,105 @@ def test_generalised_candidates_exclude_their_state_and_hold_on_every_mined_row(
     assert tried >= 20
 
 
+def test_guarded_by_counts_every_pair_at_once_and_agrees_with_one_guard_at_a_time(monkeypatch):
+    """`Miner.guarded_by` (one matrix product per block of rows) gives the same candidates, in the
+    same order, as `guarded` asked once per guard; blocks of 7 rows make every table span several."""
+    import numpy as np
+
+    from checks.analyses import templates
+    from checks.analyses.templates import Miner
+    from checks.engines.columns import compile_table
+    from model.domains import Bool, Enum, IntRange
+    from model.schema import Field, Schema
+    monkeypatch.setattr(templates, "GUARD_CHUNK", 7)
+    sch = Schema((Field("stage", Enum("Stage", ("a", "b", "c"))), Field("flag", Bool()),
+                  Field("n", IntRange(0, 3)), Field("where", Enum("Place", ("p", "q", "none"))),
+                  Field("at", Enum("Place", ("p", "q", "none")), (Enum("Who", ("u", "v")),))))
+    rng = np.random.default_rng(3)
+    made = 0
+    for _ in range(25):
+        X = np.stack([rng.integers(0, 3, 30), rng.integers(0, 2, 30), rng.integers(0, 4, 30),
+                      rng.integers(0, 3, 30), rng.integers(0, 3, 30), rng.integers(0, 3, 30)], axis=1)
+        X[X[:, 1] == 1, 2] = 0  # some structure: n is 0 while the flag is up
+        m = Miner(sch, X, frozenset())
+        gs = m.guards(exclude=0)
+        assert 0 not in gs and gs
+        both = m.guarded_by(gs)
+        assert [c.text for c in both] == [c.text for g in gs for c in m.guarded(g)]
+        made += len(both)
+        if both:
+            assert compile_table(sch, [c.expr for c in both])(X).all()
+    assert made >= 25
+
+
+def armed():
+    """`armed => x <= 0` is a one-guard lemma under a Bool slot, not the dispatch slot: without it the
+    invariant `quiet` is not inductive (armed with x = 1 fires)."""
+    from model.domains import Bool, IntRange
+    from model.expr import Var
+    from model.game import GameModel
+    from model.properties import always
+    from model.rule import Rule
+    from model.schema import Field, Schema
+    sch = Schema((Field("armed", Bool()), Field("x", IntRange(0, 3)), Field("y", IntRange(0, 1)),
+                  Field("z", IntRange(0, 3))))
+    rules = (Rule("inc", (), ~Var("armed") & (Var("x") < 3), {("x", ()): Var("x") + 1}, ("T1",)),
+             Rule("arm", (), ~Var("armed") & Var("x").eq(0), {("armed", ()): True}, ("T2",)),
+             Rule("fire", (), Var("armed") & (Var("x") >= 1), {("y", ()): 1}, ("T3",)),
+             Rule("tick", (), Var("z") < 2, {("z", ()): Var("z") + 1}, ("T4",)))  # z <= 2: true, not needed
+    return GameModel("armed", sch, ((False, 0, 0, 0),), rules, (always("quiet", Var("y") <= 0, ("T3",)),),
+                     terminal=Var("armed") & Var("x").eq(0) & Var("z").eq(2))
+
+
+def test_the_guard_round_proves_what_needs_a_lemma_under_a_flag(monkeypatch):
+    """The guard round offers `armed => x <= 0`; no blocking round runs here (rounds=0), and without
+    the guard round the invariant is left with its induction failure."""
+    model = armed()
+    inf = infer(model, [model], rounds=0)
+    assert inf.verdict == "proved", inf.reason
+    assert inf.guards >= 1 and "quiet" in inf.proved
+    assert inf.proved["quiet"] == ["armed => x <= 0"], inf.proved
+    from checks.analyses.templates import Miner
+    monkeypatch.setattr(Miner, "guards", lambda self, exclude=None: [])
+    without = infer(model, [model], rounds=0)
+    assert without.guards == 0 and "quiet" not in without.proved and "quiet" in without.failures
+
+
+def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
+    """`cone`: of the survivors, the lemmas the proved invariant's step needs, closed under their own
+    steps' needs; that set alone re-proves the invariant, and it is what `prove` stores."""
+    from checks.analyses.infer import cone, recheck
+    from checks.analyses.sweep import model_digest
+    from checks.engines.lemmacache import LemmaCache
+    model = armed()
+    inf = infer(model, [model], rounds=0)
+    assert len(inf.lemmas) > 1, inf.lemmas
+    kept = cone(model, inf.lemmas, ["quiet"])
+    assert [n for n, _ in kept] == ["armed => x <= 0"]
+    assert recheck(model, kept, ["quiet"]) is not None and recheck(model, [], ["quiet"]) is None
+    assert "z <= 2" in [n for n, _ in inf.lemmas]
+    # `prove` stores the cone (here Spacer proves `quiet` before the guard round: its certificate
+    # needs no lemma), and the next run proves `quiet` again from what was stored.
+    prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path))
+    stored, _ = LemmaCache(tmp_path).get(model_digest(model))
+    assert "z <= 2" not in [n for n, _ in stored]
+    again = {r.id: r for r in prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path))}
+    assert again["quiet"].verdict == "proved" and "stored for these rules" in again["quiet"].detail
+
+
+def test_a_seed_entry_is_trimmed_only_when_the_trimmed_one_proves_as_much():
+    """`reseed unite` keeps of an entry the lemmas its proofs need; an entry whose certificate would
+    not re-check with the trimmed lemmas stays whole (here one that proves nothing at all)."""
+    from checks.engines.lemmacache import to_data
+    from checks.pipelines.reseed import trim_entry
+    model = armed()
+    inf = infer(model, [model], rounds=0)
+    entry = {"lemmas": [[t, to_data(e)] for t, e in inf.lemmas], "invariants": ["quiet"]}
+    assert [t for t, _ in trim_entry(model, entry)["lemmas"]] == ["armed => x <= 0"]
+    bad = dict(entry, certificates={"quiet": "(assert true)"})
+    assert trim_entry(model, bad) is bad
+
+
 def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
     """The lemma cache hands back candidates only: a stored set that is inductive proves the
     invariant again (marked as stored); a stored lemma that is false gives nothing; a damaged file
@@ -165,14 +264,14 @@ def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
 def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
     """checks/engines/inferred-lemmas.json.gz holds the default profile's lemmas for the current rules,
     and they re-prove every invariant and step property (regenerate with `RULECHECK_CACHE=DIR rulecheck
-    prove` and `python -m checks.engines.lemmacache DIR` when the rules change)."""
+    prove` and `python -m checks.pipelines.reseed unite DIR` when the rules change)."""
     from checks.analyses.infer import recheck
     from checks.analyses.sweep import model_digest
     from checks.engines.lemmacache import SEED, LemmaCache
     model = GAME.build(GAME.profiles["default"], unbounded=True)
     stored = LemmaCache(SEED.parent).get(model_digest(model))
     assert stored is not None, ("stale seed: run RULECHECK_CACHE=DIR rulecheck prove --proposal P for each "
-                                "seeded profile, then python -m checks.engines.lemmacache DIR")
+                                "seeded profile, then python -m checks.pipelines.reseed unite DIR")
     inf = recheck(model, *stored)
     assert inf is not None and inf.verdict == "proved"
     # Every property but no-lost-obligation (Spacer proves it with these lemmas as facts), the step

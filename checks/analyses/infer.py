@@ -13,13 +13,18 @@
    two literals (`checks/analyses/presence.py`: a stage and a flag or equality, or a flag and an
    equality), aimed at the slots those invariants read, are offered to Houdini with the survivors
    as proved facts.
-4. **Blocking rounds.** For an invariant still unproved (and true on every mined state), the state
+   Spacer then gets a turn (`settle`, given by `checks/analyses/prove.py`) for what is left.
+4. **Guard round.** For what is still unproved: the one-guard templates again, under every value
+   of every Bool and Enum slot (a flag, a token's status, the entrant, an alliance) instead of
+   only the dispatch slot (`Miner.guarded_by`), offered with those invariants to Houdini with the
+   facts so far; Spacer gets another turn with the survivors as facts.
+5. **Blocking rounds.** For an invariant still unproved (and true on every mined state), the state
    pair where its induction fails relative to the survivors is computed; the pre-state is
    generalised to a cube of term values that no mined state matches (`templates.generalise`), and
    its negation joins the invariant in another Houdini run, with the survivors so far as proved
    facts. A candidate that run drops is a goal of the next round (its own failure is blocked in
    turn, as IC3 does). Up to `ROUNDS` rounds, while some invariant is left.
-5. **Re-check and cores.** The whole conjunction is re-checked through the monolithic encoding the
+6. **Re-check and cores.** The whole conjunction is re-checked through the monolithic encoding the
    other proofs use (base and step; an independent check of Houdini's per-action frame reasoning),
    and each proved invariant gets the lemmas its step needs (an unsat core), which its verdict lists.
 
@@ -56,6 +61,11 @@ ROUNDS = 6             # blocking rounds for invariants left unproved
 ROUND_SECONDS = 300.0  # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
 GOALS = 32             # at most this many dropped candidates become the next round's goals
 RESERVE = 0.25         # share of what is left kept for the final re-check when a timeout is given
+# The guard round runs only with this much of the timeout left, and takes at most this share of it: its
+# thousands of candidates cost a minute or two, and a re-check cut short keeps no lemma at all (two
+# Grumman searches lost every lemma that way when it ran with less, 2026-12-02; docs/lemmas.md).
+GUARD_MIN_LEFT = 240.0
+GUARD_SHARE = 0.5
 
 
 @dataclass
@@ -89,6 +99,7 @@ class Inference:
 
     invariants: list = field(default_factory=list)  # [(name, Expr)] proved invariants
     presence: int = 0     # candidates of the presence round (0: it did not run)
+    guards: int = 0       # candidates of the guard round (0: it did not run)
     settled: dict = field(default_factory=dict)  # goal -> result of `settle` (see infer)
     cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
 
@@ -186,6 +197,8 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
         out.settled = settle(facts, left)
         left = [iv for iv in left if iv[0] not in out.settled]
+    if left and (clock.left() is None or clock.left() >= GUARD_MIN_LEFT):
+        facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
     goals, known, pool = list(left), {n for n, _ in facts}, {}
     rest = clock.left()
     rclock = _Clock(round_seconds if rest is None else min(round_seconds, rest * (1 - RESERVE)))
@@ -239,6 +252,37 @@ def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list
         return facts, left
     kept = {n for n, _ in h.survivors}
     return facts + h.survivors, [iv for iv in left if iv[0] not in kept]
+
+
+def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
+                 clock, settle) -> tuple[list, list]:
+    """One-guard candidates under every value of every Bool and Enum slot other than the dispatch
+    slot (`Miner.guarded_by`), offered with the goals left to Houdini with `facts` assumed; then
+    `settle` (Spacer) again with the survivors as facts. Returns the facts and the goals left. Also
+    run on a stored entry's lemmas by `checks/pipelines/reseed.py extend`."""
+    t0 = time.perf_counter()
+    sch = model.schema
+    dispatch = sch.slot(model.dispatch) if model.dispatch else None
+    known = {n for n, _ in facts}
+    cands = [c for c in miner.guarded_by(miner.guards(exclude=dispatch)) if c.text not in known]
+    h = None
+    if cands:
+        out.candidates += len(cands)
+        out.guards = len(cands)
+        rest = clock.left()
+        h = houdini(model, left + [(c.text, c.expr) for c in cands], seed, rlimit,
+                    None if rest is None else rest * GUARD_SHARE, facts=facts)
+        out.queries.append((h.rounds, h.ctis))
+    out.seconds["guards"] = time.perf_counter() - t0
+    if h is None or h.verdict != "proved" or not h.survivors:
+        return facts, left
+    kept = {n for n, _ in h.survivors}
+    facts, left = facts + h.survivors, [iv for iv in left if iv[0] not in kept]
+    if settle is not None and left and not clock.out():
+        # Spacer again: the guard round's facts are what it lacked on the Grumman profiles (docs/lemmas.md).
+        out.settled.update(settle(facts, left))
+        left = [iv for iv in left if iv[0] not in out.settled]
+    return facts, left
 
 
 def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 0,
@@ -325,6 +369,43 @@ def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit,
         bad = ~ev(row)[:, 0]
         mined = bool((X == row).all(axis=1).any()) if len(X) else None
         out.failures[n] = Failure(pre, act, post, [c.text for c, b in zip(cands, bad) if b], mined)
+
+
+def cone(model, lemmas: list, invariants: list, certificates: dict | None = None, seed: int = 0,
+         rlimit: int = 0, timeout: float | None = None) -> list:
+    """The lemmas that proving `invariants` needs: the unsat cores of their steps (and of the steps of
+    Spacer `certificates`, {name: SMT-LIB text}), closed under the lemmas' own steps' cores. Each
+    lemma in the result is inductive relative to the result, so the result with the invariants is an
+    inductive conjunction again (re-proved on every use like any stored set). A search keeps every
+    survivor, most of which no property needs; stored, they cost every warm run their re-check.
+    All of `lemmas` when a core cannot be had (unknown, a timeout, a certificate that fails).
+
+    >>> from model.expr import Var
+    >>> from tests.conftest import counter_model
+    >>> [n for n, _ in cone(counter_model(limit=3), [("x<=3", Var("x") <= 3), ("x>=0", Var("x") >= 0)], ["bounded"])]
+    []
+    """
+    props = {p.name: p.predicate for p in model.invariants}
+    facts = list(lemmas) + [(n, props[n]) for n in invariants]
+    clock = _Clock(timeout)
+    ls = LemmaSolver(model, facts, seed, rlimit)
+    need = set(range(len(lemmas), len(facts)))
+    todo = sorted(need)
+    for text in (certificates or {}).values():
+        core = ls.used_by_certificate(text)
+        if core is None:
+            return list(lemmas)
+        todo += [i for i in core if i not in need]
+        need.update(core)
+    while todo:
+        if clock.out():
+            return list(lemmas)
+        core = ls.used(facts[todo.pop()][1])
+        if core is None:
+            return list(lemmas)
+        todo += [i for i in core if i not in need]
+        need.update(core)
+    return [f for i, f in enumerate(lemmas) if i in need]
 
 
 def _done(out: Inference, t0: float, t2) -> Inference:

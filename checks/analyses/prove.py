@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 from checks.analyses.certify import settle_stored, usable
-from checks.analyses.infer import Inference, infer, recheck
+from checks.analyses.infer import Inference, cone, infer, recheck
 from checks.config import LEMMA_SPACER_RLIMIT
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
@@ -179,16 +179,29 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
                 wanted=names, settle=settle)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
-        cache.put(key, inf.lemmas, [n for n, _ in inf.invariants],
-                  {n: c for n, c in certificates.items() if n in inf.settled and c})
+        kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
+        cache.put(key, _needed(model, inf, kept, seed, clock), [n for n, _ in inf.invariants], kept)
         cache.save()
     return inf
+
+
+def _needed(model, inf: Inference, certificates: dict, seed: int, clock: _Clock) -> list:
+    """The lemmas worth storing: the cone the proved properties and certificates need (`infer.cone`),
+    if the certificates still re-check with only those; else all of them."""
+    names = [n for n, _ in inf.invariants]
+    lemmas = cone(model, inf.lemmas, names, certificates, seed=seed, timeout=clock.left())
+    if len(lemmas) < len(inf.lemmas) and certificates:
+        props = {p.name: p.predicate for p in model.invariants}
+        if len(settle_stored(model, lemmas + [(n, props[n]) for n in names], certificates)) < len(certificates):
+            return inf.lemmas
+    return lemmas
 
 
 def inference_stats(inf: Inference) -> dict:
     """The inference's figures for a report's header (JSON) and the benchmark."""
     return {"inference": {"verdict": inf.verdict, "reason": inf.reason, "states_mined": inf.states,
-                          "candidates": inf.candidates, "presence_candidates": inf.presence, "lemmas": len(inf.lemmas), "stored": inf.cached,
+                          "candidates": inf.candidates, "presence_candidates": inf.presence,
+                          "guard_candidates": inf.guards, "lemmas": len(inf.lemmas), "stored": inf.cached,
                           "invariants_proved": len(inf.proved), "houdini_runs": [list(q) for q in inf.queries],
                           "seconds": {k: round(v, 3) for k, v in inf.seconds.items()}}}
 

@@ -38,6 +38,7 @@ from model.expr import Const, Expr, Var, all_of, any_of, count, implies
 
 COUNTER = 8  # IntRange domains with at most this many values are counters; wider ones are quantities
 INF = float("inf")
+GUARD_CHUNK = 8_192  # rows per block of `Miner.guarded_by` (its one-hot blocks are rows x values, float32)
 
 
 @dataclass
@@ -240,15 +241,44 @@ class Miner:
             vals = self.values(k)
             if len(vals) < 2:
                 continue  # constant everywhere: the unary candidate says it
-            cross = _cross(gi, len(gvals), self.col(k), vals)
-            for row, gv in zip(cross, gvals):
-                seen = vals[row]
-                if len(seen) == len(vals) or (t.sort == "counter" and len(seen) > 1):
+            out += _guarded_atoms(gt, gvals, t, vals, _cross(gi, len(gvals), self.col(k), vals))
+        return out
+
+    def guards(self, exclude: int | None = None) -> list:
+        """Terms that guard `guarded_by`: every Bool and Enum slot (one slot read) taking two or
+        more values, other than slot `exclude` (the dispatch slot, which `mine` guards already)."""
+        return [g for g, t in enumerate(self.terms)
+                if (t.sort == "bool" or t.sort.startswith("enum:")) and len(t.slots) == 1
+                and exclude not in t.slots and len(self.values(g)) > 1]
+
+    def guarded_by(self, gs: list) -> list:
+        """`guarded(g)` for every g in `gs`, in that order, with the (guard value x term value)
+        presence of every pair counted at once: one matrix product of the guards' and the terms'
+        one-hot columns per block of rows, instead of one pass over the rows per pair."""
+        ks = [k for k, t in enumerate(self.terms) if t.sort not in ("quantity", "unbounded") and len(self.values(k)) > 1]
+        goff = np.cumsum([0] + [len(self.values(g)) for g in gs])
+        koff = np.cumsum([0] + [len(self.values(k)) for k in ks])
+        hits = np.zeros((int(goff[-1]), int(koff[-1])), dtype=np.float64)
+        n = len(self.X)
+        for lo in range(0, n, GUARD_CHUNK):
+            hi = min(n, lo + GUARD_CHUNK)
+            rows = np.arange(hi - lo)
+            G = np.zeros((hi - lo, int(goff[-1])), dtype=np.float32)
+            for i, g in enumerate(gs):
+                G[rows, goff[i] + _rank(self.col(g)[lo:hi], self.values(g))] = 1.0
+            K = np.zeros((hi - lo, int(koff[-1])), dtype=np.float32)
+            for j, k in enumerate(ks):
+                K[rows, koff[j] + _rank(self.col(k)[lo:hi], self.values(k))] = 1.0
+            hits += G.T @ K  # counts below 2**24 per block: exact in float32
+        out = []
+        for i, g in enumerate(gs):
+            gt, gvals = self.terms[g], self.values(g)
+            for j, k in enumerate(ks):
+                t = self.terms[k]
+                if k == g or t.slots <= gt.slots or gt.slots <= t.slots:
                     continue
-                gtext = (gt.text if gv else f"not {gt.text}") if gt.sort == "bool" else f"{gt.text} = {gt.show(gv)}"
-                gexpr = (gt.expr if gv else ~gt.expr) if gt.sort == "bool" else gt.expr.eq(Const(int(gv)))
-                out += [Candidate(f"{gtext} => {text}", implies(gexpr, e), gt.slots | t.slots)
-                        for text, e in t.atoms(seen)]
+                cross = hits[goff[i]:goff[i + 1], koff[j]:koff[j + 1]] > 0
+                out += _guarded_atoms(gt, gvals, t, self.values(k), cross)
         return out
 
     def orders(self) -> list:
@@ -269,6 +299,20 @@ class Miner:
             elif (x != y).all():
                 out.append(Candidate(f"{ta.text} != {tb.text}", ta.expr.ne(tb.expr), slots))
         return out
+
+
+def _guarded_atoms(gt: Term, gvals, t: Term, vals, cross: np.ndarray) -> list:
+    """`g = v => t in V` for each guard value v whose row of `cross` (term values seen with it)
+    leaves some value out (a counter only where it is constant)."""
+    out = []
+    for row, gv in zip(cross, gvals):
+        seen = vals[row]
+        if len(seen) == len(vals) or (t.sort == "counter" and len(seen) > 1):
+            continue
+        gtext = (gt.text if gv else f"not {gt.text}") if gt.sort == "bool" else f"{gt.text} = {gt.show(gv)}"
+        gexpr = (gt.expr if gv else ~gt.expr) if gt.sort == "bool" else gt.expr.eq(Const(int(gv)))
+        out += [Candidate(f"{gtext} => {text}", implies(gexpr, e), gt.slots | t.slots) for text, e in t.atoms(seen)]
+    return out
 
 
 def mine(schema, X: np.ndarray, unbounded: frozenset, dispatch: int | None = None) -> list:

@@ -16,8 +16,8 @@ node types of `model.expr` only). The file is `inferred-lemmas.json` next to the
 (`checks.engines.proofcache.default_dir`: `$RULECHECK_CACHE`, else `~/.cache/rulecheck`); a
 read-only seed for the embedded profiles ships next to this module, gzip-compressed
 (`inferred-lemmas.json.gz`: the lemma trees compress about 18 times). Writes merge under the same
-lock and atomic replace as the Spacer cache. `python -m checks.engines.lemmacache DIR...` adds the
-entries of the caches in DIR... to the seed (docs/lemmas.md, "The lemma cache").
+lock and atomic replace as the Spacer cache. `python -m checks.pipelines.reseed unite DIR...` adds the
+entries of the caches in DIR... to the seed and trims them (docs/lemmas.md, "The lemma cache").
 
 >>> from model.expr import Const, Var
 >>> e = Var("tloc", (Const(2),)).ne(Const(0)) | (Var("turn") <= 3)
@@ -213,19 +213,23 @@ def unite(a: dict, b: dict) -> dict:
     return out
 
 
-def reseed(directories: list, seed: Path = SEED) -> int:
+def reseed(directories: list, seed: Path = SEED, trim=None) -> int:
     """Add the entries of the caches in `directories` to the gzip seed (written deterministically:
     sorted keys, no timestamp, so the same entries give the same bytes; an entry for a model the seed
-    already has is united with it, `unite`); the number of entries."""
+    already has is united with it, `unite`); the number of entries. `trim(key, entry)`, if given,
+    returns the entry to keep in place of each entry (checks/pipelines/reseed.py: only the lemmas
+    its proofs need)."""
     entries = _load(seed)
     for d in directories:
         for key, entry in sorted(_load(Path(d) / FILE).items()):
             entries[key] = unite(entries[key], entry) if key in entries else entry
+    if trim is not None:
+        entries = {key: trim(key, entry) for key, entry in sorted(entries.items())}
     text = json.dumps(entries, sort_keys=True).encode("utf-8")
     with open(seed, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
         gz.write(text)
     return len(entries)
 
 
-if __name__ == "__main__":  # python -m checks.engines.lemmacache DIR...: regenerate the shipped seed
+if __name__ == "__main__":  # unite caches into the seed, untrimmed (checks/pipelines/reseed.py also trims)
     print(f"{reseed(sys.argv[1:])} entries in {SEED.name}")

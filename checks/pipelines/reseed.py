@@ -1,0 +1,156 @@
+"""Regenerate the shipped lemma seed: extend entries, unite caches into it, keep only what proofs need.
+
+A search keeps every Houdini survivor (thousands), and `lemmacache.unite` keeps the union of two
+searches; most of those lemmas prove nothing a property needs, yet every warm `prove` re-checks
+them all. Two maintainer commands (docs/lemmas.md, "The lemma cache"):
+
+    python -m checks.pipelines.reseed unite [--all] [--jobs N] DIR...
+    python -m checks.pipelines.reseed extend [--spacer-rlimit N] --out DIR PROFILE...
+
+`unite` adds the entries of the lemma caches in DIR... to the seed (`lemmacache.reseed`) and then
+replaces each entry of an embedded profile by its cone (`infer.cone`): the lemmas the unsat cores
+of its proved properties' steps, and of its Spacer certificates' steps, use, closed under the
+lemmas' own steps. A trimmed entry is kept only if it re-proves (`infer.recheck`) and every
+certificate still re-checks with it; otherwise the entry stays whole, as do entries of models that
+are no embedded profile. `--all` trims every entry, not only those the directories add to.
+
+`extend` starts from a profile's seed entry instead of from nothing: with its lemmas as facts, the
+guard round (`infer.guard_round`) and Spacer (with a budget larger than `prove` gives it) aim at the
+properties the entry leaves, and whatever they prove is written to DIR as that model's entry
+(lemmas, properties, certificates), for `unite`. A cold search has fewer facts when it gets there
+and a time budget; this is how the Grumman profiles' last properties were proved (2026-12-02).
+"""
+from __future__ import annotations
+
+import argparse
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from checks.analyses.certify import settle_stored, usable
+from checks.analyses.infer import Inference, _Clock, cone, guard_round, recheck, state_table
+from checks.analyses.sweep import model_digest
+from checks.analyses.templates import Miner
+from checks.engines.induction import HornSystem, spacer
+from checks.engines.lemmacache import FILE, SEED, LemmaCache, _load, from_data, reseed, to_data
+from checks.pipelines.common import GAME
+from checks.pipelines.proofs import lemma_samples
+
+
+def _models() -> dict:
+    """Digest -> profile name, for every embedded profile (the first name of a shared model)."""
+    out = {}
+    for name in sorted(GAME.profiles):
+        out.setdefault(model_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
+    return out
+
+
+def trim_entry(model, entry: dict) -> dict:
+    """The entry with only the lemmas its proofs need, or the entry itself when the smaller one does
+    not re-prove everything the whole one does."""
+    lemmas = [(str(t), from_data(d)) for t, d in entry["lemmas"]]
+    names = [str(n) for n in entry["invariants"]]
+    certificates = dict(entry.get("certificates") or {})
+    kept = cone(model, lemmas, names, certificates)
+    if len(kept) == len(lemmas):
+        return entry
+    props = {p.name: p.predicate for p in model.invariants}
+    if recheck(model, kept, names) is None:
+        return entry
+    if certificates and len(settle_stored(model, kept + [(n, props[n]) for n in names], certificates)) < len(certificates):
+        return entry
+    out = dict(entry)
+    out["lemmas"] = [[t, to_data(e)] for t, e in kept]
+    return out
+
+
+def _trim_one(args: tuple) -> tuple:
+    key, profile, entry = args
+    out = trim_entry(GAME.build(GAME.profiles[profile], unbounded=True), entry)
+    print(f"{profile}: {len(entry['lemmas'])} -> {len(out['lemmas'])} lemmas", flush=True)
+    return key, out
+
+
+def unite(dirs: list, every: bool = False, jobs: int = 1) -> int:
+    """Unite `dirs` into the seed, then trim the entries they touched (all with `every`)."""
+    models = _models()
+    added = set().union(*[_load(Path(d) / FILE).keys() for d in dirs]) if dirs else set()
+    reseed(dirs)
+    todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            trimmed = dict(pool.map(_trim_one, todo))
+    else:
+        trimmed = dict(map(_trim_one, todo))
+    return reseed([], trim=lambda key, entry: trimmed.get(key, entry))
+
+
+def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> list:
+    """The guard round and Spacer on what the profile's seed entry leaves, with its lemmas as facts;
+    a new entry in `out_dir` when they prove something. Returns the names proved."""
+    prop = GAME.profiles[profile]
+    model = GAME.build(prop, unbounded=True)
+    key = model_digest(model)
+    stored = LemmaCache(out_dir).get(key)
+    if stored is None:
+        return []
+    lemmas, names = stored
+    props = {p.name: p.predicate for p in model.invariants}
+    facts = inf_facts = list(lemmas) + [(n, props[n]) for n in names]
+    old = LemmaCache(out_dir).certificates(key)
+    done = set(names) | set(settle_stored(model, facts, usable(old, list(props))))
+    left = [(n, e) for n, e in props.items() if n not in done]
+    if not left:
+        return []
+    certificates: dict = {}
+    asked: list = []
+
+    def settle(facts: list, goals: list) -> dict:
+        asked.append(len(goals))
+        system, got = HornSystem(model, facts), {}
+        for name, _ in goals:
+            r = spacer(model, name, seed=seed, rlimit=spacer_rlimit, system=system)
+            print(f"{profile}: Spacer {name}: {r.verdict} ({r.seconds:.1f}s)", flush=True)
+            if r.verdict == "proved" and r.certificate:
+                certificates[name] = got[name] = r.certificate
+        return got
+
+    X, _ = state_table(lemma_samples(prop), model.schema, seed=seed)
+    got = Inference("unknown")
+    facts, rest = guard_round(got, model, Miner(model.schema, X, model.unbounded_slots), facts, left, seed, 0,
+                              _Clock(None), settle)
+    if rest and not asked:  # the guard round kept nothing, so it did not ask Spacer
+        got.settled.update(settle(facts, rest))
+    proved = sorted({n for n, _ in left} - {n for n, _ in rest} | set(got.settled))
+    if not proved:
+        return []
+    kept = {n for n, _ in facts}
+    new_lemmas = [f for f in facts[len(inf_facts):] if f[0] not in props]
+    cache = LemmaCache(out_dir)
+    cache.put(key, list(lemmas) + new_lemmas, sorted(set(names) | (kept & set(props))),
+              {**old, **certificates})
+    cache.save()
+    return proved
+
+
+def main(argv: list | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m checks.pipelines.reseed", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    u = sub.add_parser("unite", help="add lemma caches to the seed and trim the entries")
+    u.add_argument("dirs", nargs="*", help="lemma cache directories to add to the seed")
+    u.add_argument("--all", action="store_true", help="trim every entry, not only those the directories add to")
+    u.add_argument("--jobs", type=int, default=1, help="entries trimmed at once (processes)")
+    e = sub.add_parser("extend", help="prove what a profile's seed entry leaves, with its lemmas as facts")
+    e.add_argument("profiles", nargs="+")
+    e.add_argument("--out", required=True, help="lemma cache directory for the extended entries")
+    e.add_argument("--spacer-rlimit", type=int, default=300_000_000)
+    a = ap.parse_args(argv)
+    if a.cmd == "unite":
+        n = unite(a.dirs, a.all, a.jobs)
+        print(f"{n} entries in {SEED.name}")
+        return
+    for profile in a.profiles:
+        print(f"{profile}: proved {extend(profile, Path(a.out), a.spacer_rlimit) or 'nothing more'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
