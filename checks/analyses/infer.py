@@ -66,6 +66,7 @@ RESERVE = 0.25         # share of what is left kept for the final re-check when 
 # Grumman searches lost every lemma that way when it ran with less, 2026-12-02; docs/lemmas.md).
 GUARD_MIN_LEFT = 240.0
 GUARD_SHARE = 0.5
+RECHECK_PER_FACT = 0.01  # seconds: the final re-check measured 4 to 8 ms per fact (2026-12-02, two searches at a time)
 
 
 @dataclass
@@ -200,8 +201,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     if left and (clock.left() is None or clock.left() >= GUARD_MIN_LEFT):
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
     goals, known, pool = list(left), {n for n, _ in facts}, {}
-    rest = clock.left()
-    rclock = _Clock(round_seconds if rest is None else min(round_seconds, rest * (1 - RESERVE)))
+    rclock = _Clock(round_budget(clock.left(), round_seconds, len(facts)))
     for out.rounds in range(1, rounds + 1):
         if not left or rclock.out():
             break
@@ -229,6 +229,20 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
     out.seconds["check"] = time.perf_counter() - t3
     return _done(out, t0, None)
+
+
+def round_budget(rest: float | None, round_seconds: float, facts: int) -> float:
+    """Seconds for the blocking rounds when `rest` seconds of the timeout are left (None: no timeout)
+    and `facts` lemmas are proved: at most `round_seconds`, and short enough that the final re-check
+    keeps both a share of what is left and an estimate of its own cost (`RECHECK_PER_FACT` per fact,
+    plus what the rounds add): a re-check cut short keeps no lemma at all.
+
+    >>> round_budget(None, 300.0, 5000), round_budget(400.0, 300.0, 1000), round_budget(100.0, 300.0, 8000)
+    (300.0, 300.0, 0.0)
+    """
+    if rest is None:
+        return round_seconds
+    return max(0.0, min(round_seconds, rest * (1 - RESERVE), rest - 2 * RECHECK_PER_FACT * facts))
 
 
 def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
