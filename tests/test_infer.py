@@ -103,6 +103,23 @@ def test_hand_written_lemmas_are_rediscovered_or_implied():
         assert implied(model, facts, e), name
 
 
+def random_tables(seed: int, n: int):
+    """A five-field schema (a stage, a flag, a counter, a place, places per who) and `n` random
+    30-row tables over its six slots."""
+    import numpy as np
+
+    from model.domains import Bool, Enum, IntRange
+    from model.schema import Field, Schema
+    sch = Schema((Field("stage", Enum("Stage", ("a", "b", "c"))), Field("flag", Bool()),
+                  Field("n", IntRange(0, 3)), Field("where", Enum("Place", ("p", "q", "none"))),
+                  Field("at", Enum("Place", ("p", "q", "none")), (Enum("Who", ("u", "v")),))))
+    rng = np.random.default_rng(seed)
+    tables = [np.stack([rng.integers(0, 3, 30), rng.integers(0, 2, 30), rng.integers(0, 4, 30),
+                        rng.integers(0, 3, 30), rng.integers(0, 3, 30), rng.integers(0, 3, 30)], axis=1)
+              for _ in range(n)]
+    return sch, tables, rng
+
+
 def test_generalised_candidates_exclude_their_state_and_hold_on_every_mined_row():
     """templates.generalise on random tables: the candidate is false on the state it was asked to
     exclude and true on every row it was mined from (so Houdini, not the miner, decides the rest)."""
@@ -110,16 +127,9 @@ def test_generalised_candidates_exclude_their_state_and_hold_on_every_mined_row(
 
     from checks.analyses.templates import Miner, generalise
     from checks.engines.columns import compile_table
-    from model.domains import Bool, Enum, IntRange
-    from model.schema import Field, Schema
-    sch = Schema((Field("stage", Enum("Stage", ("a", "b", "c"))), Field("flag", Bool()),
-                  Field("n", IntRange(0, 3)), Field("where", Enum("Place", ("p", "q", "none"))),
-                  Field("at", Enum("Place", ("p", "q", "none")), (Enum("Who", ("u", "v")),))))
-    rng = np.random.default_rng(7)
+    sch, tables, rng = random_tables(7, 40)
     tried = 0
-    for _ in range(40):
-        X = np.stack([rng.integers(0, 3, 30), rng.integers(0, 2, 30), rng.integers(0, 4, 30),
-                      rng.integers(0, 3, 30), rng.integers(0, 3, 30), rng.integers(0, 3, 30)], axis=1)
+    for X in tables:
         m = Miner(sch, X, frozenset())
         state = tuple(int(v) for v in rng.integers(0, 2, 6))
         c = generalise(m, state)
@@ -136,22 +146,13 @@ def test_generalised_candidates_exclude_their_state_and_hold_on_every_mined_row(
 def test_guarded_by_counts_every_pair_at_once_and_agrees_with_one_guard_at_a_time(monkeypatch):
     """`Miner.guarded_by` (one matrix product per block of rows) gives the same candidates, in the
     same order, as `guarded` asked once per guard; blocks of 7 rows make every table span several."""
-    import numpy as np
-
     from checks.analyses import templates
     from checks.analyses.templates import Miner
     from checks.engines.columns import compile_table
-    from model.domains import Bool, Enum, IntRange
-    from model.schema import Field, Schema
     monkeypatch.setattr(templates, "GUARD_CHUNK", 7)
-    sch = Schema((Field("stage", Enum("Stage", ("a", "b", "c"))), Field("flag", Bool()),
-                  Field("n", IntRange(0, 3)), Field("where", Enum("Place", ("p", "q", "none"))),
-                  Field("at", Enum("Place", ("p", "q", "none")), (Enum("Who", ("u", "v")),))))
-    rng = np.random.default_rng(3)
+    sch, tables, _ = random_tables(3, 25)
     made = 0
-    for _ in range(25):
-        X = np.stack([rng.integers(0, 3, 30), rng.integers(0, 2, 30), rng.integers(0, 4, 30),
-                      rng.integers(0, 3, 30), rng.integers(0, 3, 30), rng.integers(0, 3, 30)], axis=1)
+    for X in tables:
         X[X[:, 1] == 1, 2] = 0  # some structure: n is 0 while the flag is up
         m = Miner(sch, X, frozenset())
         gs = m.guards(exclude=0)
