@@ -83,7 +83,7 @@ def seed_leaves(profile: str) -> tuple:
 @pytest.mark.heavy
 @pytest.mark.parametrize("profile, by_spacer", [
     ("grumman", {"arrival-respects-occupancy", "low-grumman-threshold"}),
-    ("moritani-setup", set()),
+    pytest.param("moritani-setup", set(), marks=pytest.mark.slow),  # 16 s; the CI run keeps grumman's
 ])
 def test_the_shipped_seed_proves_every_property_the_guard_round_closed(profile, by_spacer):
     """The Grumman profiles' last properties (Spacer, with the guard round's lemmas as facts) and
