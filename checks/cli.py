@@ -1,7 +1,8 @@
 """The `rulecheck` command line: parse options, call one pipeline function, print, exit.
 
 Only this module ends the process. Exit codes follow the product contract: 0 holds, 12 violation,
-2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error. The work: checks/pipelines/.
+2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error (a check whose verdict is
+`error`, when none is violated: `checks.results.exit_code`). The work: checks/pipelines/.
 """
 from __future__ import annotations
 
@@ -212,7 +213,7 @@ def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_swi
     """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
 
     Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
-    4: a search stopped early, nothing is claimed.
+    1: none was found but a check failed inside the tool; 4: a search stopped early, nothing is claimed.
     """
     opts = Options(fmt=fmt, out=out, seed=seed, max_states=max_states, timeout=timeout, command="compare", html=html)
     return analysis.compare(opts, proposal_a, proposal_b, per_switch)

@@ -1,23 +1,62 @@
-"""Verdicts that say how complete they are, and the report that carries them.
+"""Verdicts that say how complete they are, the report that carries them, and the exit code.
 
 `holds` is exhaustive on the explored bounded graph; `bounded` is true only
 up to `depth`; `violated` carries a replayed trace; `unknown` carries the
-reason (budget, solver unknown, a value outside its declared range). Nothing
-inconclusive is ever reported as `holds`.
+reason (budget, solver unknown); `error` is a check that failed inside the tool
+(its message, and the game it was working on when there is one): every other
+check's verdict is still reported (`isolated`). Nothing inconclusive is ever
+reported as `holds`.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
+from checks.interrupt import INTERRUPTS, Interrupted
+from model.errors import InputError
 from model.trace import Trace
 
-VERDICTS = ("holds", "proved", "bounded", "violated", "unknown")
+
+class Verdict(enum.StrEnum):
+    """Every verdict a report may hold. A `str`: `Verdict.HOLDS == "holds"`, and JSON writes the string.
+
+    >>> Verdict.ERROR == "error", f"{Verdict.NOT_APPLICABLE}"
+    (True, 'not-applicable')
+    """
+
+    HOLDS = "holds"
+    PROVED = "proved"
+    BOUNDED = "bounded"
+    VIOLATED = "violated"
+    UNKNOWN = "unknown"
+    ERROR = "error"                    # the check failed inside the tool (issue 39)
+    NOT_APPLICABLE = "not-applicable"  # the check does not exist there (a sweep's combination without it)
+    CAUGHT = "caught"                  # selftest: the seeded defect fired its target
+    MISSED = "missed"                  # selftest: a complete search did not catch it
+    KILLED = "killed"                  # mutate (checks/analyses/mutate.py)
+    SURVIVED = "survived"
+    EQUIVALENT = "equivalent"
+    INVALID = "invalid"
+
+
+VERDICTS = ("holds", "proved", "bounded", "violated", "unknown", "error")
 # `rulecheck mutate` (checks/analyses/mutate.py): what became of a generated mutant.
 MUTANT_VERDICTS = ("killed", "survived", "equivalent", "invalid")
 
+# How each verdict counts towards the summary (`summary_of`): a finding, a failure of the tool, nothing
+# claimed, or fine. A surviving mutant and a missed defect are findings; a mutant or defect whose run
+# ended in `error` is neither killed nor survived, neither caught nor missed: a failure of the tool.
+FINDINGS = frozenset({Verdict.VIOLATED, Verdict.MISSED, Verdict.SURVIVED})
+FAILURES = frozenset({Verdict.ERROR})
+UNDECIDED = frozenset({Verdict.UNKNOWN})
+FINE = frozenset(Verdict) - FINDINGS - FAILURES - UNDECIDED
+
 
 class InternalError(Exception):
-    """A bug in the tool itself (for example a trace that does not replay)."""
+    """A bug in the tool itself (for example a trace that does not replay). `game`: the game (a replayed
+    Trace) the check was working on when it failed, when there is one; the report shows it."""
+
+    game: Trace | None = None
 
 
 def validated(model, trace: Trace, what: str) -> Trace:
@@ -60,7 +99,7 @@ class CheckResult:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        assert self.verdict in VERDICTS + ("caught", "missed") + MUTANT_VERDICTS, self.verdict
+        self.verdict = Verdict(self.verdict).value  # a plain string, as reports have always carried it
 
     def to_json(self) -> dict:
         out = {"id": self.id, "kind": self.kind, "verdict": self.verdict, "engine": self.engine,
@@ -71,13 +110,84 @@ class CheckResult:
         return out
 
 
-def summary_verdict(results: list[CheckResult]) -> str:
-    """violated beats inconclusive beats holds (a surviving mutant counts as a violation)."""
-    if any(r.verdict in ("violated", "missed", "survived") for r in results):
+def summary_of(verdicts) -> str:
+    """The summary verdict of a run from its checks' verdicts: `violated` if any check found something,
+    else `error` if any check failed inside the tool, else `inconclusive` if any is `unknown`, else
+    `holds` (`not-applicable`, `bounded`, `caught`, `killed`, ... are fine). A verdict this module does not
+    know is a bug: ValueError, never a silent pass.
+
+    >>> summary_of(["holds", "error", "violated"]), summary_of(["proved", "error", "unknown"]), summary_of([])
+    ('violated', 'error', 'holds')
+    """
+    kinds = set()
+    for v in verdicts:
+        try:
+            kinds.add(Verdict(v))
+        except ValueError:
+            raise ValueError(f"unknown verdict {v!r}") from None
+    if kinds & FINDINGS:
         return "violated"
-    if any(r.verdict in ("unknown",) for r in results):
+    if kinds & FAILURES:
+        return "error"
+    if kinds & UNDECIDED:
         return "inconclusive"
     return "holds"
 
 
-EXIT = {"holds": 0, "violated": 12, "inconclusive": 4}
+def summary_verdict(results: list[CheckResult]) -> str:
+    """`summary_of` the results' verdicts (a surviving mutant counts as a violation)."""
+    return summary_of(r.verdict for r in results)
+
+
+EXIT = {"holds": 0, "violated": 12, "error": 1, "inconclusive": 4}
+
+
+def exit_code(verdicts) -> int:
+    """THE exit code of every report command, from its verdicts (the product contract; issues 37 and 39):
+    12 when any check is violated (a missed defect, a surviving mutant), else 1 when any check ended in
+    `error`, else 4 when any is `unknown`, else 0. Commands whose summary is not a list of checks map it to
+    verdicts first (compare: differ is `violated`; mutate: the score against --min-score; sweep: every
+    combination's verdicts).
+
+    >>> exit_code(["holds", "not-applicable", "bounded"]), exit_code(["unknown", "error"]), exit_code(["error", "violated"])
+    (0, 1, 12)
+    """
+    return EXIT[summary_of(verdicts)]
+
+
+def error_result(exc: BaseException, *, id: str, kind: str, engine: str, what: str, rules: tuple = (),
+                 **extra) -> CheckResult:
+    """The verdict `error` of one check whose work raised `exc`: its message, and the game it was working
+    on when the exception carries one (`InternalError.game`), as the result's trace.
+
+    >>> r = error_result(ZeroDivisionError("division by zero"), id="x", kind="invariant", engine="explicit",
+    ...                  what="the explicit search")
+    >>> r.verdict, r.detail
+    ('error', 'internal error in the explicit search: ZeroDivisionError: division by zero')
+    """
+    text = str(exc) if isinstance(exc, InternalError) else f"{type(exc).__name__}: {exc}"
+    first, _, rest = text.partition("\n")
+    game = getattr(exc, "game", None)
+    return CheckResult(id=id, kind=kind, verdict=Verdict.ERROR, engine=engine, rules=tuple(rules),
+                       depth=game.depth if game is not None else None, trace=game,
+                       detail=f"internal error in {what}: {first}",
+                       extra={"error": type(exc).__name__} | ({"message": rest} if rest else {}) | extra)
+
+
+def isolated(work, failed, passes: tuple = ()):
+    """`work()`, or `failed(exc)` when it raises: one check's failure never takes another's verdict with it
+    (issue 39). Never caught: an interruption (SIGINT, SIGTERM: any failure once a signal arrived is that
+    signal, NOTE(signals) in checks/interrupt.py), a bad input file (InputError: exit 3), and `passes`
+    (for example ModelError where it is the user's refusal to report).
+
+    >>> isolated(lambda: [1], lambda e: [type(e).__name__]), isolated(lambda: 1 // 0, lambda e: [type(e).__name__])
+    ([1], ['ZeroDivisionError'])
+    """
+    try:
+        return work()
+    except (Interrupted, InputError) + tuple(passes):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the point: reported as this check's `error`, the rest goes on
+        if INTERRUPTS.signum is not None:
+            raise
+        return failed(exc)

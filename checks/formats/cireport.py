@@ -24,7 +24,7 @@ from checks.results import CheckResult, summary_verdict
 
 PASS = ("holds", "proved", "caught", "killed")
 FAIL = ("violated", "missed", "survived")
-SKIPPED = ("bounded", "equivalent", "invalid")
+SKIPPED = ("bounded", "equivalent", "invalid", "not-applicable")
 ICON = {"pass": "✅", "failure": "❌", "error": "⚠️", "skipped": "➖"}
 
 
@@ -65,6 +65,9 @@ def _names(results: list[CheckResult]) -> list[str]:
 
 
 def _trace_text(r: CheckResult, model) -> str:
+    if r.verdict == "error":  # not a counterexample: the failure and the game the check was working on
+        from checks.formats.report import error_lines
+        return "\n".join(error_lines(r, _model_of(r, model)))
     lines = []
     if r.trace is not None:
         m = _model_of(r, model)
@@ -124,7 +127,8 @@ def summary_markdown(results: list[CheckResult], command: str, proposal, seed: i
     """Markdown for a CI job summary: the verdict table, then each violated check's shortest trace."""
     verdict = summary_verdict(results)
     kinds = [outcome(r.verdict) for r in results]
-    head = {"holds": ICON["pass"], "violated": ICON["failure"], "inconclusive": ICON["error"]}[verdict]
+    head = {"holds": ICON["pass"], "violated": ICON["failure"], "inconclusive": ICON["error"],
+            "error": ICON["error"]}[verdict]
     st = f" · {states:,} states" if states is not None else ""
     out = [f"## {head} rulecheck {command}: {verdict}", "",
            f"proposal `{proposal.name}` ({proposal.source}) · seed {seed}{st} · {_secs(seconds)} s", "",

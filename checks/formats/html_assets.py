@@ -33,7 +33,7 @@ th{background:#efebe2;font-weight:600}
 .v{display:inline-block;font-weight:600;padding:0 .45em;border-radius:3px;color:#fff;background:var(--mut)}
 .v-holds,.v-proved,.v-caught,.v-same{background:var(--ok)}
 .v-violated,.v-missed,.v-differ{background:var(--bad)}
-.v-unknown,.v-inconclusive{background:var(--unk)}
+.v-unknown,.v-inconclusive,.v-error{background:var(--unk)}
 .v-bounded{background:var(--bnd)}
 .scroll{overflow-x:auto}table.sweep td.v{display:table-cell;text-align:center;padding:2px 4px}
 table.sweep th.mx{vertical-align:bottom}table.sweep th.mx span{writing-mode:vertical-rl;transform:rotate(180deg)}

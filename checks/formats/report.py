@@ -44,11 +44,32 @@ def to_text(results: list[CheckResult], proposal, seed: int, states: int | None,
             lines.append(f"  minimised: {r.extra['minimised']['note']}")
         if r.trace_path:
             lines.append(f"  saved as {r.trace_path}")
+    for r in results:
+        if r.verdict == "error":
+            lines += [""] + error_lines(r, model)
     summary = summary_verdict(results)
     st = f"{states:,} states, " if states is not None else ""
     lines.append("")
     lines.append(f"summary: {summary} ({st}{seconds:.1f}s)")
     return "\n".join(lines)
+
+
+def error_lines(r: CheckResult, model=None) -> list[str]:
+    """A check that failed inside the tool: its message, and the game it was working on (issue 39)."""
+    who = f" [{r.extra['observer']}]" if r.extra.get("observer") else ""
+    lines = [f"error in {r.id}{who} ({r.engine}): {r.detail}"]
+    rest = r.extra.get("message")
+    if rest:
+        lines += [f"  {line}" for line in rest.splitlines()]
+    elif r.trace is not None:
+        own = r.extra.get("model")
+        lines.append(f"  the game it was working on ({r.trace.depth} steps, replayed):")
+        lines.append(r.trace.narrative(own if own is not None else model) if (own or model) is not None
+                     else "\n".join(r.trace.labels))
+    if r.trace_path:
+        lines.append(f"  saved as {r.trace_path}")
+    lines.append("  this is a bug in rulecheck: the other verdicts above stand; please report it with this text")
+    return lines
 
 
 def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
@@ -62,7 +83,9 @@ def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
     for r in results:
         if r.trace is None:
             continue
-        if r.kind == "witness":
+        if r.verdict == "error":  # the game a check was working on when it failed: reachable, for a bug report
+            folder, expect = "errors", {"reachable": True}
+        elif r.kind == "witness":
             folder, expect = "witnesses", {"reachable": True}
         elif r.kind == "defect":
             target = r.extra.get("caught_by") or r.extra.get("target")
