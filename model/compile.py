@@ -108,6 +108,24 @@ def _pinned(guard: Expr, slot: int, schema: Schema):
     return None
 
 
+def compile_invariants(model: GameModel) -> list:
+    """Each invariant's predicate as one generated function of a state, in `model.invariants` order (the
+    same source as `CompiledModel`'s: a read at a state-dependent index outside the field is a KeyError,
+    where the reference semantics raises ModelError).
+
+    >>> from model.moritani.build import build_model
+    >>> m = build_model()
+    >>> all(fn(m.init[0]) for fn in compile_invariants(m))
+    True
+    """
+    tables: dict = {}
+    lines = [f"def inv{n}(s): return {to_source(p.predicate, model.schema, tables)}"
+             for n, p in enumerate(model.invariants)]
+    ns: dict = dict(tables)
+    exec(compile("\n".join(lines) or "pass", f"<invariants {model.name}>", "exec"), ns)
+    return [ns[f"inv{n}"] for n in range(len(model.invariants))]
+
+
 @dataclass
 class CompiledModel:
     """Fast successor function and property predicates of a GameModel.

@@ -185,7 +185,9 @@ SLOW_BMC: set = {
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d.id in SLOW_BMC else d
-                                    for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity") and "~" not in d.target
+                                    # `domain` is the explicit engines' (docs/checking.md): the encoding assumes it
+                                    for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity", "domain")
+                                    and "~" not in d.target
                                     and not d.target.startswith("witness-")],
                          ids=lambda d: d.id)
 def test_bmc_catches_defect_at_the_explicit_depth(defect):

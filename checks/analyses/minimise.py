@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass, field
 
 from checks.config import CheckConfig
-from checks.engines.explicit import Exploration, Explorer
+from checks.engines.explicit import DOMAIN, Exploration, Explorer
 from checks.results import CheckResult
-from checks.results import validated
+from checks.results import isolated, validated
 from model.errors import ModelError
 from model.game import GameModel
 from model.trace import Trace
@@ -126,13 +126,23 @@ def minimise_results(game, results: list[CheckResult], proposal, config: CheckCo
             p = game.with_defect(game.defect(r.id), proposal)
         # Leaks (pairs of games), order-sensitivity pairs and Z3 traces are not a state the explorer
         # can look for on smaller bounds.
-        invariants = {q.name for q in game.build(p).invariants} | {"no-deadlock"}
-        if r.engine != "explicit" or r.kind == "witness" or check not in invariants:
-            notes.append(f"{r.id}: not minimised (only explicit-state invariant counterexamples are)")
-            continue
-        m = minimise(game, p, check, r.trace.depth, config, budget)
-        if m is None:  # the budget was smaller than the original search: keep the original trace
-            notes.append(f"{r.id}: not minimised (no violation within {budget:,} states)")
-            continue
-        apply_to(r, m)
+        # One minimisation that fails inside the tool keeps its original (replayed) trace and says so; the
+        # verdicts and the other minimisations stand (issue 39).
+        note = isolated(lambda r=r, p=p, check=check: _minimise_one(game, r, p, check, config, budget),
+                        lambda e, r=r: f"{r.id}: not minimised (the minimisation failed inside the tool: "
+                                       f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+        if note:
+            notes.append(note)
     return notes
+
+
+def _minimise_one(game, r: CheckResult, p, check: str, config: CheckConfig, budget: int) -> str | None:
+    """Minimise r's trace in place; a note when it is not minimised."""
+    invariants = {q.name for q in game.build(p).invariants} | {"no-deadlock", DOMAIN}
+    if r.engine != "explicit" or r.kind == "witness" or check not in invariants:
+        return f"{r.id}: not minimised (only explicit-state invariant counterexamples are)"
+    m = minimise(game, p, check, r.trace.depth, config, budget)
+    if m is None:  # the budget was smaller than the original search: keep the original trace
+        return f"{r.id}: not minimised (no violation within {budget:,} states)"
+    apply_to(r, m)
+    return None

@@ -9,6 +9,13 @@ times the time and memory (docs/performance.md).
 Invariant-violating states are recorded and not expanded (the first, shortest
 violation of each invariant is kept). A non-terminal state with no enabled
 action is a deadlock.
+
+NOTE(domain): a successor with a value outside its slot's declared domain violates the `domain`
+property (`DOMAIN`, issue 39): it is recorded like any violation (the first is the shortest) and
+not expanded (its values have no place in the model: neither the packed store nor the Z3
+encoding can hold them), and every invariant and step property the reference semantics can
+evaluate on it is checked there too (`BeyondDomain`), so the step that left the domain is
+judged by what it may do. The search goes on everywhere else.
 """
 from __future__ import annotations
 
@@ -18,11 +25,83 @@ from array import array
 from dataclasses import dataclass, field
 
 from checks.config import CheckConfig
-from model.compile import CompiledModel, StateChecks
+from model.compile import CompiledModel, StateChecks, compile_invariants
 from model.evaluate import apply
+from model.expr import Const, Var, walk
 from model.errors import ModelError
 from model.game import GameModel
 from model.trace import Step, Trace
+
+
+DOMAIN = "domain"  # every value within its slot's declared domain (NOTE(domain))
+
+
+class BeyondDomain:
+    """The invariants and step properties that a state outside the declared domains violates (NOTE(domain)),
+    by their generated predicates (`compile_invariants`: the reference semantics' meaning on any state). The state's pre-state was good (in its domains, every invariant
+    true: bad states are not expanded), so only the invariants that read a slot the last action wrote
+    can have turned false (the argument of NOTE(incremental) in model/compile.py); an initial state is
+    judged by all of them. One that reads at an index outside its domain cannot be evaluated there and
+    is left out (a later state may still violate it); those in `found` (violated already: the first
+    violation is the one kept) are not evaluated again.
+
+    >>> from model.domains import IntRange
+    >>> from model.expr import Var
+    >>> from model.game import GameModel
+    >>> from model.properties import always
+    >>> from model.rule import Rule
+    >>> from model.schema import Field, Schema
+    >>> m = GameModel("toy", Schema((Field("x", IntRange(0, 2)),)), ((0,),), (Rule("inc", (), Var("x") < 9,
+    ...               {("x", ()): Var("x") + 1}),), (always("small", Var("x") <= 2), always("any", Var("x") >= 0)),
+    ...               Var("x").eq(9))
+    >>> BeyondDomain(m)((3,), 0, found=())
+    ['small']
+    """
+
+    def __init__(self, model: GameModel):
+        self.model = model
+        self.reads = [_slots_read(model.schema, p.predicate) for p in model.invariants]
+        self.per_action: dict = {}
+        self.predicates = compile_invariants(model)
+
+    def __call__(self, s: tuple, action: int | None, found=()) -> list[str]:
+        invariants = self.model.invariants
+        judged = range(len(invariants)) if action is None else self._judged(action)
+        out = []
+        for k in judged:
+            p = invariants[k]
+            if p.name in found:
+                continue
+            try:
+                ok = self.predicates[k](s)
+            except (ArithmeticError, LookupError, TypeError):
+                continue
+            if not ok:
+                out.append(p.name)
+        return out
+
+    def _judged(self, action: int) -> list[int]:
+        if action not in self.per_action:
+            schema = self.model.schema
+            written = set()
+            for name, idx, _ in self.model.actions[action].effects:
+                if all(isinstance(i, Const) for i in idx):
+                    written.add(schema.slot(name, tuple(i.value for i in idx)))
+                else:  # written at a state-dependent index: any slot of the field
+                    written |= {i for (f, _), i in schema._slots.items() if f == name}
+            self.per_action[action] = [k for k, r in enumerate(self.reads) if r & written]
+        return self.per_action[action]
+
+
+def _slots_read(schema, e) -> set:
+    out = set()
+    for n in walk(e):
+        if isinstance(n, Var):
+            if all(isinstance(i, Const) for i in n.index):
+                out.add(schema.slot(n.field, tuple(i.value for i in n.index)))
+            else:
+                out |= {i for (f, _), i in schema._slots.items() if f == n.field}
+    return out
 
 
 @dataclass
@@ -213,6 +292,12 @@ class _Search:
         self.rule_of = [a.rule.name for a in model.actions]
         self.is_fault = [a.rule.kind == "fault" for a in model.actions]
         self.wlist = [self.checks.witnesses.get(a) for a in range(len(model.actions))]
+        self.beyond = None  # BeyondDomain, once a state leaves the domains
+        self.bools = frozenset(i for i, f in enumerate(model.schema.slot_fields) if f.domain.values[0] is False)
+
+    def typed(self, s: tuple) -> tuple:
+        """`s` with its Bool slots as bools (NOTE(packed): they travel as 0/1 inside the search)."""
+        return tuple(bool(v) if i in self.bools and v in (0, 1) else v for i, v in enumerate(s))
 
     def bad(self, s):
         """Names of invariants s violates, or None if s lies outside the domains."""
@@ -236,8 +321,12 @@ class _Search:
             self.parent.append(par)
             self.via.append(chain)
         self.depth.append(d)
-        if problems is None:
+        if problems is None:  # NOTE(domain)
+            s = self.typed(s)
             ex.out_of_domain.append((idx, self.model.schema.check(s)))
+            self.beyond = self.beyond or BeyondDomain(self.model)
+            for name in [DOMAIN] + self.beyond(s, chain[-1] if chain else None, ex.violations):
+                ex.violations.setdefault(name, idx)
             return idx, False
         for name in problems:
             if name not in ex.violations:

@@ -34,7 +34,7 @@ from checks.engines.packing import Layout, constant_slots
 from checks.engines.vector_compile import compile_buckets, compile_predicates, slots_read
 from checks.engines.visited import warm_up
 from checks.engines.worker import Worker
-from checks.engines.explicit import Exploration
+from checks.engines.explicit import DOMAIN, BeyondDomain, Exploration
 from model.errors import ModelError
 from model.evaluate import apply, holds
 from model.game import GameModel
@@ -167,6 +167,7 @@ class VectorExplorer:
             raise ModelError("--engine vector keeps no edge list (--graph); use --engine scalar")
         self.jobs = max(1, cfg.jobs or os.cpu_count() or 1)
         self.c = compiled or VectorModel.build(model)
+        self.beyond = None  # BeyondDomain, once a state leaves the domains (NOTE(domain))
         warm_up(self.c.lay.words)  # numba's functions load (or compile, the first time) here, not in the search
 
     def run(self, stop_when=None) -> Exploration:
@@ -231,7 +232,20 @@ class VectorExplorer:
             parent[n], via[n] = int(p), int(a)
             K[n] = 0
             ex.out_of_domain.append((n, model.schema.check(s)))
+            self.beyond = self.beyond or BeyondDomain(model)
+            # Violations the scalar engine would have found before this state need no second look (NOTE(domain)
+            # in checks/engines/explicit.py); one this round committed after it in (parent, action) order does.
+            before = {name for name, i in ex.violations.items() if first_found(parent, via, i, n) == i}
+            for name in [DOMAIN] + self.beyond(s, int(a), before):
+                ex.violations[name] = first_found(parent, via, n, ex.violations.get(name, n))
             grow(1)
+
+
+def first_found(parent, via, a: int, b: int) -> int:
+    """Of two stored states, the one the scalar engine finds first: by (parent, action), the order in which
+    it expands parents and their actions. Within a round the in-domain states are numbered in that order
+    but a state outside the domains is numbered after them (NOTE(domain)), so the index alone is not it."""
+    return a if (int(parent[a]), int(via[a]), a) <= (int(parent[b]), int(via[b]), b) else b
 
 
 class _Round:
@@ -273,6 +287,8 @@ class _Round:
             if sch.check(s):
                 self.ood[self.n] = s
                 ex.out_of_domain.append((self.n, sch.check(s)))
+                for name in [DOMAIN] + BeyondDomain(model)(s, None, ex.violations):
+                    ex.violations.setdefault(name, self.n)
             else:
                 keys.append(lay.pack(s))
                 kidx.append(self.n)
@@ -341,7 +357,7 @@ class _Round:
             bad[g[bmask] - n] = True
             for k, gi in viol.items():
                 name = self.model.invariants[k].name
-                ex.violations[name] = min(gi, ex.violations.get(name, gi))
+                ex.violations[name] = first_found(self.parent, self.via, gi, ex.violations.get(name, gi))
             for k, gi in swit.items():
                 name = self.c.state_witness_names[k]
                 if name not in ex.witnesses or gi < ex.witnesses[name][0]:
