@@ -33,6 +33,7 @@ EXPECTED_DEPTH = {
     "robbery-pays-bank": 8,
     "extortion-paid-out-of-turn": 18,
     "acceptance-removes-token": 9,
+    "acceptance-drops-token": 9,
     "reveal-any-placed-token": 16,
     "karama-placement-still-commits": 2,
     "karama-card-kept": 8,
@@ -45,6 +46,7 @@ EXPECTED_DEPTH = {
     "gift-discards": 8,
     "robbery-rounds-down": 8,
     "bounty-paid-by-entrant": 8,
+    "bounty-overdraws-entrant": 8,  # target `domain`: spice[Atreides] = -2 after the bounty (issue 39)
     "move-renumbers-token": 11,
     "rob-any-rival": 8,
     "extortion-queue-skips": 16,

@@ -18,8 +18,9 @@ public label as A's. Game A is a leak witness when every such B either shows the
 else at some step (the start and the end included) or cannot take one of A's steps at all
 (`partner_game`); the pair is cut where the rival tells the games apart. Both games are replayed
 through the reference semantics. If, for every exchange, some game B looks like game A at every
-step, that is `PartnerGameError` (an internal error, exit 1) carrying game A and the state it was
-compared with, never `holds`.
+step, that is `PartnerGameError` (an internal error) carrying game A and the state it was
+compared with, never `holds`: that observer's verdict is `error` with game A (exit 1 unless a check
+is violated), and the comparison goes on for the other observers (issue 39).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
-from checks.results import CheckResult, InternalError, validated
+from checks.results import CheckResult, InternalError, error_result, isolated, validated
 from model.evaluate import apply, successors
 from model.expr import Const, Var, walk
 from model.trace import Step, Trace
@@ -58,16 +59,28 @@ class PartnerGameError(InternalError):
     in its definition, never a verdict. Carries game A and the state it was compared with."""
 
     def __init__(self, message: str, model, game_a: Trace, state_b: tuple):
-        self.game_a, self.state_b = game_a, state_b
+        self.game = self.game_a = game_a  # `game`: the report shows it beside the check's `error` verdict
+        self.state_b = state_b
         super().__init__(f"{message}\ngame A ({game_a.depth} steps, replayed):\n{game_a.narrative(model)}\n"
                          f"state compared with game A's last state: {model.schema.pretty(state_b)}")
+
+    def __reduce__(self):  # it may cross a process boundary (check's guards run in a forked child)
+        return _partner_error, (str(self), self.game_a, self.state_b)
+
+
+def _partner_error(text: str, game_a: Trace, state_b: tuple) -> PartnerGameError:
+    err = PartnerGameError.__new__(PartnerGameError)
+    InternalError.__init__(err, text)
+    err.game = err.game_a = game_a
+    err.state_b = state_b
+    return err
 
 
 @dataclass
 class _Search:
     """What the comparison found so far (per observer) and how much it compared."""
 
-    found: dict
+    found: dict  # observer -> Leak, or the exception that building its leak pair raised (`_leak`)
     unrelated: list
     pairs: int = 0
     steps: int = 0
@@ -195,6 +208,11 @@ def _verdict(model, ex, f: int, search: _Search, secs: float) -> CheckResult:
     name = sec.label(f)
     common = dict(id="hidden-identity", kind="noninterference", engine="product", rules=RULES,
                   states=len(ex.states), seconds=secs)
+    if isinstance(search.found.get(f), Exception):  # the leak pair for f could not be built (`_leak`)
+        r = error_result(search.found[f], id="hidden-identity", kind="noninterference", engine="product",
+                         rules=RULES, what=f"the leak check for {name}", observer=name)
+        r.states, r.seconds = len(ex.states), secs
+        return r
     if f in search.found:
         lk = search.found[f]
         labels = sec.value_labels if lk.secret == "Face" else sec.card_labels
@@ -305,7 +323,14 @@ def _names_card(action, cards) -> bool:
 
 
 def _leak(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: tuple,
-          secret: str = "Face") -> Leak:
+          secret: str = "Face") -> Leak | Exception:
+    """`_leak_pair`, or the exception it raised: that observer's verdict is then `error` (with game A when
+    the exception carries it) and the comparison goes on for the other observers (issue 39)."""
+    return isolated(lambda: _leak_pair(model, ex, idx, step, pair, f, state_b, secret), lambda e: e)
+
+
+def _leak_pair(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: tuple,
+               secret: str = "Face") -> Leak:
     """The pair of games behind a difference found at state `idx` (then action `step`), replayed.
 
     Game A is the shortest path to the difference; `partner_game` decides, per start with two

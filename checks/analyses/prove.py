@@ -18,7 +18,7 @@ from checks.analyses.infer import Inference, cone, infer, recheck
 from checks.config import LEMMA_SPACER_RLIMIT
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
-from checks.results import CheckResult
+from checks.results import CheckResult, error_result, isolated
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
@@ -86,23 +86,26 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
             out.append(CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=0.0,
                                    detail=f"--timeout {timeout}s reached before this invariant was attempted"))
         elif engine in ("auto", "spacer"):
-            r = _unbounded(model, system, name, engine, seed, (rlimit, lemma_rlimit), clock, fallback, common,
-                           certificates)
+            r = isolated(lambda: _unbounded(model, system, name, engine, seed, (rlimit, lemma_rlimit), clock, fallback,
+                                            common, certificates), lambda e: _failed(e, common, "spacer"))
             if isinstance(r, CheckResult):
                 out.append(r)
             else:
                 notes[name] = r
                 need_bmc.append(name)
         elif engine == "k-induction":
-            r = _k_induction(model, name, depth, seed, rlimit, clock, explored, common)
+            r = isolated(lambda: _k_induction(model, name, depth, seed, rlimit, clock, explored, common),
+                         lambda e: _failed(e, common, engine))
             if r is None:
                 need_bmc.append(name)
             else:
                 out.append(r)
         else:
             need_bmc.append(name)
-    if need_bmc:
-        out += _bmc(model, need_bmc, props, engine, depth, seed, rlimit, clock, notes)
+    if need_bmc:  # one unrolling for all of them: if it fails, each of them is `error` (issue 39)
+        out += isolated(lambda: _bmc(model, need_bmc, props, engine, depth, seed, rlimit, clock, notes),
+                        lambda e: [_failed(e, dict(id=n, kind=props[n].kind, rules=props[n].rules, states=None), "bmc")
+                                   for n in need_bmc])
     if cache is not None and certificates and inf is not None and inf.verdict == "proved":
         from checks.analyses.sweep import model_digest
         cache.certify(model_digest(model), certificates)
@@ -111,6 +114,12 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         _say_lemmas(r, model, inf, facts)
     order = {n: i for i, n in enumerate(names)}
     return sorted(out, key=lambda r: order[r.id])
+
+
+def _failed(exc: BaseException, common: dict, engine: str) -> CheckResult:
+    """One invariant's proof attempt that failed inside the tool: its `error`, the others go on."""
+    return error_result(exc, id=common["id"], kind=common["kind"], engine=engine, rules=common["rules"],
+                        what=f"the {engine} attempt on {common['id']}")
 
 
 def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import time
 
+from checks.analyses.leaks import RULES as LEAK_RULES
 from checks.engines.agreement import successor_agreement
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
 from checks.engines.induction import HornSystem, spacer
-from checks.results import CheckResult
+from checks.results import CheckResult, error_result, isolated
 AGREEMENT_SAMPLE = 75  # a guard in every check run; tests: every 7th state, all 2,358 with -m slow (test_z3.py)
 
 
@@ -23,7 +24,9 @@ AGREEMENT_CAP, LEAK_CAP = 20_000, 200_000  # the guards' own state caps
 
 def small_guards(model, seed: int, budget: CheckConfig | None = None, agreement: bool = True) -> list[CheckResult]:
     """`hidden-identity` for every rival, then (with `agreement`) the agreement guard, on `model` (the
-    proposal on its game's small bounds), from one exploration when it fits both guards' caps.
+    proposal on its game's small bounds), from one exploration when it fits both guards' caps. Each
+    guard runs isolated (issue 39): one that fails inside the tool is reported as its `error`, the
+    other's verdict stands.
 
     >>> from model.moritani import GAME
     >>> [r.id for r in small_guards(GAME.build(GAME.small(GAME.profiles["default"])), 0, agreement=False)]
@@ -31,14 +34,45 @@ def small_guards(model, seed: int, budget: CheckConfig | None = None, agreement:
     """
     t0 = time.perf_counter()
     cfg = _guard_config(budget, seed, LEAK_CAP)
-    explorer = Explorer(model, cfg)
-    ex = explorer.run() if not cfg.out_of_time(t0) else None
-    results = small_leak_results(model, seed, budget, ex, explorer.cm)
+    shared: dict = {}
+
+    def leaks():
+        explorer = Explorer(model, cfg)
+        shared["cm"] = explorer.cm
+        shared["ex"] = explorer.run() if not cfg.out_of_time(t0) else None
+        return small_leak_results(model, seed, budget, shared["ex"], explorer.cm)
+
+    results = isolated(leaks, lambda e: guard_errors(e, observers(model)))
     if agreement:
         # The same states as the agreement guard's own search when that search would be complete too.
-        shared = ex if ex is not None and ex.complete and len(ex.states) <= AGREEMENT_CAP else None
-        results.append(agreement_result(model, seed, budget, shared, explorer.cm))
+        ex = shared.get("ex")
+        reuse = ex if ex is not None and ex.complete and len(ex.states) <= AGREEMENT_CAP else None
+        results += isolated(lambda: [agreement_result(model, seed, budget, reuse, shared.get("cm"))],
+                            lambda e: guard_errors(e, None, agreement=True))
     return results
+
+
+def observers(model) -> list[str]:
+    """The rivals `hidden-identity` is checked for on `model` (none without a secrets declaration)."""
+    sec = model.secrets
+    return [sec.label(f) for f in sec.observers] if sec is not None else []
+
+
+def guard_errors(exc: BaseException, rivals: list | None, agreement: bool = False) -> list[CheckResult]:
+    """The `error` verdicts of small-bounds guards that failed inside the tool: `hidden-identity` for each
+    of `rivals` (one without an observer when the list is empty; none when it is None), and `agreement`
+    if asked."""
+    out = []
+    for who in ([] if rivals is None else rivals or [None]):
+        r = error_result(exc, id="hidden-identity", kind="noninterference", engine="product", rules=LEAK_RULES,
+                         what="the small-bounds leak check" + (f" for {who}" if who else ""),
+                         **({"observer": who} if who else {}))
+        r.detail = (f"[{who}; 1-stronghold 1-turn bounds] " if who else "") + r.detail
+        out.append(r)
+    if agreement:
+        out.append(error_result(exc, id="agreement", kind="agreement", engine="explicit+z3",
+                                what="the agreement guard"))
+    return out
 
 
 def agreement_result(model, seed: int, budget: CheckConfig | None = None, exploration=None,
@@ -100,24 +134,22 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
     out = []
     system = HornSystem(model)
     rechecked, skipped, shipped, timed_out = [], [], 0, []
-    for p in model.invariants:
-        if budget.out_of_time():
-            timed_out.append(p.name)
-            continue
+
+    def attempt(p) -> CheckResult | None:
+        nonlocal shipped
         k = key(fingerprint(system, p.name), rlimit, seed) if cache.path is not None else None
         shipped += bool(k and cache.in_seed(k))
         hit = cache.get(k) if k else None
         t0 = time.perf_counter()
         if hit and hit.get("verdict") == "proved" and recheck(system, p.name, hit.get("certificate", "")):
             rechecked.append(p.name)
-            out.append(CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
-                                   seconds=time.perf_counter() - t0,
-                                   detail="proved for games of any length (Spacer; stored inductive invariant "
-                                          "re-checked)"))
-            continue
+            return CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
+                               seconds=time.perf_counter() - t0,
+                               detail="proved for games of any length (Spacer; stored inductive invariant "
+                                      "re-checked)")
         if hit and hit.get("verdict") == "unknown":
             skipped.append(p.name)
-            continue
+            return None
         r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system, timeout_ms=budget.ms_left())
         if k:
             if r.verdict == "proved" and r.certificate:
@@ -127,8 +159,18 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
             else:
                 cache.drop(k)
         if r.verdict == "proved":
-            out.append(CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
-                                   seconds=r.seconds, detail="proved for games of any length (Spacer)"))
+            return CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
+                               seconds=r.seconds, detail="proved for games of any length (Spacer)")
+        return None
+
+    for p in model.invariants:
+        if budget.out_of_time():
+            timed_out.append(p.name)
+            continue
+        # One invariant's failing attempt (a re-check, Spacer) is its own `error`; the others go on (issue 39).
+        r = isolated(lambda p=p: attempt(p), lambda e, p=p: proof_error(e, p))
+        if r is not None:
+            out.append(r)
     cache.save()
     if stats is not None:
         stats.update({"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
@@ -136,3 +178,9 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
                      | ({"timed_out": timed_out} if timed_out else {}) | ({"warnings": cache.warnings}
                                                                           if cache.warnings else {}))
     return out, len(model.invariants)
+
+
+def proof_error(exc: BaseException, p) -> CheckResult:
+    """The `error` of invariant `p`'s Spacer attempt in `check` (a re-check or a query that failed)."""
+    return error_result(exc, id=p.name, kind=p.kind, engine="spacer", rules=p.rules,
+                        what=f"the Spacer proof of {p.name}")

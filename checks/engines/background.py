@@ -73,7 +73,11 @@ class Background:
             self.cancel()
         if not data:
             raise BackgroundFailed("the background check process ended without a result")
-        status, value = pickle.loads(data)
+        try:
+            status, value = pickle.loads(data)
+        except Exception as exc:  # noqa: BLE001 - a result that does not read back is the process failing
+            raise BackgroundFailed(f"the background check's result could not be read back ({type(exc).__name__}: "
+                                   f"{exc})") from None
         if status == "error":
             raise value
         return value
@@ -98,8 +102,10 @@ def _outcome(fn: Callable) -> bytes:
         value = fn()
     except BaseException as exc:  # noqa: BLE001 - carried back to the parent, which raises it
         try:
-            return pickle.dumps(("error", exc))
-        except Exception:  # an exception that does not pickle: its text and traceback do
+            data = pickle.dumps(("error", exc))
+            pickle.loads(data)  # an exception whose __init__ wants more than its message does not unpickle
+            return data
+        except Exception:  # an exception that does not travel: its text and traceback do
             text = "".join(traceback.format_exception(exc))
             return pickle.dumps(("error", BackgroundFailed(f"in the background check process: {text}")))
     try:

@@ -11,8 +11,10 @@ import os
 import time
 from pathlib import Path
 
-from checks.analyses.verdicts import coverage, make_explorer, run_explicit
+from checks.analyses.verdicts import DEADLOCK_RULES, coverage, make_explorer, run_explicit
+from checks.engines.explicit import DOMAIN
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, stats, written
+from checks.results import error_result, isolated
 
 # Regenerates the shipped proof seed for one embedded profile (docs/checking.md, "Proof cache").
 SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profile}"
@@ -40,21 +42,23 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     try:
         model = GAME.build(prop)
         t0 = time.perf_counter()
-        results, ex = run_explicit(model, opts.config(symmetry=symmetry, engine=engine, jobs=jobs))
-        extra = {"coverage": coverage(model, ex), "exploration": stats(ex)}
+        results, ex = _explicit(model, opts.config(symmetry=symmetry, engine=engine, jobs=jobs))
+        extra = {"coverage": coverage(model, ex), "exploration": stats(ex)} if ex is not None else {}
         notes = [] if prop is named else [f"the search covers {prop.bounds.turns} turns (bounds.turns: check's default "
                                            f"on the default bounds; --turns N changes it)"]
-        if ex.reduction is not None:
+        if ex is not None and ex.reduction is not None:
             notes.append(f"{ex.reduction.description}; the state count is orbits, counterexamples are mapped "
                          f"back to concrete games and replayed")
         if minimise:
             from checks.analyses.minimise import minimise_results
             notes += minimise_results(GAME, results, prop, opts.config(max_depth=None, progress=False))
-        proofs = _z3_proofs(opts, prop, z3_budget, proof_cache, extra, notes) if z3_budget else []
-        results += guards.result() + proofs
+        proofs = _isolated_proofs(opts, prop, model, results, z3_budget, proof_cache, extra, notes) if z3_budget \
+            else []
+        # Every guard is isolated inside the guard process; this catches the process itself failing.
+        results += isolated(guards.result, lambda e: _guards_failed(e, small_prop, bool(z3_budget))) + proofs
     finally:
         guards.cancel()
-    warnings = extra["proofs"].pop("warnings", []) if z3_budget else []
+    warnings = extra.get("proofs", {}).pop("warnings", [])
     if scenarios is not None:
         from checks.formats.scenario import replay_matching
         # Scenarios recorded with the searched setup or with the named proposal's own (NOTE(turns)).
@@ -63,9 +67,51 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
         extra["scenarios"] = {"directory": scenarios, "replayed": len(kept), "skipped_other_setup": skipped}
         notes.append(f"{len(kept)} scenario file(s) under {scenarios} replayed; {skipped} recorded with other "
                      f"bounds, interpretation or defects skipped")
-    run = report(opts, results, prop, len(ex.states), time.perf_counter() - t0, model, extra, notes)
+    run = report(opts, results, prop, len(ex.states) if ex is not None else None, time.perf_counter() - t0, model,
+                 extra, notes)
     run.stderr[:0] = [f"rulecheck: warning: {w}" for w in warnings]
     return run
+
+
+def _explicit(model, config) -> tuple[list, object]:
+    """The explicit search and its verdicts; if the search itself fails inside the tool, every explicit
+    check's verdict is `error` (and the exploration None), and the other checks still run (issue 39). A
+    ModelError is the model or an option refused (for example --symmetry): exit 3, as before."""
+    from model.errors import ModelError
+
+    def failed(e):
+        rows = [(p.name, p.kind, p.rules) for p in model.invariants] + [("no-deadlock", "invariant", DEADLOCK_RULES),
+                                                                        (DOMAIN, "invariant", ())]
+        rows += [(w.name, "witness", w.rules) for w in model.witnesses]
+        return [error_result(e, id=i, kind=k, engine="explicit", rules=r, what="the explicit search")
+                for i, k, r in rows], None
+    return isolated(lambda: run_explicit(model, config), failed, passes=(ModelError,))
+
+
+def _isolated_proofs(opts, prop, model, results: list, z3_budget, proof_cache, extra: dict, notes: list) -> list:
+    """`_z3_proofs`, isolated: if the proofs fail as a whole (the encoding, the cache), every invariant's
+    Spacer attempt is `error`. A proof of an invariant the explicit search violated beyond the declared
+    domains is not reported (NOTE(domain): the Z3 encoding keeps every value within its domain, so it
+    proves a smaller system there)."""
+    from checks.analyses.quick_z3 import proof_error
+    proofs = isolated(lambda: _z3_proofs(opts, prop, z3_budget, proof_cache, extra, notes),
+                      lambda e: [proof_error(e, p) for p in model.invariants])
+    violated = {r.id for r in results if r.verdict == "violated"}
+    if DOMAIN in violated:
+        dropped = sorted(r.id for r in proofs if r.verdict == "proved" and r.id in violated)
+        proofs = [r for r in proofs if not (r.verdict == "proved" and r.id in violated)]
+        if dropped:
+            extra["proofs"]["proved"] = [x for x in extra["proofs"]["proved"] if x not in dropped]
+            notes.append(f"Spacer's proofs of {', '.join(dropped)} are not reported: the Z3 encoding keeps every "
+                         f"value within its declared domain, and the explicit search violates them beyond it")
+    return proofs
+
+
+def _guards_failed(exc, small_prop, agreement: bool) -> list:
+    """The `error` verdicts of check's small-bounds guards when their process failed as a whole."""
+    from checks.analyses.quick_z3 import guard_errors, observers
+    rivals = isolated(lambda: observers(GAME.build(small_prop)), lambda e: [])
+    return guard_errors(exc, rivals, agreement)
 
 
 def searched(proposal, turns: int | None):
@@ -91,7 +137,7 @@ def _z3_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> 
                                      opts.config())
     out = proofs
     extra["proofs"] = {"rlimit": z3_budget, "attempted": attempted,
-                       "proved": [r.id for r in proofs],
+                       "proved": [r.id for r in proofs if r.verdict == "proved"],
                        "note": "invariants not listed as proved were not proved within check's budget; "
                                "run rulecheck prove for the full attempt"} | cache_stats
     if prop.source == "embedded" and cache_dir is not None and not cache_stats.get("shipped"):

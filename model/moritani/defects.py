@@ -112,6 +112,9 @@ DEFECTS = (
             ("faces", ("Extortion", "Robbery")))),
     Defect("acceptance-removes-token", "token-destinations", ("R20", "H12"),
            "an accepted alliance sets the token aside out of the game instead of returning it to supply"),
+    Defect("acceptance-drops-token", "token-conservation", ("R20", "H12", "H30"),
+           "an accepted alliance drops the token instead of returning it to supply: marked out of the game, its "
+           "record still names the stronghold it left"),
     Defect("reveal-any-placed-token", "reveal-entered-token", ("R11", "R14", "H10"),
            "the Terror decision lets Moritani reveal any of its placed tokens, not only the one in the entered "
            "stronghold"),
@@ -140,6 +143,9 @@ DEFECTS = (
            "Robbery takes half the entrant's spice rounded down"),
     Defect("bounty-paid-by-entrant", "assassination-bounty", ("R35",),
            "the Assassination bounty is taken from the victim's owner instead of the bank"),
+    Defect("bounty-overdraws-entrant", "domain", ("R35",),
+           "the Assassination bounty is taken from the victim's owner, the whole strength even when it holds "
+           "less: its spice goes below zero"),
     Defect("move-renumbers-token", "ids-are-stable", ("H4",),
            "moving a placed token is handled as a removal and a new placement: the token gets a new public ID"),
     Defect("rob-any-rival", "target-is-entrant", ("R11", "R39"),

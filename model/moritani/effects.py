@@ -53,6 +53,8 @@ def _assassination(c: Ctx) -> list[Rule]:
     bounty = {("bank", ()): v("bank") - c.strength(j)}
     if c.has("bounty-paid-by-entrant"):  # the bug: the victim's owner pays what it can, not the bank
         bounty = {("spice", (e,)): v("spice", e) - minimum(v("spice", e), c.strength(j))}
+    if c.has("bounty-overdraws-entrant"):  # the bug: the victim's owner pays the whole strength, held or not
+        bounty = {("spice", (e,)): v("spice", e) - c.strength(j)}
     return [
         _reveal(c, "Assassination", (), {("stage", ()): c.st("assassinate")}, ("R35", "A11"),
                 "Assassination: a random leader of the entrant goes to the Tanks"),

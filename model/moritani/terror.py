@@ -32,9 +32,12 @@ def _accept_effects(c: Ctx) -> dict:
         old = v("ally", g)
         broken = old if c.has("alliance-swap-one-sided") else ite(old.eq(M) | old.eq(e), c.none_ally, old)
         eff[("ally", (Const(g),))] = ite(Const(g).eq(e), M, broken)
-    # The bug variant sets the token aside (out of the game) instead of returning it to supply.
-    eff[("tstatus", (k,))] = Const(c.Status.index("removed" if c.has("acceptance-removes-token") else "supply"))
-    if not c.has("eome-duplicates-token"):
+    # The bug variants set the token aside (out of the game) instead of returning it to supply; the second
+    # also keeps the stronghold it left in its record (a token dropped halfway: neither supply nor map).
+    dropped = c.has("acceptance-drops-token")
+    eff[("tstatus", (k,))] = Const(c.Status.index("removed" if c.has("acceptance-removes-token") or dropped
+                                                  else "supply"))
+    if not c.has("eome-duplicates-token") and not dropped:
         eff[("tloc", (k,))] = Const(c.none_dest)
     stack = stacks.accept_returns(c, k)  # A17 all-in-turn: every token of the stack goes back (k among them)
     if stack:
