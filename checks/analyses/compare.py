@@ -69,11 +69,26 @@ class Comparison:
         return self.a.exploration.complete and self.b.exploration.complete
 
     @property
+    def errors(self) -> list:
+        """The checks of either side that failed inside the tool (their verdict `error`)."""
+        return [r for r in self.a.results + self.b.results if r.verdict == "error"]
+
+    @property
     def verdict(self) -> str:
-        """'differ' (a distinguishing game), 'same' (none within the bounds) or 'inconclusive'."""
+        """'differ' (a distinguishing game), 'same' (none within the bounds), 'error' (none found, but a
+        check failed inside the tool on some side: nothing is claimed for it) or 'inconclusive'."""
         if self.differences:
             return "differ"
+        if self.errors:
+            return "error"
         return "same" if self.complete else "inconclusive"
+
+    @property
+    def verdicts(self) -> list:
+        """The comparison as verdicts for `checks.results.exit_code`: a distinguishing game is `violated`,
+        none `holds`, a cut search `unknown`, and every check that failed on either side an `error`."""
+        found = {"differ": "violated", "same": "holds", "error": "holds", "inconclusive": "unknown"}[self.verdict]
+        return [found] + [r.verdict for r in self.errors]
 
     def table(self) -> list:
         """[(check id, verdict under A, verdict under B)] in report order."""
@@ -117,8 +132,9 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     rb = {r.id: r for r in sb.results}
     for ra in sa.results:
         r2 = rb.get(ra.id)
-        # Only conclusive verdicts disagree: an `unknown` (a budget ran out) may become either.
-        if r2 is None or ra.verdict == r2.verdict or "unknown" in (ra.verdict, r2.verdict):
+        # Only conclusive verdicts disagree: an `unknown` (a budget ran out) may become either, and an `error`
+        # (the check failed inside the tool) is no verdict at all.
+        if r2 is None or ra.verdict == r2.verdict or {"unknown", "error"} & {ra.verdict, r2.verdict}:
             continue
         for r, direction in ((ra, "only-a"), (r2, "only-b")):
             bad = r.kind in ("invariant", "step") and r.verdict == "violated"

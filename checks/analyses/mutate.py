@@ -6,8 +6,8 @@ Each mutant is built with `model.provenance.sibling(edit_rules=...)`, so the gam
 
 - `killed`: some check's verdict differs definitely from the original's: an invariant, step
   property or `no-deadlock` violated with a replayed trace, a witness that became unreachable
-  (vacuity, decided by a complete search) or reachable, a value outside its declared range
-  (`state-bounds`), or, on the game's small bounds, `hidden-identity` (when the rule writes a slot
+  (vacuity, decided by a complete search) or reachable, a value outside its declared domain
+  (`domain` violated), or, on the game's small bounds, `hidden-identity` (when the rule writes a slot
   a rival observes). `killed_by` lists the changed checks, `depth` the shortest replayed trace.
 - `equivalent`: decided, never assumed: the mutant's reachable states are the original's (a
   fingerprint of the sorted packed states) and the mutated rule's labelled transitions from every
@@ -16,6 +16,8 @@ Each mutant is built with `model.provenance.sibling(edit_rules=...)`, so the gam
 - `survived`: complete search, every check gives the original verdict, not equivalent.
 - `unknown`: a budget ran out (or a check could not conclude) before any difference: not scored.
 - `invalid`: the mutant does not build (ModelError): not scored.
+- `error`: its run failed inside the tool (a check's internal error, a worker that raised): neither
+  killed nor survived, not scored; the other mutants still run (issue 39).
 
 >>> from checks.analyses.mutants import generate
 >>> from model.domains import IntRange
@@ -56,8 +58,7 @@ from checks.analyses.mutants import Mutant, NotApplicable, edit_rules
 from checks.analyses.verdicts import explicit_results, make_explorer
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
-from checks.interrupt import Interrupted
-from checks.results import CheckResult, InternalError, validated
+from checks.results import CheckResult, InternalError, isolated
 from model.compile import CompiledModel
 from model.errors import ModelError
 from model.expr import And, Const, Eq, Var
@@ -225,11 +226,9 @@ class _FirstChange:
 def changes_so_far(ex, ref: Reference) -> list:
     """(check id, depth) of the differences a search in progress has found."""
     v = ref.verdicts
-    out = [(name, ex.depth[i]) for name, i in ex.violations.items() if v.get(name) != "violated"]
+    out = [(name, ex.depth[i]) for name, i in ex.violations.items() if v.get(name) != "violated"]  # `domain` too
     if ex.deadlocks and v.get("no-deadlock") != "violated":
         out.append(("no-deadlock", ex.depth[ex.deadlocks[0]]))
-    if ex.out_of_domain and "state-bounds" not in v:
-        out.append(("state-bounds", ex.depth[ex.out_of_domain[0][0]]))
     for name, (pre, prefix, action) in ex.witnesses.items():
         if v.get(name) == "violated":
             out.append((name, ex.depth[pre] + len(prefix) + (action is not None)))
@@ -241,11 +240,13 @@ def differences(model, ref: Reference, results: list) -> list:
     out = []
     for r in results:
         before = ref.verdicts.get(r.id)
-        if r.id == "state-bounds" and before is None:
-            out.append((r.id, r.kind, r.depth, validated(model, r.trace, f"state-bounds of {model.name}")))
-        elif (before, r.verdict) in (("holds", "violated"), ("violated", "holds")):
+        if (before, r.verdict) in (("holds", "violated"), ("violated", "holds")):
             out.append((r.id, r.kind, r.trace.depth if r.trace is not None else None, r.trace))
     return out
+
+
+class MutantCheckFailed(InternalError):
+    """One of a mutant's checks failed inside the tool: the mutant is `error`, neither killed nor survived."""
 
 
 def _result(mutant: Mutant, verdict: str, t0: float, detail: str, states=None, depth=None, trace=None,
@@ -288,9 +289,27 @@ def check_mutant(mutant: Mutant, model, small, ref: Reference, config: CheckConf
         return _result(mutant, "invalid", t0, f"does not build: {e}")
     except (ArithmeticError, LookupError) as e:  # e.g. an index expression outside its domain
         return _result(mutant, "invalid", t0, f"cannot be evaluated: {type(e).__name__}: {e}")
-    kills = differences(mm, ref, explicit_results(mm, ex))
-    if kills:
+    # From here on the mutant builds and explores: a failure is the tool's (`error`), never a kill or a survival.
+    return isolated(lambda: _classify(mutant, mm, ex, model, small, ref, config, t0),
+                    lambda e: _failed(mutant, t0, e, states=len(ex.states)))
+
+
+def _failed(mutant: Mutant, t0: float, exc: BaseException, states=None) -> CheckResult:
+    """A mutant whose run failed inside the tool: `error`, with the message (issue 39)."""
+    text = str(exc) if isinstance(exc, InternalError) else f"{type(exc).__name__}: {exc}"
+    return _result(mutant, "error", t0, f"internal error: {text.splitlines()[0] if text else ''}", states=states,
+                   error=type(exc).__name__)
+
+
+def _classify(mutant: Mutant, mm, ex, model, small, ref: Reference, config: CheckConfig, t0: float) -> CheckResult:
+    """Killed, unknown, equivalent or survived: the explored mutant `mm` against the original."""
+    results = explicit_results(mm, ex)
+    kills = differences(mm, ref, results)
+    if kills:  # a replayed difference decides, whatever another check did
         return _killed(mutant, t0, len(ex.states), kills, "proposal")
+    failed = [r for r in results if r.verdict == "error"]
+    if failed:  # a verdict the tool failed to reach: the mutant's run ends in `error`, never `survived`
+        raise MutantCheckFailed(failed[0].detail)
     if not ex.complete:
         return _result(mutant, "unknown", t0, f"no difference before the search stopped: {ex.stop_reason}",
                        states=len(ex.states))
@@ -350,12 +369,15 @@ def _leak_check(mutant: Mutant, small, ref: Reference, config: CheckConfig):
         return f"not run ({e})"
     except (ModelError, ArithmeticError, LookupError) as e:
         return f"not run (the mutant does not build or evaluate on the small bounds: {e})"
-    except InternalError as e:  # e.g. a difference without a partner game: never read as `holds`
-        return f"inconclusive: the leak check failed ({str(e).splitlines()[0]})"
+    # A leak check that failed inside the tool (e.g. a difference without a partner game) is never read as
+    # `holds`: unless another rival's leak kills the mutant, its run ends in `error`.
     kills = [("hidden-identity", r.kind, r.depth, r.trace) for r in results
              if r.verdict == "violated" and ref.leak_verdicts.get(r.extra.get("observer")) != "violated"]
     if kills:
         return kills[:1]
+    failed = [r for r in results if r.verdict == "error"]
+    if failed:
+        raise MutantCheckFailed(f"the small-bounds leak check failed: {failed[0].detail}")
     if any(r.verdict == "unknown" for r in results):
         return "inconclusive: " + next(r.detail for r in results if r.verdict == "unknown")
     return None
@@ -392,7 +414,7 @@ def _work(job: tuple):
     w = _WORKER
     try:
         return i, check_mutant(mutant, w["model"], w["small"], w["ref"], w["config"]), None
-    except Exception:  # noqa: BLE001 - the parent raises it as an internal error, with the traceback
+    except Exception:  # noqa: BLE001 - the parent reports that mutant as `error`, with the traceback's last line
         return i, None, traceback.format_exc()
 
 
@@ -409,18 +431,22 @@ def run_mutants(setup: Setup, ref: Reference, mutants: list, jobs: int | None = 
     if jobs == 1:
         model, small = models or (setup.build(), setup.small() if setup.small else None)
         for i, m in enumerate(mutants):
-            out[i] = check_mutant(m, model, small, ref, setup.config)
+            t0 = time.perf_counter()
+            out[i] = isolated(lambda m=m: check_mutant(m, model, small, ref, setup.config),
+                              lambda e, m=m: _failed(m, t0, e))
             tally.done(out[i])
         return out
     pool = mp.get_context("fork").Pool(jobs, initializer=_init_worker, initargs=(setup, ref))
     try:
         for i, r, err in pool.imap_unordered(_work, list(enumerate(mutants)), chunksize=1):
-            if err is not None:
-                raise InternalError(f"mutant {mutants[i].id} failed in a worker:\n{err}")
+            if err is not None:  # one mutant's failure in a worker is that mutant's `error` (issue 39)
+                last = err.strip().splitlines()[-1] if err.strip() else "no traceback"
+                r = _failed(mutants[i], time.perf_counter(), InternalError(f"in a worker: {last}"))
+                r.extra["traceback"] = err
             out[i] = r
             tally.done(r)
         pool.close()
-    except (Interrupted, InternalError, KeyboardInterrupt):
+    except BaseException:  # an interrupt (or the pool itself failing): no worker is left behind
         pool.terminate()
         raise
     finally:
@@ -447,21 +473,22 @@ class _Progress:
 
 def tally(results: list[CheckResult], operators: tuple) -> dict:
     """Counts per operator and in total, and the score killed / (killed + survived) (None if no mutant
-    was scored), with its range if every `unknown` mutant turned out either way.
+    was scored), with its range if every `unknown` (or `error`) mutant turned out either way.
 
     >>> r = [CheckResult(id="a", kind="mutant", verdict=v, engine="explicit", extra={"operator": "x"})
     ...      for v in ("killed", "killed", "survived", "unknown")]
     >>> t = tally(r, ("x",)); t["score"], t["score_range"]
     (0.667, [0.5, 0.75])
     """
-    verdicts = ("killed", "survived", "equivalent", "unknown", "invalid")
+    verdicts = ("killed", "survived", "equivalent", "unknown", "invalid", "error")
     per = {op: {v: 0 for v in verdicts} | {"checked": 0} for op in operators}
     for r in results:
         row = per.setdefault(r.extra["operator"], {v: 0 for v in verdicts} | {"checked": 0})
         row[r.verdict] += 1
         row["checked"] += 1
     total = {v: sum(row[v] for row in per.values()) for v in verdicts + ("checked",)}
-    k, s, u = total["killed"], total["survived"], total["unknown"]
+    # An `error` mutant is neither killed nor survived; like an unknown one it could have been either.
+    k, s, u = total["killed"], total["survived"], total["unknown"] + total["error"]
 
     def ratio(a, b):
         return round(a / b, 3) if b else None

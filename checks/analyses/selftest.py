@@ -16,10 +16,9 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from checks.results import validated
 from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
-from checks.results import CheckResult
+from checks.engines.explicit import DOMAIN, Explorer
+from checks.results import CheckResult, error_result, isolated, validated
 
 
 def defect_proposal(game, d, proposal):
@@ -79,6 +78,12 @@ def _run_leak(game, d, proposal, config: CheckConfig) -> CheckResult:
                            detail=f"{d.doc} ({r.detail})", trace=r.trace,
                            extra={"target": d.target, "caught_by": "hidden-identity",
                                   "observer": r.extra["observer"]})
+    # A leak check that failed inside the tool for some observer proves nothing either way: `error`.
+    failed = [r for r in results if r.verdict == "error"]
+    if failed:
+        return CheckResult(**common, verdict="error", depth=None, seconds=time.perf_counter() - t0,
+                           detail=f"{d.doc} -- not decided: {failed[0].detail}",
+                           extra={"target": d.target, "caught_by": None})
     verdict = "unknown" if any(r.verdict == "unknown" for r in results) else "missed"
     return CheckResult(**common, verdict=verdict, depth=None, seconds=time.perf_counter() - t0,
                        detail=f"{d.doc} -- not caught" + (" (a budget ran out: inconclusive)"
@@ -134,9 +139,16 @@ def run_defect_bmc(game, d, proposal, depth: int = 40, config: CheckConfig | Non
 
 
 def run_selftest(game, proposal, config: CheckConfig, only: tuple = (), engine: str = "explicit") -> list[CheckResult]:
-    """One `defect` result per seeded defect of the game (or only those named)."""
+    """One `defect` result per seeded defect of the game (or only those named). A defect whose run fails
+    inside the tool is `error`: neither caught nor missed, and the other defects still run (issue 39)."""
     chosen = [d for d in game.defects if not only or d.id in only]
     if engine == "bmc":
-        return [run_defect_bmc(game, d, proposal, config=config) for d in chosen
-                if d.target not in ("no-deadlock", "hidden-identity") and "~" not in d.target]
-    return [run_defect(game, d, proposal, config) for d in chosen]
+        chosen = [d for d in chosen if d.target not in ("no-deadlock", "hidden-identity", DOMAIN) and "~" not in d.target]
+        return [_isolated(d, lambda d=d: run_defect_bmc(game, d, proposal, config=config), "bmc") for d in chosen]
+    return [_isolated(d, lambda d=d: run_defect(game, d, proposal, config), "explicit") for d in chosen]
+
+
+def _isolated(d, work, engine: str) -> CheckResult:
+    return isolated(work, lambda e: error_result(e, id=d.id, kind="defect", engine=engine, rules=d.ids,
+                                                 what=f"the run of seeded defect {d.id}", target=d.target,
+                                                 caught_by=None))

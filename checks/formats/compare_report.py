@@ -63,7 +63,10 @@ def to_text(c: Comparison, seed: int) -> str:
                  f"B: {len(eb.states):,} states, {len(c.b.outcomes):,} end-of-turn outcomes ({c.seconds:.1f}s)")
     if not c.differences:
         lines.append("no game within the bounds tells A and B apart: same outcomes and same verdicts"
-                     if c.complete else "inconclusive: a search stopped before it was complete")
+                     if c.verdict == "same" else "inconclusive: a search stopped before it was complete"
+                     if c.verdict == "inconclusive" else
+                     f"error: {len(c.errors)} check(s) failed inside the tool (a bug in rulecheck), so nothing is "
+                     f"claimed for them; no other difference was found")
     for d in c.differences:
         who = na if d.direction == "only-a" else nb
         other = nb if d.direction == "only-a" else na

@@ -2,7 +2,7 @@
 check of kind `mutant` per mutant), a Markdown CI summary, and the killing traces under `--out`.
 
 JUnit goes through checks/formats/cireport.py: a killed mutant passes, a survivor is a failure, an
-`unknown` one an error, `equivalent` and `invalid` ones are skipped.
+`unknown` or `error` one an error, `equivalent` and `invalid` ones are skipped.
 
 >>> from checks.results import CheckResult
 >>> r = CheckResult(id="drop-effect@r.x", kind="mutant", verdict="survived", engine="explicit", rules=("R1",),
@@ -19,7 +19,7 @@ from pathlib import Path
 from checks.formats.report import VERSION
 from checks.formats.scenario import dump
 
-COLUMNS = ("generated", "checked", "valid", "killed", "survived", "equivalent", "unknown", "invalid")
+COLUMNS = ("generated", "checked", "valid", "killed", "survived", "equivalent", "unknown", "invalid", "error")
 
 
 def _rows(tally: dict, generated: dict) -> list:
@@ -43,7 +43,8 @@ def _score_text(tally: dict) -> str:
         return "mutation score: none (no mutant was killed or survived)"
     text = (f"mutation score: {tally['score']:.3f} = killed {t['killed']} / (killed {t['killed']} + "
             f"survived {t['survived']}); {t['equivalent']} equivalent, {t['unknown']} unknown, "
-            f"{t['invalid']} invalid (not scored)")
+            f"{t['invalid']} invalid" + (f", {t['error']} ended in an internal error" if t["error"] else "")
+            + " (not scored)")
     if tally["score_range"]:
         lo, hi = tally["score_range"]
         text += f"; between {lo:.3f} and {hi:.3f} whichever way the unknown ones turn out"
@@ -70,10 +71,15 @@ def to_text(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
     surv = survivor_lines(results)
     if surv:
         lines += ["", f"survivors ({len(surv)}): rule, catalogue IDs, change"] + [f"  {s}" for s in surv]
-    for verdict, title in (("unknown", "unknown (not scored)"), ("invalid", "invalid (not scored)")):
+    for verdict, title in (("unknown", "unknown (not scored)"), ("invalid", "invalid (not scored)"),
+                           ("error", "error: the run failed inside the tool; neither killed nor survived, not "
+                                     "scored (a bug in rulecheck: please report it)")):
         some = [r for r in results if r.verdict == verdict]
         if some:
             lines += ["", f"{title} ({len(some)}):"] + [f"  {r.id}: {r.detail}" for r in some]
+    if meta.get("original_errors"):
+        lines += ["", f"the original's check(s) {', '.join(meta['original_errors'])} ended in an internal error: no "
+                      f"mutant is compared on them"]
     meets = {True: "meets", False: "is below", None: "may or may not meet"}[meta["meets_min_score"]]
     lines += ["", f"summary: {meta['verdict']} (the score {meets} --min-score {meta['min_score']}; "
                   f"{meta['seconds']:.1f}s)"]
@@ -88,7 +94,7 @@ def to_json(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
         "checks": [r.to_json() for r in results],
         "summary": {"verdict": meta["verdict"], "score": tally["score"], "score_range": tally["score_range"],
                     "meets_min_score": meta["meets_min_score"],
-                    **{k: t[k] for k in ("killed", "survived", "equivalent", "unknown", "invalid")},
+                    **{k: t[k] for k in ("killed", "survived", "equivalent", "unknown", "invalid", "error")},
                     "generated": sum(meta["generated"].values()), "checked": len(results),
                     "states": meta["states"], "seconds": round(meta["seconds"], 3)},
         "mutation": {"operators": operator_table(tally, meta["generated"]), "max_mutants": meta["max_mutants"],
@@ -99,7 +105,7 @@ def to_json(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
 
 def summary_markdown(results: list, tally: dict, proposal, seed: int, meta: dict) -> str:
     """Markdown for a CI job summary: the score, the per-operator table and every survivor."""
-    icon = {"holds": "✅", "violated": "❌", "inconclusive": "⚠️"}[meta["verdict"]]
+    icon = {"holds": "✅", "violated": "❌", "inconclusive": "⚠️", "error": "⚠️"}[meta["verdict"]]
     score = "none" if tally["score"] is None else f"{tally['score']:.3f}"
     out = [f"## {icon} rulecheck mutate: score {score} ({meta['verdict']})", "",
            f"proposal `{proposal.name}` ({proposal.source}) · seed {seed} · {len(results)} mutants checked · "

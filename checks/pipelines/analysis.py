@@ -10,8 +10,9 @@ import json
 import time
 from pathlib import Path
 
-from checks.formats.report import save_traces, to_json
+from checks.formats.report import error_lines, save_traces, to_json
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, write_ci, write_html, written
+from checks.results import exit_code
 
 
 def ambiguities(opts: Options) -> Run:
@@ -44,9 +45,9 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
         if r.trace is not None and "model" not in r.extra:  # a minimised trace brings its own model
             r.extra["model"] = GAME.build(defect_proposal(GAME, GAME.defect(r.id), prop))
     secs = time.perf_counter() - t0
-    # A defect not caught because a budget ran out says nothing about the checker: inconclusive.
-    missed = sum(r.verdict == "missed" for r in results)
-    run = Run("", 0 if caught == len(results) else 12 if missed else 4)
+    # A defect not caught because a budget ran out says nothing about the checker: inconclusive; one whose
+    # run failed inside the tool is neither caught nor missed (`error`, exit 1 unless one is missed).
+    run = Run("", exit_code(r.verdict for r in results))
     if opts.out:
         for r in results:
             if r.trace is not None:
@@ -55,7 +56,8 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
     write_ci(opts, run, results, prop, None, secs, None)
     if opts.fmt == "json":
         doc = json.loads(to_json(results, prop, opts.seed, None, secs))
-        doc["summary"].update({"caught": caught, "total": len(results)})
+        doc["summary"].update({"caught": caught, "total": len(results),
+                               "error": sum(r.verdict == "error" for r in results)})
         run.stdout = json.dumps(doc, indent=2)
     else:
         run.stdout = _selftest_text(results, notes, caught, secs)
@@ -73,7 +75,11 @@ def _selftest_text(results, notes, caught: int, secs: float) -> str:
         if r.extra.get("minimised"):
             lines.append(f"        minimised: {r.extra['minimised']['note']}")
     lines += [f"note: {n}" for n in notes]
-    lines.append(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)")
+    failed = [r for r in results if r.verdict == "error"]
+    for r in failed:
+        lines += [""] + error_lines(r)
+    lines.append(f"caught {caught}/{len(results)} seeded defects ({secs:.1f}s)"
+                 + (f"; {len(failed)} ended in an internal error: neither caught nor missed" if failed else ""))
     return "\n".join(lines)
 
 
@@ -81,8 +87,9 @@ def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False) -
     """Two proposals side by side, and the shortest game on which they disagree; with `per_switch`, A
     against A with each switch on which they differ set as in B, one at a time.
 
-    Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
-    4: a search stopped early, nothing is claimed."""
+    Exit (`exit_code` of `Comparison.verdicts`): 0 no game within the bounds tells them apart; 12 a
+    distinguishing game was found; 1 none was found but a check failed inside the tool; 4 a search
+    stopped early, nothing is claimed."""
     from checks.analyses.compare import compare_proposals
     from checks.formats.compare_report import save, switch_json, switch_text, to_json as compare_json, \
         to_text as compare_text
@@ -91,7 +98,7 @@ def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False) -
     c = compare_proposals(a, b, GAME.build, cfg)
     switches = [(sw, compare_proposals(a, _with_choice(a, sw.key, b.interpretation.choice(sw.key)), GAME.build,
                                        cfg)) for sw in _differing(a, b)] if per_switch else []
-    run = Run("", {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
+    run = Run("", exit_code(c.verdicts))
     paths = (written(run, "the distinguishing games under", opts.out, save, c, opts.out) or {}) if opts.out else {}
     if opts.fmt == "json":
         run.stdout = json.dumps(compare_json(c, opts.seed, paths) | (

@@ -1,12 +1,15 @@
 """`rulecheck mutate`: generated mutants of the proposal's rules, each checked; the mutation score.
 
-The report's `summary.verdict` is `violated` if a mutant survived, `inconclusive` if one is unknown
-(JUnit agrees: a survivor is a failure); the exit code compares the score with `--min-score`.
+The report's `summary.verdict` is `violated` if a mutant survived, `error` if none survived and one's
+run failed inside the tool, `inconclusive` if one is unknown (JUnit agrees: a survivor is a failure);
+the exit code compares the score with `--min-score`.
 
-Exit code (docs/mutation.md): with the score s = killed / (killed + survived) and U unknown mutants,
-0 if s >= `--min-score` however the unknown ones turn out, 12 if s < `--min-score` however they turn
-out, 4 otherwise (or when the original's own search does not complete). The default `--min-score 0`
-only reports.
+Exit code (docs/mutation.md), by `checks.results.exit_code` like every command: the score s = killed /
+(killed + survived) against `--min-score` is one verdict: `holds` if s >= `--min-score` however the
+unknown and `error` mutants turn out, `violated` if s < `--min-score` however they turn out, `unknown`
+otherwise; each `error` mutant (and each check of the original that ended in `error`) adds an
+`error`. So 12 if the score is below, else 1 if a mutant's run failed, else 4 if undecided, else 0
+(4 also when the original's own search does not complete). The default `--min-score 0` only reports.
 
 >>> mutate(Options(proposal="default", max_states=10)).code  # the original's search must complete
 4
@@ -23,7 +26,7 @@ from checks.analyses.mutate import BUDGET_FACTOR, OriginalIncomplete, Setup, bui
     tally
 from checks.formats import mutation_report as rep
 from checks.pipelines.common import GAME, Options, Run
-from checks.results import summary_verdict
+from checks.results import exit_code, summary_verdict
 
 DEFAULT_MAX_MUTANTS = 200  # fits the 10-minute budget on two cores for the default profile (docs/mutation.md)
 
@@ -50,11 +53,14 @@ def mutate(opts: Options, operators: tuple = (), max_mutants: int | None = DEFAU
     setup = Setup(functools.partial(GAME.build, prop), functools.partial(GAME.build, small_prop), config)
     results = run_mutants(setup, ref, chosen, jobs, progress, models=(model, small))
     counts = tally(results, tuple(op for op in OPERATORS if not operators or op in operators))
-    code = exit_code(counts, min_score)
+    score = score_verdict(counts, min_score)
+    original_errors = sorted(c for c, v in ref.verdicts.items() if v == "error")
+    code = exit_code([score] + [r.verdict for r in results if r.verdict == "error"] + ["error"] * len(original_errors))
     generated = {op: sum(m.operator == op for m in everything) for op in counts["operators"]}
     meta = {"states": ref.states, "budget": BUDGET_FACTOR * ref.states, "generated": generated,
             "max_mutants": max_mutants or None, "min_score": min_score, "seconds": time.perf_counter() - t0,
-            "verdict": summary_verdict(results), "meets_min_score": {0: True, 12: False, 4: None}[code]}
+            "verdict": summary_verdict(results), "original_errors": original_errors,
+            "meets_min_score": {"holds": True, "violated": False, "unknown": None}[score]}
     if opts.out:
         def model_of(r):
             m = next(x for x in chosen if x.id == r.id)
@@ -69,20 +75,21 @@ def mutate(opts: Options, operators: tuple = (), max_mutants: int | None = DEFAU
     return Run(text, code)
 
 
-def exit_code(counts: dict, min_score: float) -> int:
-    """0, 12 or 4 from the score's range (module docstring).
+def score_verdict(counts: dict, min_score: float) -> str:
+    """The score against `--min-score` as one verdict (module docstring): `holds`, `violated` or `unknown`,
+    from the score's range over the unknown and `error` mutants.
 
-    >>> exit_code({"score": 0.8, "score_range": None}, 0.9)
-    12
-    >>> exit_code({"score": 0.95, "score_range": [0.85, 0.96]}, 0.9)
-    4
+    >>> score_verdict({"score": 0.8, "score_range": None}, 0.9)
+    'violated'
+    >>> score_verdict({"score": 0.95, "score_range": [0.85, 0.96]}, 0.9)
+    'unknown'
     """
     if counts["score"] is None:
-        return 0 if min_score <= 0 else 4
+        return "holds" if min_score <= 0 else "unknown"
     lo, hi = counts["score_range"] or (counts["score"], counts["score"])
     if lo >= min_score:
-        return 0
-    return 12 if hi < min_score else 4
+        return "holds"
+    return "violated" if hi < min_score else "unknown"
 
 
 def _ci(opts: Options, results, counts, prop, meta) -> None:
