@@ -174,12 +174,18 @@ def test_pool_and_dask_give_the_same_rows_and_an_interrupted_sweep_resumes(tmp_p
 
 
 @pytest.mark.heavy
-def test_a_failed_combination_is_reported_and_the_sweep_is_inconclusive(tmp_path, monkeypatch):
+def test_a_failed_combination_is_reported_and_the_violation_found_elsewhere_still_decides(tmp_path, monkeypatch):
+    """A failed combination is a failure of the tool (exit 1, issue 39), never a verdict, and never hides a
+    violation found on another combination (exit 12: `no-lost-obligation` under A1=arrival-first)."""
     monkeypatch.setattr(sweeping, "check_task", _raises_on_terror_first)
     run = sweeping.sweep(Options(proposal=proposal(tmp_path), out=str(tmp_path / "o"), fmt="json",
                                  html=str(tmp_path / "s.html")), SWITCHES, jobs=2, progress=lambda _: None)
-    assert run.code == 4
+    assert run.code == 12
     doc = json.loads(run.stdout)
+    assert doc["summary"]["verdict"] == "violated"
+    assert next(c for c in doc["checks"] if c["id"] == "no-lost-obligation")["verdict"] == "violated"
+    # Every check that holds where it ran is not claimed for the failed combinations.
+    assert next(c for c in doc["checks"] if c["id"] == "token-conservation")["verdict"] == "unknown"
     assert sorted(f["combination"] for f in doc["sweep"]["failed"]) == \
         ["A1=terror-first,A6=draw-first", "A1=terror-first,A6=draw-last"]
     assert all("checking the model: RuntimeError: no" in f["error"] for f in doc["sweep"]["failed"])
@@ -187,6 +193,24 @@ def test_a_failed_combination_is_reported_and_the_sweep_is_inconclusive(tmp_path
     assert len(rows) == 4 and sorted(r["status"] for r in rows) == ["done", "done", "failed", "failed"]
     page = (tmp_path / "s.html").read_text()
     assert 'id="sweep-matrix"' in page and "://" not in page
+
+
+@pytest.mark.heavy
+def test_a_failed_combination_without_a_violation_exits_1(tmp_path, monkeypatch):
+    """Nothing violated where the sweep ran (TINY: every check holds), one combination failed inside the
+    tool: exit 1 (before: 4, as if a budget had run out), and the summary says why."""
+    monkeypatch.setattr(sweeping, "check_task", _raises_on_the_first)
+    (tmp_path / "tiny.yaml").write_text(TINY, encoding="utf-8")
+    run = sweeping.sweep(Options(proposal=str(tmp_path / "tiny.yaml"), out=str(tmp_path / "o")), ("A13",), jobs=1,
+                         progress=lambda _: None)
+    assert run.code == 1, run.stdout
+    assert "summary: error (a failure inside the tool: 1 failed combination(s))" in run.stdout
+
+
+def _raises_on_the_first(job):
+    if job.index == 0:
+        raise RuntimeError("no")
+    return check_task(job)
 
 
 def _raises_on_terror_first(job):

@@ -20,13 +20,16 @@ from pathlib import Path
 from checks.analyses.sweep_summary import explain, smallest_violations
 from checks.formats.outputs import append_line, inside, slug, write_atomic, write_new
 from checks.formats.scenario import dump
+from checks.results import summary_of
 
 ROWS = "sweep.jsonl"
-DECIDED = ("holds", "violated")
+DECIDED = ("holds", "bounded", "violated")
 SCENARIO_DIR = "violations"
 SHOWN_GROUPS = 10  # merged groups listed in the text summary (all of them in JSON)
 MATRIX_ROWS = 1000  # combinations drawn in the HTML matrix (all of them in sweep.jsonl)
 EVERYWHERE = "holds on every combination"
+WHERE_IT_APPLIES = "holds on every combination where it exists"
+NOT_APPLICABLE = "not-applicable"
 
 
 # -- sweep.jsonl ----------------------------------------------------------------------------------
@@ -81,8 +84,14 @@ def _check_catalogue(rows: list) -> dict:
 
 
 def summarize(rows: list, axes: tuple) -> list:
-    """Per check: the aggregate verdict, the "holds iff" statement checked against every row, and the
-    smallest violating combinations."""
+    """Per check: the aggregate verdict, the "holds iff" statement checked against every row where the check
+    exists, where it exists ("applies iff", when not everywhere), and the smallest violating combinations.
+
+    A check that a combination's model does not have (a check of one switch's choice only) is
+    `not-applicable` there: neither holds nor unknown, and it never makes the sweep inconclusive. The
+    aggregate verdict is `violated` if violated on some combination, else `error` if it failed inside the
+    tool on some, else `unknown` if undecided on some (`unknown_on` names them) or if a combination failed
+    (then nothing is known of it there), else `holds` (wherever it exists)."""
     done = [r for r in rows if r["status"] == "done"]
     failed = len(rows) - len(done)
     catalogue = _check_catalogue(done)
@@ -93,20 +102,36 @@ def summarize(rows: list, axes: tuple) -> list:
     labels = {a.key: a.label for a in axes}
     checks = []
     for cid, info in catalogue.items():
-        verdicts = [r["verdicts"].get(cid) for r in done]
-        decided = [(r["combination"], v == "holds") for r, v in zip(done, verdicts) if v in DECIDED]
-        ex = explain(decided, axis_choices, labels, undecided=len(done) - len(decided) + failed)
-        counts = {v: verdicts.count(v) for v in ("holds", "violated")}
-        verdict = "violated" if counts["violated"] else "unknown" if ex.undecided else "holds"
+        verdicts = [r["verdicts"].get(cid, NOT_APPLICABLE) for r in done]
+        present = [(r, v) for r, v in zip(done, verdicts) if v != NOT_APPLICABLE]
+        decided = [(r["combination"], v != "violated") for r, v in present if v in DECIDED]
+        ex = explain(decided, axis_choices, labels, undecided=len(present) - len(decided) + failed)
+        counts = {v: verdicts.count(v) for v in ("holds", "violated", "unknown", "error", NOT_APPLICABLE)}
+        verdict = summary_of(v for _, v in present)
+        verdict = {"violated": "violated", "error": "error", "inconclusive": "unknown",
+                   "holds": "unknown" if failed else "holds"}[verdict]
+        applies = _applies(done, cid, axis_choices, labels) if counts[NOT_APPLICABLE] else None
+        statement = ex.statement
+        if applies is not None and statement == EVERYWHERE:
+            statement = WHERE_IT_APPLIES
         smallest = smallest_violations(done, cid)
         checks.append({"id": cid, "kind": info.get("kind", "invariant"), "verdict": verdict, "engine": "explicit",
-                       "rules": list(info.get("rules", [])), "holds_iff": ex.statement,
+                       "rules": list(info.get("rules", [])), "holds_iff": statement, "applies_iff": applies,
                        "depends_on": list(ex.depends_on), "statement_agrees": f"{ex.agrees}/{ex.decided}",
                        "holds_on": counts["holds"], "violated_on": counts["violated"], "undecided_on": ex.undecided,
+                       "not_applicable_on": counts[NOT_APPLICABLE],
+                       "unknown_on": [r["id"] for r, v in present if v == "unknown"],
+                       "error_on": [r["id"] for r, v in present if v == "error"],
                        "smallest_violations": [{"combination": r["id"], "distance": r["distance"],
                                                 "depth": r["depths"].get(cid), "trace": None} for r in smallest],
                        "trace": None})
     return checks
+
+
+def _applies(done: list, cid: str, axis_choices: tuple, labels: dict) -> str:
+    """Where a check exists, as a statement over the switches (`explain` fitted to "has it" per row)."""
+    where = explain([(r["combination"], cid in r["verdicts"]) for r in done], axis_choices, labels)
+    return where.statement.removeprefix("holds iff ")
 
 
 def save_scenarios(out: Path, checks: list, rows: list) -> int:
@@ -136,12 +161,18 @@ def save_scenarios(out: Path, checks: list, rows: list) -> int:
     return written
 
 
+def sweep_verdicts(checks: list, meta: dict) -> list:
+    """The sweep as verdicts for `checks.results.exit_code`: each check's aggregate verdict (a check that
+    exists only under some choices counts where it exists), an `error` per failed combination (its
+    task raised or its worker died twice: a failure of the tool, nothing is known there) and an
+    `unknown` per combination never run."""
+    return [c["verdict"] for c in checks] + ["error"] * len(meta["failed"]) + ["unknown"] * meta.get("missing", 0)
+
+
 def summary_verdict(checks: list, meta: dict) -> str:
-    """inconclusive when a combination failed or a check is undecided somewhere (nothing is claimed for
-    the space as a whole), else violated when any check is violated somewhere, else holds."""
-    if meta["failed"] or any(c["verdict"] == "unknown" for c in checks):
-        return "inconclusive"
-    return "violated" if any(c["verdict"] == "violated" for c in checks) else "holds"
+    """violated when any check is violated somewhere, else error when a check or a combination failed
+    inside the tool, else inconclusive when a check is undecided somewhere, else holds (`summary_of`)."""
+    return summary_of(sweep_verdicts(checks, meta))
 
 
 def to_json(checks: list, proposal, seed: int, meta: dict) -> str:
@@ -165,16 +196,26 @@ def to_text(checks: list, proposal, seed: int, meta: dict) -> str:
                      f"(--format json lists them)")
     for f in meta["failed"]:
         lines.append(f"FAILED {f['combination']}: {f['error']}")
-    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE]
+    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE and c["verdict"] == "holds"]
     if everywhere:
         lines.append(f"{len(everywhere)} check(s) hold on every combination: {', '.join(everywhere)}")
-    rest = [c for c in checks if c["id"] not in everywhere]
+    applies = [c for c in checks if c["holds_iff"] == WHERE_IT_APPLIES and c["verdict"] == "holds"]
+    if applies:
+        lines.append(f"{len(applies)} check(s) exist only on some combinations and hold on every one of them "
+                     f"(elsewhere they are not applicable): "
+                     + ", ".join(f"{c['id']} (where {c['applies_iff']})" for c in applies))
+    rest = [c for c in checks if c["id"] not in everywhere and c not in applies]
     width = max([len(c["id"]) for c in rest] + [5])
     if rest:
         lines.append(f"{'check':<{width}}  {'verdict':<8}  per combination")
     for c in rest:
         lines.append(f"{c['id']:<{width}}  {c['verdict']:<8}  {c['holds_iff']}"
-                     + (f" [{c['undecided_on']} undecided]" if c["undecided_on"] else ""))
+                     + (f" [{c['undecided_on']} undecided]" if c["undecided_on"] else "")
+                     + (f" [exists where {c['applies_iff']}]" if c.get("applies_iff") else ""))
+        for key, what in (("unknown_on", "unknown on"), ("error_on", "internal error on")):
+            if c.get(key):
+                lines.append(f"{'':<{width}}  {'':<8}  {what}: {', '.join(c[key][:6])}"
+                             + (f" and {len(c[key]) - 6} more" if len(c[key]) > 6 else ""))
         if c["smallest_violations"]:
             d = c["smallest_violations"][0]["distance"]
             shown = ", ".join(("base" if not sv["distance"] else sv["combination"])
@@ -183,7 +224,15 @@ def to_text(checks: list, proposal, seed: int, meta: dict) -> str:
             more = len(c["smallest_violations"]) - 4
             lines.append(f"{'':<{width}}  {'':<8}  smallest ({d} switch(es) from the base): {shown}"
                          + (f" and {more} more" if more > 0 else ""))
-    lines.append(f"summary: {summary_verdict(checks, meta)}; rows in {meta['file']}")
+    verdict = summary_verdict(checks, meta)
+    why = ""
+    if verdict == "inconclusive":
+        why = " (undecided: " + ", ".join(c["id"] for c in checks if c["verdict"] == "unknown") + ")"
+    elif verdict == "error":
+        why = " (a failure inside the tool: " + ", ".join(
+            [f"{len(meta['failed'])} failed combination(s)"] * bool(meta["failed"])
+            + [c["id"] for c in checks if c["verdict"] == "error"]) + ")"
+    lines.append(f"summary: {verdict}{why}; rows in {meta['file']}")
     return "\n".join(lines)
 
 
@@ -195,8 +244,8 @@ def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: 
     check's "holds iff" statement."""
     from checks.formats import html
     from checks.formats.html_board import e
-    shown = [c for c in checks if c["holds_iff"] != EVERYWHERE]
-    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE]
+    shown = [c for c in checks if c["holds_iff"] != EVERYWHERE or c["verdict"] != "holds"]
+    everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE and c["verdict"] == "holds"]
     head = "".join(f"<th>{e(a.label)}</th>" for a in axes) + "".join(
         f'<th class="mx" title="{e(c["holds_iff"])}"><span>{e(c["id"])}</span></th>' for c in shown)
     body = []
@@ -204,8 +253,9 @@ def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: 
     for r in ordered[:MATRIX_ROWS]:
         cells = "".join(f"<td>{e(r['combination'][a.key])}</td>" for a in axes)
         for c in shown:
-            v = (r.get("verdicts", {}).get(c["id"]) if r["status"] == "done" else None) or "unknown"
-            cells += f'<td class="v v-{e(v)}" title="{e(c["id"])}: {e(v)}">{e(v[:1].upper())}</td>'
+            v = r.get("verdicts", {}).get(c["id"], NOT_APPLICABLE) if r["status"] == "done" else "error"
+            mark = "-" if v == NOT_APPLICABLE else v[:1].upper()
+            cells += f'<td class="v v-{e(v)}" title="{e(c["id"])}: {e(v)}">{e(mark)}</td>'
         same = f' title="same model as {e(r["same_model_as"])}"' if r.get("same_model_as") else ""
         body.append(f"<tr{same}>{cells}</tr>")
     cut = f" The first {MATRIX_ROWS} are drawn; sweep.jsonl has them all." if len(ordered) > MATRIX_ROWS else ""
@@ -213,9 +263,9 @@ def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: 
     stmts = "".join(f'<tr><td>{e(c["id"])}</td><td><span class="v v-{e(c["verdict"])}">{e(c["verdict"])}</span>'
                     f'</td><td>{e(c["holds_iff"])}</td><td>{e(c["statement_agrees"])}</td>'
                     f'<td>{e(", ".join(sv["combination"] for sv in c["smallest_violations"][:4]))}</td></tr>'
-                    for c in shown + [c for c in checks if c["holds_iff"] == EVERYWHERE])  # the telling ones first
-    matrix = (f'<section id="sweep-matrix"><h2>Switches x checks</h2><p>H holds, V violated, U unknown or '
-              f'failed; a row per combination ({meta["combinations"]}, {meta["models"]} distinct models).{cut}'
+                    for c in shown + [c for c in checks if c not in shown])  # the telling ones first
+    matrix = (f'<section id="sweep-matrix"><h2>Switches x checks</h2><p>H holds, V violated, U unknown, E an '
+              f'internal error or a failed combination, - the check does not exist there; a row per combination ({meta["combinations"]}, {meta["models"]} distinct models).{cut}'
               f'{e(also)}</p><div class="scroll"><table class="verdicts sweep"><tr>{head}</tr>{"".join(body)}'
               f'</table></div></section><section id="sweep-iff"><h2>Per check</h2><table class="verdicts"><tr>'
               f'<th>check</th><th>verdict</th><th>holds iff</th><th>rows agreeing</th><th>smallest violations</th>'

@@ -13,8 +13,11 @@
    switches checked against every row, the smallest violating combinations with their shortest
    counterexamples as scenario files under `--out/violations/`.
 
-Exit code: 4 if a combination failed or a check is undecided somewhere, else 12 if any check is
-violated on some combination, else 0; 2 for usage errors; 130 interrupted (the lines written stay).
+Exit code (`checks.results.exit_code` over `sweep_report.sweep_verdicts`, issue 37): 12 if any check is
+violated on some combination, else 1 if a check or a combination failed inside the tool, else 4 if a
+check is `unknown` on some combination (the summary names which), else 0: every check holds wherever
+it exists (a check a combination's model does not have is `not-applicable` there, never unknown); 2
+for usage errors; 130 interrupted (the lines written stay).
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from checks.formats import sweep_report as rep
 from checks.formats.outputs import OutputError, check_dir
 from checks.formats.scenario import trace_to_scenario
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, write_html
+from checks.results import exit_code
 
 DEFAULT_OUT = "sweep-results"
 
@@ -247,9 +251,8 @@ def sweep(opts: Options, switches: tuple = (), jobs: int | None = None, schedule
     out = sw.path.parent
     rep.save_scenarios(out, checks, rows)
     meta = _meta(sw, resumed, where, time.perf_counter() - t0)
-    verdict = rep.summary_verdict(checks, meta)
     text = rep.to_json(checks, sw.base, opts.seed, meta) if opts.fmt == "json" \
         else rep.to_text(checks, sw.base, opts.seed, meta)
-    run = Run(text, {"holds": 0, "violated": 12, "inconclusive": 4}[verdict])
+    run = Run(text, exit_code(rep.sweep_verdicts(checks, meta)))
     write_html(opts, run, lambda h: rep.html_page(checks, rows, sw.axes, sw.base, opts.seed, meta))
     return run
