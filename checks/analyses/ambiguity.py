@@ -45,8 +45,7 @@ from dataclasses import dataclass, field
 
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
-from checks.results import CheckResult
-from checks.results import validated
+from checks.results import CheckResult, error_result, isolated, validated
 from model.compile import CompiledModel
 
 CLASSES = ("commutes", "diverges", "disables", "cascades")  # weakest to strongest
@@ -231,28 +230,14 @@ def analyse(model, interpretation, config: CheckConfig | None = None, prove: boo
     cut = None if ex.complete and analyser.cut is None else (ex.stop_reason or analyser.cut)
     out = []
     for pid in sorted(found, key=lambda p: [rx.order.index(r) for r in rx.pair_of(p)]):
-        f = found[pid]
-        key, ids = rx.settles(*rx.pair_of(pid))
-        choice = interpretation.choice(key)
-        settled = choice != "unordered"
-        verdict = "violated" if f.cls != "commutes" and not settled else "holds"
-        if cut:
-            verdict = "unknown"
-        trace = validated(model, ex.trace_to(f.witness_state), pid) if f.witness_state is not None else None
-        z3_note = _commute_proof(model, rx.pair_of(pid), config) if prove and f.cls == "commutes" else {}
-        orders = {f"{rx.names[r]} first": labels for r, labels in f.orders.items()}
-        per = ", ".join(f"{c} {f.classes[c]}" for c in reversed(CLASSES) if c in f.classes)
-        detail = (f"{f.cls} (pending together in {f.states} states: {per}); "
-                  + (f"differs in {', '.join(f.slots[:6])}; " if f.slots else "")
-                  + (f"settled by {key}={choice}" if settled else f"not settled ({key} unordered)")
-                  + (f"; Z3: commutes {z3_note['reason']}" if z3_note.get("verdict") == "proved" else
-                     f"; Z3: {z3_note['verdict']} ({z3_note['reason']})" if z3_note else ""))
-        out.append(CheckResult(
-            id=pid, kind="ambiguity", verdict=verdict, engine="explicit", rules=ids, states=len(ex.states),
-            depth=trace.depth if trace else None, seconds=time.perf_counter() - t0, detail=detail, trace=trace,
-            extra={"class": f.cls, "switch": key, "settled_by": choice if settled else None, "pending_states": f.states,
-                   "classes": dict(f.classes), "orders": orders, "slots": list(f.slots)}
-            | ({"z3": z3_note} if z3_note else {})))
+        # One pair's failure inside the tool (its trace, its Z3 proof) is that pair's `error` (issue 39).
+        out.append(isolated(lambda pid=pid: _pair_result(model, interpretation, config, ex, found[pid], pid, cut,
+                                                         prove, t0),
+                            lambda e, pid=pid: error_result(e, id=pid, kind="ambiguity", engine="explicit",
+                                                            rules=rx.settles(*rx.pair_of(pid))[1],
+                                                            what=f"the order analysis of {pid}", **{
+                                                                "class": None, "settled_by": None,
+                                                                "switch": rx.settles(*rx.pair_of(pid))[0]})))
     if cut:
         # A cut search may have missed pairs altogether: say so, never let an empty list read as "holds".
         out.append(CheckResult(
@@ -261,6 +246,33 @@ def analyse(model, interpretation, config: CheckConfig | None = None, prove: boo
             detail=f"the search stopped ({cut}); pairs pending only beyond it were not examined",
             extra={"class": None, "switch": None, "settled_by": None}))
     return out
+
+
+def _pair_result(model, interpretation, config: CheckConfig, ex, f, pid: str, cut, prove: bool,
+                 t0: float) -> CheckResult:
+    """The verdict of one reaction pair the search found pending together."""
+    rx = model.reactions
+    key, ids = rx.settles(*rx.pair_of(pid))
+    choice = interpretation.choice(key)
+    settled = choice != "unordered"
+    verdict = "violated" if f.cls != "commutes" and not settled else "holds"
+    if cut:
+        verdict = "unknown"
+    trace = validated(model, ex.trace_to(f.witness_state), pid) if f.witness_state is not None else None
+    z3_note = _commute_proof(model, rx.pair_of(pid), config) if prove and f.cls == "commutes" else {}
+    orders = {f"{rx.names[r]} first": labels for r, labels in f.orders.items()}
+    per = ", ".join(f"{c} {f.classes[c]}" for c in reversed(CLASSES) if c in f.classes)
+    detail = (f"{f.cls} (pending together in {f.states} states: {per}); "
+              + (f"differs in {', '.join(f.slots[:6])}; " if f.slots else "")
+              + (f"settled by {key}={choice}" if settled else f"not settled ({key} unordered)")
+              + (f"; Z3: commutes {z3_note['reason']}" if z3_note.get("verdict") == "proved" else
+                 f"; Z3: {z3_note['verdict']} ({z3_note['reason']})" if z3_note else ""))
+    return CheckResult(
+        id=pid, kind="ambiguity", verdict=verdict, engine="explicit", rules=ids, states=len(ex.states),
+        depth=trace.depth if trace else None, seconds=time.perf_counter() - t0, detail=detail, trace=trace,
+        extra={"class": f.cls, "switch": key, "settled_by": choice if settled else None, "pending_states": f.states,
+               "classes": dict(f.classes), "orders": orders, "slots": list(f.slots)}
+        | ({"z3": z3_note} if z3_note else {}))
 
 
 def _commute_proof(model, pair: tuple, config: CheckConfig) -> dict:

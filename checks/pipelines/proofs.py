@@ -11,6 +11,7 @@ from pathlib import Path
 
 from checks.config import LEMMA_SPACER_RLIMIT
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, written
+from checks.results import error_result, isolated
 
 
 def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000,
@@ -60,7 +61,7 @@ def lemma_samples(prop) -> list:
 def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: int = 6,
           z3_proof: bool = True) -> Run:
     """hidden-identity: explicit state and step pairs, Z3 self-composition, or both."""
-    from checks.analyses.leaks import check_leaks, side_by_side
+    from checks.analyses.leaks import RULES as LEAK_RULES, check_leaks, side_by_side
     from checks.analyses.leaks_z3 import check_leaks_z3
     prop = opts.resolve()
     model = GAME.build(prop)
@@ -70,13 +71,20 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
             raise UsageProblem(f"unknown observer '{o}'; valid: {', '.join(valid)}")
     t0 = time.perf_counter()
     results, stats = [], {"states": None}
+    chosen = list(observers) or valid
+
+    def failed(engine_name: str):  # one engine failing inside the tool: its verdicts are `error`, the other's stand
+        return lambda e: ([error_result(e, id="hidden-identity", kind="noninterference", engine=engine_name,
+                                        rules=LEAK_RULES, what=f"the {engine_name} leak check for {o}", observer=o)
+                           for o in chosen], {"states": None})
     if engine in ("explicit", "both"):
-        results, stats = check_leaks(model, opts.config(), list(observers) or None)
+        results, stats = isolated(lambda: check_leaks(model, opts.config(), list(observers) or None), failed("product"))
     extra = {"product": stats}
     if engine in ("z3", "both"):
         depth = z3_depth if opts.max_depth is None else min(z3_depth, opts.max_depth)  # one depth budget
-        z3_results, extra["z3"] = check_leaks_z3(model, depth, opts.seed, list(observers) or None,
-                                                 prove=z3_proof, timeout=opts.config().left())
+        z3_results, extra["z3"] = isolated(lambda: check_leaks_z3(model, depth, opts.seed, list(observers) or None,
+                                                                  prove=z3_proof, timeout=opts.config().left()),
+                                           failed("z3"))
         results += z3_results
     notes, pairs, saving = [], [], Run("", 0)
     for r in results:
