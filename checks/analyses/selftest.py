@@ -99,6 +99,9 @@ def _run_order(game, d, proposal, config: CheckConfig) -> CheckResult:
     found = analyse(model, proposal.interpretation, dataclasses.replace(config, fold=False), prove=False)
     r = {x.id: x for x in found}.get(d.target)
     common = dict(id=d.id, kind="defect", engine="explicit", rules=d.ids)
+    if r is not None and r.verdict == "error":  # the pair's analysis failed inside the tool: nothing is decided
+        return CheckResult(**common, verdict="error", states=r.states, depth=None, seconds=time.perf_counter() - t0,
+                           detail=f"{d.doc} -- not decided: {r.detail}", extra={"target": d.target, "caught_by": None})
     if r is not None and r.extra["class"] != "commutes" and r.trace is not None:
         return CheckResult(**common, verdict="caught", states=r.states, depth=r.depth,
                            seconds=time.perf_counter() - t0, detail=f"{d.doc} ({r.extra['class']}: {r.detail})",

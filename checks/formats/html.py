@@ -212,7 +212,7 @@ def report(results: list, command: str, proposal, seed: int, states, seconds: fl
             anchors[i] = "leaks"
         elif r.verdict in BAD:
             bad.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)))
-        elif r.kind == "witness":
+        elif r.kind == "witness" and r.verdict != "error":  # an error's game is the one its check was working on
             wit.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)))
         else:
             seen.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail))
