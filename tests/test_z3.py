@@ -180,7 +180,9 @@ SLOW_BMC: set = {
     # and the relocation module keeps its two successor-agreement configurations
     "discard-vanishes", "gift-discards", "robbery-pays-bank", "revival-ignores-entry-causes",
     "occupier-triggers-terror", "atomics-returns-forces-to-reserves", "ally-triggers-terror", "rob-any-rival",
-    "relocation-overwrites-entry"}
+    "relocation-overwrites-entry",
+    # issue 39's leak-guard defect: 35 s under a load of 8 on 2 cores; eome-duplicates-token keeps token-conservation
+    "acceptance-drops-token"}
 
 
 @pytest.mark.heavy
