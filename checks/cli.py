@@ -13,7 +13,7 @@ import click
 
 from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SEARCH_STATES, SECONDS,
                                 check_options, ci_reports, common, failure, html_report, proof_options, mutate_options,
-                                search_options, sweep_options)
+                                search_options, sweep_options, cache_warnings)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
 from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs, sweep as sweeping
@@ -26,7 +26,8 @@ def guarded(fn):
     @functools.wraps(fn)
     def wrapper(*a, **kw):
         try:
-            run: Run = fn(*a, **kw)
+            with cache_warnings():  # NOTE(read-only) in checks/engines/cachedirs.py
+                run: Run = fn(*a, **kw)
         except Exception as e:
             if INTERRUPTS.signum is not None and not isinstance(e, Interrupted):  # a failure the cut caused
                 e = Interrupted(INTERRUPTS.signum)

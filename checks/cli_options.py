@@ -66,6 +66,14 @@ def failure(e: Exception) -> tuple[str, int]:
     return f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)", EXIT_INTERNAL
 
 
+def cache_warnings():
+    """Each distinct cache problem of a command once on stderr, cleaned like every other line
+    (NOTE(read-only) in checks/engines/cachedirs.py)."""
+    from checks.engines.cachedirs import reported
+    from checks.formats.terminal import clean
+    return reported(lambda line: click.echo(clean(line), err=True))
+
+
 SECONDS, COUNT, DEPTH, NATURAL = Seconds(), click.IntRange(min=1), click.IntRange(min=0), click.IntRange(min=0)
 OUT_FILE, OUT_DIR = OutPath(), OutPath(directory=True)
 # check's and explore's default state budget: the three-turn default bounds are 2.4 M states (about 250 MB with
