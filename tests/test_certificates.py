@@ -23,6 +23,7 @@ from checks.engines import lemmacache, proofcache
 from checks.engines.cachedirs import CacheWarning
 from checks.engines.induction import HornSystem, fingerprint
 from checks.engines.lemmacache import LemmaCache, to_data
+from checks.results import CheckResult, reconcile
 from model.expr import Const, Var
 from tests.conftest import counter_model
 
@@ -222,3 +223,45 @@ def test_the_issue_37_reproduction_check_on_the_seeded_defect(tmp_path, monkeypa
     said = cache_warnings(record)
     assert len(said) == 1 and "token-conservation is not a proof" in said[0] and "@1" in said[0], said
     assert json.loads((store / proofcache.FILE).read_text()).get(k, {}).get("verdict") != "proved"
+
+
+# -- contradicting verdicts (NOTE(contradiction) in checks/results.py) -------------------------------------
+
+def test_reconcile_lets_a_replayed_trace_win_and_otherwise_claims_nothing(broken):
+    from model.trace import Trace
+    bad = Trace(broken.init[0], ())  # replays (no step), so it backs the violation
+    worse = Trace((9, True), ())     # not an initial state: does not replay
+    v = CheckResult(id="bounded", kind="invariant", verdict="violated", engine="explicit", trace=bad)
+    p = CheckResult(id="bounded", kind="invariant", verdict="proved", engine="spacer")
+    h = CheckResult(id="other", kind="invariant", verdict="holds", engine="explicit")
+    kept, said = reconcile([v, p, h], broken)
+    assert [(r.id, r.verdict) for r in kept] == [("bounded", "violated"), ("other", "holds")]
+    assert len(said) == 1 and "INTERNAL INCONSISTENCY" in said[0] and "bug in rulecheck" in said[0]
+    assert "INTERNAL INCONSISTENCY" in kept[0].detail
+    v2 = CheckResult(id="bounded", kind="invariant", verdict="violated", engine="bmc", trace=worse)
+    kept, said = reconcile([p, v2, h], broken)
+    assert [(r.id, r.verdict) for r in kept] == [("bounded", "unknown"), ("other", "holds")] and len(said) == 1
+    assert reconcile([h, p], broken) == ([h, p], [])  # nothing to reconcile: left alone
+
+
+@pytest.mark.heavy
+def test_a_report_never_shows_one_check_proved_and_violated(tmp_path, monkeypatch):
+    """Whatever claims `proved` (here a stand-in for a verifier bug: check's Spacer step returns
+    `proved` for the defect's target), the explicit violation with its replayed trace is what the
+    report shows, once; the contradiction is on stderr and in the JSON."""
+    from checks.analyses import quick_z3
+    from checks.pipelines import check as checking
+    from checks.pipelines.common import Options
+
+    def claims_proved(model, seed, rlimit, cache_dir="default", stats=None, budget=None):
+        p = next(p for p in model.invariants if p.name == "token-conservation")
+        return [CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules)], 1
+    monkeypatch.setattr(quick_z3, "quick_proofs", claims_proved)
+    monkeypatch.setattr(quick_z3, "small_guards", lambda *a, **k: [])  # not what this test is about
+    buggy = tmp_path / "buggy.yaml"
+    buggy.write_text(BUGGY)
+    run = checking.check(Options(proposal=str(buggy), fmt="json"), z3_budget=RLIMIT, jobs=1)
+    rows = [c for c in json.loads(run.stdout)["checks"] if c["id"] == "token-conservation"]
+    assert [(c["verdict"], c["engine"]) for c in rows] == [("violated", "explicit")]
+    assert "spacer says proved" in rows[0]["inconsistency"] and run.code == 12
+    assert len(run.stderr) == 1 and "INTERNAL INCONSISTENCY: token-conservation" in run.stderr[0]
