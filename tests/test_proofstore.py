@@ -89,7 +89,8 @@ def test_a_damaged_user_proof_entry_does_not_hide_the_shipped_proof(profile_mode
     (tmp_path / proofcache.FILE).write_text(json.dumps({keys[name]: entry}))
 
     def no_spacer(*a, **k):
-        raise AssertionError("Spacer ran: a stored entry hid the shipped proof")
+        raise AssertionError("Spacer ran: a stored entry hid the shipped proof (or the shipped seed is stale: "
+                             "see test_the_shipped_seed_matches_every_embedded_profile)")
     monkeypatch.setattr(quick_z3, "spacer", no_spacer)
     stats: dict = {}
     with warnings.catch_warnings(record=True) as record:
@@ -118,7 +119,8 @@ def test_a_damaged_user_lemma_entry_does_not_hide_the_shipped_one(profile_model,
     (tmp_path / lemmacache.FILE).write_text(json.dumps({model_digest(profile_model): entry}))
 
     def no_search(*a, **k):
-        raise AssertionError("a search ran: the user's entry hid the shipped one")
+        raise AssertionError("a search ran: the user's entry hid the shipped one (or the shipped lemma seed is "
+                             "stale: see tests/test_infer.py)")
     monkeypatch.setattr(P, "infer", no_search)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
