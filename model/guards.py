@@ -58,28 +58,33 @@ def conjuncts(guard: Expr) -> tuple:
     return (guard,)
 
 
-def explain(model, action, state) -> tuple:
-    """Every conjunct of `action`'s guard in `state`: its text, whether it holds, what it reads."""
+def explain(model, action, state, only_false: bool = False) -> tuple:
+    """Every conjunct of `action`'s guard in `state` (with `only_false`, the false ones): its text,
+    whether it holds, what it reads."""
     sch = model.schema
+    fields = sch.by_name
     out = []
     for x in conjuncts(action.guard):
         holds = bool(eval_expr(x, state, sch))
+        if holds and only_false:
+            continue
         reads = _reads(x, state, sch)
-        out.append(Conjunct(spell(x, sch), holds, reads, _words(model, spell(x, sch), holds, reads)))
+        text = _spell(x, fields)
+        out.append(Conjunct(text, holds, reads, _words(model, text, holds, reads)))
     return tuple(out)
 
 
 def refusal(model, action, state) -> tuple:
     """The conjuncts of `action`'s guard that are false in `state` (empty when it is enabled)."""
-    return tuple(c for c in explain(model, action, state) if not c.holds)
+    return explain(model, action, state, only_false=True)
 
 
 # -- spelling an expression with the model's labels --------------------------------------------------
 
 def _domain(e: Expr, sch):
     """The domain of the values `e` takes, when it is a field (or a choice between fields)."""
-    if isinstance(e, Var) and e.field in sch.by_name:
-        return sch.by_name[e.field].domain
+    if isinstance(e, Var) and e.field in sch:
+        return sch[e.field].domain
     if isinstance(e, Ite):
         return _domain(e.then, sch) or _domain(e.other, sch)
     return None
@@ -89,7 +94,7 @@ def _value(e: Expr, dom, sch) -> str:
     """A constant compared with a field of an enumeration (or a flag) is spelled by its label."""
     if isinstance(e, Const) and isinstance(dom, (Enum, Bool)) and dom.contains(e.value):
         return dom.show(e.value)
-    return spell(e, sch)
+    return _spell(e, sch)
 
 
 def spell(e: Expr, sch) -> str:
@@ -103,22 +108,27 @@ def spell(e: Expr, sch) -> str:
     >>> spell(Var("stage").eq(1) & Var("n", (Const(0),)).ne(1), sch)
     'stage = terror and n[storm] != B'
     """
+    return _spell(e, sch.by_name)
+
+
+def _spell(e: Expr, sch: dict) -> str:
+    """`spell` with the schema's fields by name (`Schema.by_name` builds that dict on each call)."""
     match e:
         case Const(value=v):
             return str(v).lower() if isinstance(v, bool) else str(v)
         case Var(field=f, index=idx):
-            dims = sch.by_name[f].dims if f in sch.by_name else ()
+            dims = sch[f].dims if f in sch else ()
             return f + "".join(f"[{_index(i, dims[j] if j < len(dims) else None, sch)}]" for j, i in enumerate(idx))
         case Not(arg=Eq(a=a, b=b)):
             return _compare(a, b, "!=", sch)
         case Not(arg=Var() as v):
-            return f"not {spell(v, sch)}"
+            return f"not {_spell(v, sch)}"
         case Not(arg=a):
-            return f"not ({spell(a, sch)})"
+            return f"not ({_spell(a, sch)})"
         case And(args=xs):
-            return " and ".join(f"({spell(x, sch)})" if isinstance(x, Or) else spell(x, sch) for x in xs)
+            return " and ".join(f"({_spell(x, sch)})" if isinstance(x, Or) else _spell(x, sch) for x in xs)
         case Or(args=xs):
-            return " or ".join(f"({spell(x, sch)})" if isinstance(x, Or) else spell(x, sch) for x in xs)
+            return " or ".join(f"({_spell(x, sch)})" if isinstance(x, Or) else _spell(x, sch) for x in xs)
         case Eq(a=a, b=b):
             return _compare(a, b, "=", sch)
         case Lt(a=a, b=b):
@@ -126,20 +136,20 @@ def spell(e: Expr, sch) -> str:
         case Le(a=a, b=b):
             return _compare(a, b, "<=", sch)
         case Add(args=xs):
-            return "(" + " + ".join(spell(x, sch) for x in xs) + ")"
+            return "(" + " + ".join(_spell(x, sch) for x in xs) + ")"
         case Sub(a=a, b=b):
-            return f"({spell(a, sch)} - {spell(b, sch)})"
+            return f"({_spell(a, sch)} - {_spell(b, sch)})"
         case Div(a=a, k=k):
-            return f"({spell(a, sch)}) div {k}"
+            return f"({_spell(a, sch)}) div {k}"
         case Ite(cond=c, then=t, other=o):
-            return f"(if {spell(c, sch)} then {spell(t, sch)} else {spell(o, sch)})"
+            return f"(if {_spell(c, sch)} then {_spell(t, sch)} else {_spell(o, sch)})"
     return repr(e)  # Post, Fired, Arg, Param never remain in a ground guard
 
 
 def _index(i: Expr, dim, sch) -> str:
     if isinstance(i, Const) and dim is not None and dim.contains(i.value):
         return dim.show(i.value)
-    return spell(i, sch)
+    return _spell(i, sch)
 
 
 def _compare(a: Expr, b: Expr, op: str, sch) -> str:
@@ -183,11 +193,11 @@ def _kids(x: Expr) -> tuple:
 
 
 def _words(model, text: str, holds: bool, reads: tuple) -> str:
-    sch = model.schema
+    fields = model.schema.by_name
     value_words = getattr(model.board, "value_words", None)
     said = []
     for name, shown in reads[:MAX_READS]:
-        field = sch.by_name[name.split("[", 1)[0]]
+        field = fields[name.split("[", 1)[0]]
         meaning = value_words(field.name, shown) if value_words is not None else None
         meaning = meaning or field.doc
         said.append(f"{name} is {shown}" + (f" ({meaning})" if meaning else ""))
