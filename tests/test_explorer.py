@@ -463,3 +463,42 @@ def test_the_command_listens_on_loopback_until_interrupted(tmp_path):
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and "Traceback" not in err, err
+
+
+# -- the HTML report's command line ---------------------------------------------------------------------
+
+@pytest.mark.heavy
+def test_the_report_gives_each_trace_an_explorer_command_line(tmp_path):
+    from checks.pipelines.common import Options
+    from checks.pipelines.explorer import ServeOptions, explorer
+    (tmp_path / "b.yaml").write_text("name: buggy\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n")
+    for out in (None, tmp_path / "traces"):
+        args = ["check", "--proposal", tmp_path / "b.yaml", "--z3-budget", "0", "--html", tmp_path / "r.html"]
+        r = run(*(args + (["--out", out] if out else [])))
+        assert r.exit_code == 12, r.output
+        page = tree((tmp_path / "r.html").read_text(encoding="utf-8"))
+        viewers = page.having("viewer")
+        cmds = [c.text for c in page.having("copy")]
+        assert len(cmds) == len(viewers) >= 14 and not page.all(lambda n: n.tag == "a" and "cmd" in n.classes)
+        first = cmds[0]
+        if out is None:
+            assert first.startswith("rulecheck check --proposal b.yaml --out traces && rulecheck explore --serve "
+                                    "--from traces/violations/token-conservation.scenario.yaml")
+        else:
+            src = first.split("--from ", 1)[1]
+            assert first == f"rulecheck explore --serve --from {src}" and Path(src).exists()
+            x = explorer(Options(), ServeOptions(source=src), None)
+            assert "token-conservation" in x.handle("/api/view", {"path": x.start})["violated"]
+
+
+@pytest.mark.heavy
+def test_the_compare_report_opens_each_distinguishing_game_in_compare_mode(tmp_path):
+    small = "bounds:\n  turns: 2\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n"
+    (tmp_path / "a.yaml").write_text("name: small\n" + small)
+    (tmp_path / "b.yaml").write_text("name: small-extortion-first\ninterpretation:\n  A5: extortion-first\n" + small)
+    r = run("compare", tmp_path / "a.yaml", tmp_path / "b.yaml", "--out", tmp_path / "t", "--html", tmp_path / "c.html")
+    assert r.exit_code == 12, r.output
+    cmds = [c.text for c in tree((tmp_path / "c.html").read_text(encoding="utf-8")).having("copy")]
+    assert cmds and all(c.startswith("rulecheck explore --serve --from ") and " --compare " in c for c in cmds)
+    src = cmds[0].split("--from ", 1)[1].split(" --compare")[0]
+    assert Path(src).exists() and run("replay", src).exit_code == 0
