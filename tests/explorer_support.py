@@ -25,9 +25,15 @@ def setup(name: str = "default") -> Setup:
     return Setup(name, p, GAME.build(p))
 
 
-def app(a: Setup, out: Path | None) -> Explorer:
-    """The explorer over `a`, saving under `out`, comparing with the embedded profiles."""
-    return Explorer(a, out=out, load=setup, others=list(GAME.profiles), replay=lambda f: replay_file(GAME, f))
+def app(a: Setup, out: Path | None, extra: dict | None = None) -> Explorer:
+    """The explorer over `a`, saving under `out`, comparing with the embedded profiles and the `extra`
+    proposals ({name: proposal}, as `--compare FILE` adds one)."""
+    extra = extra or {}
+
+    def load(name):
+        return Setup(name, extra[name], GAME.build(extra[name])) if name in extra else setup(name)
+    return Explorer(a, out=out, load=load, others=list(GAME.profiles) + list(extra),
+                    replay=lambda f: replay_file(GAME, f))
 
 
 class Served:
@@ -154,3 +160,30 @@ def tree(fragment: str) -> Node:
     p = _Tree()
     p.feed(fragment)
     return p.root
+
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium(pytest):
+    """(playwright, browser context) on Debian's Chromium, as tests/test_html.py launches it; skips,
+    saying why, when it cannot be launched."""
+    import shutil
+    import tempfile
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (python -m pip install -e '.[test]')")
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run does)")
+    profile = tempfile.mkdtemp(prefix="rulecheck-chromium-")
+    pw = sync_playwright().start()
+    try:
+        ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, headless=True, args=ARGS,
+                                                    viewport={"width": 1300, "height": 1000})
+    except Exception as err:  # noqa: BLE001 - any launch failure means: no browser here
+        pw.stop()
+        pytest.skip(f"Chromium at {exe} cannot be launched: {str(err).splitlines()[0]}")
+    return pw, ctx, profile

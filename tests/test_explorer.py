@@ -244,6 +244,7 @@ def test_games_that_differ_only_in_hidden_faces_look_the_same_to_every_rival(ser
     assert compared >= 10
 
 
+@pytest.mark.heavy
 def test_a_slot_no_rival_reads_changes_nothing_it_is_shown(model):
     """Every slot outside a rival's observation (another's Karama card, engine and history slots), set
     to each other value of its domain: that rival's board, fields and choices are unchanged; a slot it
@@ -469,26 +470,29 @@ def test_the_command_listens_on_loopback_until_interrupted(tmp_path):
 
 @pytest.mark.heavy
 def test_the_report_gives_each_trace_an_explorer_command_line(tmp_path):
+    """Under every trace of `check --html`, the command that opens it: with --out, from its file (which
+    the explorer opens at the violation); without, after the run that saves it."""
+    from checks.formats.html import explore_command
     from checks.pipelines.common import Options
     from checks.pipelines.explorer import ServeOptions, explorer
     (tmp_path / "b.yaml").write_text("name: buggy\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n")
-    for out in (None, tmp_path / "traces"):
-        args = ["check", "--proposal", tmp_path / "b.yaml", "--z3-budget", "0", "--html", tmp_path / "r.html"]
-        r = run(*(args + (["--out", out] if out else [])))
-        assert r.exit_code == 12, r.output
-        page = tree((tmp_path / "r.html").read_text(encoding="utf-8"))
-        viewers = page.having("viewer")
-        cmds = [c.text for c in page.having("copy")]
-        assert len(cmds) == len(viewers) >= 14 and not page.all(lambda n: n.tag == "a" and "cmd" in n.classes)
-        first = cmds[0]
-        if out is None:
-            assert first.startswith("rulecheck check --proposal b.yaml --out traces && rulecheck explore --serve "
-                                    "--from traces/violations/token-conservation.scenario.yaml")
-        else:
-            src = first.split("--from ", 1)[1]
-            assert first == f"rulecheck explore --serve --from {src}" and Path(src).exists()
-            x = explorer(Options(), ServeOptions(source=src), None)
-            assert "token-conservation" in x.handle("/api/view", {"path": x.start})["violated"]
+    r = run("check", "--proposal", tmp_path / "b.yaml", "--z3-budget", "0", "--html", tmp_path / "r.html",
+            "--out", tmp_path / "traces")
+    assert r.exit_code == 12, r.output
+    page = tree((tmp_path / "r.html").read_text(encoding="utf-8"))
+    cmds = [c.text for c in page.having("copy")]
+    assert len(cmds) == len(page.having("viewer")) >= 14
+    assert not page.all(lambda n: n.tag == "a" and n.all(lambda k: "copy" in k.classes))  # text, not a link
+    src = cmds[0].split("--from ", 1)[1]
+    assert cmds[0] == f"rulecheck explore --serve --from {src}" and src.endswith("token-conservation.scenario.yaml")
+    x = explorer(Options(), ServeOptions(source=src), None)
+    assert "token-conservation" in x.handle("/api/view", {"path": x.start})["violated"]
+    from checks.formats.proposal import load_proposal
+    from model.moritani import GAME
+    line = text_of(explore_command("check", load_proposal(GAME, str(tmp_path / "b.yaml")), None, "violations",
+                                   "token-conservation"))
+    assert ("rulecheck check --proposal b.yaml --out traces && rulecheck explore --serve --from "
+            "traces/violations/token-conservation.scenario.yaml") in line
 
 
 @pytest.mark.heavy
@@ -502,3 +506,39 @@ def test_the_compare_report_opens_each_distinguishing_game_in_compare_mode(tmp_p
     assert cmds and all(c.startswith("rulecheck explore --serve --from ") and " --compare " in c for c in cmds)
     src = cmds[0].split("--from ", 1)[1].split(" --compare")[0]
     assert Path(src).exists() and run("replay", src).exit_code == 0
+
+
+def test_every_property_kind_the_model_declares_is_listed_without_knowing_it():
+    """A kind the explorer has never heard of (issue 33's permissions will be one) gets its own group:
+    with a state predicate it must hold, and the next step that breaks it is marked."""
+    from checks.formats.explorer_api import Explorer
+    from checks.formats.explorer_requests import Setup
+    from model.domains import IntRange
+    from model.expr import Var
+    from model.game import GameModel
+    from model.properties import Property, always
+    from model.rule import Rule
+    from model.schema import Field, Schema
+    inc = Rule("inc", (), Var("x") < 3, {("x", ()): Var("x") + 1}, ("T1",))
+    props = (always("small", Var("x") <= 3, ("T1",)),
+             Property("may-stop", "permission", predicate=Var("x") <= 1, rules=("T9",), doc="x may stay low"),
+             Property("asks", "obligation", when=Var("x").eq(0), fires=("inc",)))
+    m = GameModel("counter", Schema((Field("x", IntRange(0, 4)),)), ((1,),), (inc,), props, Var("x").eq(3))
+    v = Explorer(Setup("counter", None, m)).handle("/api/view", {"path": []})
+    groups = {d.attrs["data-kind"]: d for d in tree(v["properties"]).having("kind")}
+    assert list(groups) == ["invariant", "permission", "obligation", "deadlock"]
+    perm = groups["permission"]
+    assert "permission properties" in perm.text and "may-stop" in perm.text and "T9" in perm.text
+    assert "1 next step(s) break it" in perm.text and "breaks may-stop" in text_of(v["choices"])
+    assert "its condition does not hold here" in groups["obligation"].text
+
+
+def test_a_rivals_public_choice_is_resolved_to_its_action(served):
+    at = GAME_LABELS[:7]  # the Karama window on the alliance offer: Atreides holds a Karama card
+    v = served.view(at, "Atreides")
+    choice = [b.attrs["data-choice"] for b in tree(v["choices"]).having("act")]
+    assert choice == ["karama_eome(f=Atreides)"]
+    status, doc, raw = served.post("/api/resolve", {"path": at, "observer": "Atreides", "choice": choice[0]})
+    assert status == 200 and doc == {"label": "karama_eome(f=Atreides)"}, raw
+    status, doc, _ = served.post("/api/resolve", {"path": at, "observer": "Ecaz", "choice": choice[0]})
+    assert status == 400 and "Ecaz has no choice" in doc["error"]

@@ -27,7 +27,7 @@ from checks.formats.explorer_view import (DESIGNER, Viewpoint, actor, board_pane
                                           explanation_html, fields_panel, fingerprint, history_html, label_for,
                                           property_panel, refused_here, refused_html, seen_marks, viewpoints)
 from checks.formats.schema import quoted
-from model.errors import choices as listed
+from model.errors import ModelError, choices as listed
 from model.evaluate import successors
 from model.guards import explain
 
@@ -136,5 +136,8 @@ class Explorer:
             if name not in self._built:
                 while len(self._built) >= MAX_BUILT:
                     self._built.pop(next(iter(self._built)))
-                self._built[name] = self.load(name)
+                try:
+                    self._built[name] = self.load(name)
+                except (ModelError, ValueError) as err:  # a proposal file the game cannot build
+                    raise ApiError(400, f"cannot build '{name}': {err}") from None
             return self._built[name]

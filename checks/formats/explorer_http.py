@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from checks.formats.explorer_requests import ApiError
 
 LOOPBACK = "127.0.0.1"
+_REFUSED = object()  # a body refused and answered already
 MAX_BODY = 2 * 1024 * 1024  # a path of 10,000 labels fits; nothing the page sends comes near it
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -128,7 +129,7 @@ class Handler(BaseHTTPRequestHandler):
         if route is None:
             return
         body = self._body()
-        if body is not None:
+        if body is not _REFUSED:
             self._answer(route, body)
 
     def _not_allowed(self):
@@ -138,28 +139,28 @@ class Handler(BaseHTTPRequestHandler):
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed
 
     def _body(self):
-        """The request's JSON document, or None after refusing it."""
+        """The request's JSON document (any JSON value, `null` included), or _REFUSED after refusing it."""
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if ctype != "application/json":
             self.send_error(415, f"expected Content-Type: application/json; found {json.dumps(ctype[:80])}")
-            return None
+            return _REFUSED
         if self.headers.get("Transfer-Encoding"):
             self.send_error(411, "send the body with a Content-Length, not chunked")
-            return None
+            return _REFUSED
         try:
             n = int(self.headers.get("Content-Length", ""))
         except ValueError:
             self.send_error(411, "a request body needs a Content-Length")
-            return None
+            return _REFUSED
         if n < 0 or n > MAX_BODY:
             self.send_error(413, f"the body is {n:,} bytes; at most {MAX_BODY:,} are read")
-            return None
+            return _REFUSED
         raw = self.rfile.read(n)
         try:
             return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
         except (UnicodeDecodeError, ValueError, RecursionError) as err:
             self.send_error(400, f"the body is not JSON: {str(err)[:200]}")
-            return None
+            return _REFUSED
 
     def _answer(self, route: str, body) -> None:
         app = self.server.app

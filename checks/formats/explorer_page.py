@@ -59,6 +59,8 @@ ol.cmp li.differs{background:var(--dif)}ol.cmp li.first{outline:2px solid var(--
 ol.cmp li.here{font-weight:700}
 .cw{font-size:.88em;color:var(--mut)}
 ul.refused li{margin:.2em 0}
+#refused{max-height:16em;overflow-y:auto}
+#why:not(:empty){border:1px solid var(--line);border-radius:4px;padding:.2em .5em;margin:.4em 0;background:#fdfcf9}
 button.try{font:inherit;font-size:.85em;border:1px solid #8d867a;border-radius:4px;background:#fff;cursor:pointer}
 .why{font-size:.85em;color:var(--mut)}
 ol.conj li{padding:.1em .3em;margin:.1em 0;border-left:4px solid var(--ok)}
@@ -68,9 +70,11 @@ table.fields td.sn{font-family:monospace}
 .save label{display:block;margin:.25em 0}
 .save input[type=text],.save select,.try-any input{font:inherit;max-width:100%}
 #status{position:sticky;bottom:0;background:#2b2722;color:#f6f1e6;padding:.3em 1em;min-height:1.6em}
+#status:empty{display:none}
 #status.bad{background:var(--bad)}
 .first-diff{font-weight:600;color:var(--bad)}
 body:not([data-observer=designer]) .designer-only{display:none}
+body.comparing #board-box{display:none}
 .none{color:var(--mut)}
 """
 
@@ -112,7 +116,8 @@ function render(){
   document.body.setAttribute('data-observer',S.observer);
   var p=api('/api/view',{path:here(),observer:S.observer}).then(function(v){show(v);
     if(S.tried){return explain(S.tried);} $('why').innerHTML='';})
-    .then(function(){if(S.compare){return compare();} $('compare-box').hidden=true;});
+    .then(function(){document.body.classList.toggle('comparing',!!S.compare);
+      if(S.compare){return compare();} $('compare-box').hidden=true;});
   return work(p);
 }
 function compare(){
@@ -203,18 +208,19 @@ def page(title: str) -> str:
 <button id="back" title="previous step (left arrow)">\u2039 back</button><span class="pos" id="pos"></span>
 <button id="forward" title="next step on the path (right arrow)">forward \u203a</button>
 <span class="fp designer-only" id="fp"></span></div>
+<section class="box" id="compare-box" hidden><h2>Compare with <span id="cmp-against"></span></h2>
+<p class="first-diff" id="cmp-first"></p><div id="cmp-lanes"></div>
+<details open><summary>the path under both</summary><div id="cmp-rows"></div></details></section>
 <div class="cols"><div>
 <section class="box" id="board-box"><h2>Board</h2><div id="board"></div></section>
-<section class="box" id="compare-box" hidden><h2>Compare with <span id="cmp-against"></span></h2>
-<p class="first-diff" id="cmp-first"></p><div id="cmp-lanes"></div><h3>the path under both</h3><div id="cmp-rows"></div></section>
 <section class="box"><details id="fields-box"><summary>State fields this observer reads</summary>
 <div id="fields"></div></details></section>
 </div><div>
 <section class="box" id="choices-box"><h2>Enabled actions</h2><div id="choices"></div></section>
 <section class="box designer-only" id="refused-box"><h2>Refused here</h2>
-<details><summary>actions of this stage the rules refuse, and why</summary><div id="refused"></div></details>
 <div class="try-any"><label>why not <input id="try-label" list="labels" size="34" placeholder="any action label">
-</label> <button id="try-btn">explain</button></div><datalist id="labels"></datalist><div id="why"></div></section>
+</label> <button id="try-btn">explain</button></div><datalist id="labels"></datalist><div id="why"></div>
+<details><summary>actions of this stage the rules refuse, and why</summary><div id="refused"></div></details></section>
 <section class="box designer-only" id="properties-box"><h2>Properties here</h2><div id="properties"></div></section>
 <section class="box" id="history-box"><h2>Path</h2><div id="history"></div></section>
 <section class="box save" id="save-box"><h2>Save as scenario</h2>
