@@ -210,7 +210,7 @@ def serve_options(f):
         click.option("--from", "source", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="--serve: start from this scenario file (a counterexample or witness of check --out), "
                           "with its setup"),
-        click.option("--out", "serve_out", type=OUT_DIR, default=None, help="--serve: save scenario files here"),
+        click.option("--out", "serve_out", metavar="DIR", default=None, help="--serve: save scenario files here"),
         click.option("--compare", "against", default=None, metavar="FILE|PROFILE",
                      help="--serve: also offer this proposal to compare with (the embedded profiles always are)"),
     ]
@@ -222,6 +222,9 @@ def serve_options(f):
                  if v is not None]
         if given and not serve:
             raise click.UsageError(f"{', '.join(given)} only go with --serve")
+        if out is not None:  # checked (and created) only once --serve is known to be given
+            ctx = click.get_current_context()
+            out = OUT_DIR.convert(out, next(p for p in ctx.command.params if p.name == "serve_out"), ctx)
         options = ServeOptions(DEFAULT_PORT if port is None else port, source, out, against) if serve else None
         return f(*a, serve=options, **kw)
     return _stacked(wrapper, opts)

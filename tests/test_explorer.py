@@ -542,3 +542,11 @@ def test_a_rivals_public_choice_is_resolved_to_its_action(served):
     assert status == 200 and doc == {"label": "karama_eome(f=Atreides)"}, raw
     status, doc, _ = served.post("/api/resolve", {"path": at, "observer": "Ecaz", "choice": choice[0]})
     assert status == 400 and "Ecaz has no choice" in doc["error"]
+
+
+def test_an_out_that_cannot_be_written_is_a_usage_error_before_serving(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    r = run("explore", "--serve", "--out", tmp_path / "plain" / "sub")
+    assert r.exit_code == 2 and "Invalid value for '--out'" in r.output and "not a directory" in r.output
+    r = run("explore", "--out", tmp_path / "new")  # without --serve: refused, and nothing is created
+    assert r.exit_code == 2 and not (tmp_path / "new").exists()
