@@ -550,3 +550,14 @@ def test_an_out_that_cannot_be_written_is_a_usage_error_before_serving(tmp_path)
     assert r.exit_code == 2 and "Invalid value for '--out'" in r.output and "not a directory" in r.output
     r = run("explore", "--out", tmp_path / "new")  # without --serve: refused, and nothing is created
     assert r.exit_code == 2 and not (tmp_path / "new").exists()
+
+
+def test_a_scenario_whose_steps_no_longer_run_opens_where_they_stop(tmp_path):
+    from checks.pipelines.common import Options
+    from checks.pipelines.explorer import ServeOptions, explorer
+    f = tmp_path / "stale.scenario.yaml"
+    f.write_text("scenario: 1\nsetup: {proposal: {name: default}}\nsteps:\n  - do: skip_placement\n  - do: decline\n"
+                 "  - do: end_turn\nexpect: {reachable: true}\n")
+    meta = explorer(Options(), ServeOptions(source=str(f)), None).handle("/api/meta", {})
+    assert meta["start"] == ["skip_placement"] and meta["tried"] is None
+    assert "step 2: 'decline' is refused here" in meta["note"] and "opened at step 1" in meta["note"]
