@@ -13,10 +13,10 @@ import click
 
 from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SEARCH_STATES, SECONDS,
                                 check_options, ci_reports, common, failure, html_report, proof_options, mutate_options,
-                                search_options, sweep_options, cache_warnings)
+                                search_options, serve_options, sweep_options, cache_warnings)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
-from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs, sweep as sweeping
+from checks.pipelines import analysis, check as checking, explorer, files, mutate as mutation, proofs, sweep as sweeping
 from checks.pipelines.common import Options, Run, UsageProblem
 
 
@@ -81,11 +81,12 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, turns, proof
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
 @search_options
+@serve_options
 @guarded
-def explore(opts, stats, graph, fold, symmetry, search_engine, jobs, turns):
-    """Explicit state-graph exploration only: its statistics (no traces; `check --out` writes those)."""
-    if graph and not graph.endswith((".dot", ".graphml")):
-        raise click.UsageError("--graph needs a .dot or .graphml file name")
+def explore(opts, stats, graph, fold, symmetry, search_engine, jobs, turns, serve):
+    """Explicit state-graph exploration: its statistics; with --serve, the explorer page (docs/explorer.md)."""
+    if serve:
+        return explorer.serve(opts, serve, turns)
     return checking.explore(opts, graph, fold, symmetry, search_engine, jobs, stats, turns)
 
 

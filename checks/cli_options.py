@@ -206,6 +206,38 @@ def search_options(f):
                              "vector unless --symmetry, --fold or --graph asks for the scalar engine")(f)
 
 
+def serve_options(f):
+    """--serve and its options (`explore --serve`, checks/pipelines/explorer.py): gathered into one
+    `ServeOptions` argument `serve`, None without --serve (the options need it)."""
+    from checks.pipelines.explorer import DEFAULT_PORT, ServeOptions
+    opts = [
+        click.option("--serve", is_flag=True, help="open the explorer: a local web page to walk the model by hand "
+                                                   "and save scenario files (docs/explorer.md)"),
+        click.option("--port", type=click.IntRange(0, 65535), default=None,
+                     help=f"--serve: the port on 127.0.0.1 (default {DEFAULT_PORT}; 0: any free port)"),
+        click.option("--from", "source", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="--serve: start from this scenario file (a counterexample or witness of check --out), "
+                          "with its setup"),
+        click.option("--out", "serve_out", metavar="DIR", default=None, help="--serve: save scenario files here"),
+        click.option("--compare", "against", default=None, metavar="FILE|PROFILE",
+                     help="--serve: also offer this proposal to compare with (the embedded profiles always are)"),
+    ]
+
+    @functools.wraps(f)
+    def wrapper(*a, serve, port, source, serve_out, against, **kw):
+        out = serve_out  # not `out`: common() takes that name for the commands that save traces
+        given = [n for n, v in (("--port", port), ("--from", source), ("--out", out), ("--compare", against))
+                 if v is not None]
+        if given and not serve:
+            raise click.UsageError(f"{', '.join(given)} only go with --serve")
+        if out is not None:  # checked (and created) only once --serve is known to be given
+            ctx = click.get_current_context()
+            out = OUT_DIR.convert(out, next(p for p in ctx.command.params if p.name == "serve_out"), ctx)
+        options = ServeOptions(DEFAULT_PORT if port is None else port, source, out, against) if serve else None
+        return f(*a, serve=options, **kw)
+    return _stacked(wrapper, opts)
+
+
 def _stacked(f, options: list):
     """`f` with `options` applied so that they are listed in this order in --help."""
     for o in reversed(options):

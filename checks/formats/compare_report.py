@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from checks.analyses.compare import Comparison
 from checks.formats.outputs import inside, slug
+from checks.formats.proposal import NAME_LENGTH
 from checks.formats.scenario import trace_to_scenario, write_scenario
 
 
@@ -26,11 +27,17 @@ def save(c: Comparison, out) -> dict:
         if d.values:
             expect["values"] = dict(d.values)
         name = (f"reachable under {side.proposal.name}, never under {other.proposal.name}: {d.what}")
+        if len(name) > NAME_LENGTH:  # the scenario schema's limit: a longer name made the file unreadable
+            name = name[:NAME_LENGTH - 3] + "..."
         doc = trace_to_scenario(side.model, d.trace, side.proposal, name, expect)
-        # Proposal names are the user's text: slugged, and the path confined to `out` (checks/formats/outputs.py).
-        stem = slug(f"{slug(side.proposal.name, 36)}-not-{slug(other.proposal.name, 36)}-{d.kind}")
-        paths[id(d)] = str(write_scenario(inside(out, "compare", f"{stem}.scenario.yaml"), doc))
+        paths[id(d)] = str(write_scenario(inside(out, "compare", f"{game_stem(side, other, d)}.scenario.yaml"), doc))
     return paths
+
+
+def game_stem(side, other, d) -> str:
+    """The file name (without `.scenario.yaml`) of a distinguishing game under `out/compare/`."""
+    # Proposal names are the user's text: slugged, and the path confined to `out` (checks/formats/outputs.py).
+    return slug(f"{slug(side.proposal.name, 36)}-not-{slug(other.proposal.name, 36)}-{d.kind}")
 
 
 def to_json(c: Comparison, seed: int, paths: dict | None = None) -> dict:

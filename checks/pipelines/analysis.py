@@ -99,7 +99,7 @@ def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False) -
     else:
         run.stdout = "\n".join([compare_text(c, opts.seed)] + [switch_text(sw, s) for sw, s in switches]
                                + [f"wrote {p}" for p in paths.values()])
-    write_html(opts, run, lambda h: h.comparison(c, opts.seed))
+    write_html(opts, run, lambda h: h.comparison(c, opts.seed, paths, (a_name, b_name)))
     return run
 
 
