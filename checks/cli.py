@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SEARCH_STATES, SECONDS,
-                                check_options, ci_reports, common, failure, html_report, proof_options, mutate_options,
+from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, OUT_FILE, SEARCH_STATES,
+                                check_options, ci_reports, common, compare_options, failure, html_report, leak_options, proof_options, mutate_options,
                                 search_options, serve_options, sweep_options, cache_warnings)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
@@ -141,12 +141,7 @@ def prove(opts, only, engine, depth, rlimit, proof_cache, spacer_rlimit):
 
 @main.command()
 @common
-@click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)")
-@click.option("--engine", type=click.Choice(["explicit", "z3", "both"]), default="both", show_default=True,
-              help="explicit state pairs, Z3 self-composition (BMC + relational induction), or both")
-@click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
-@click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
-              help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)")
+@leak_options
 @html_report
 @ci_reports
 @guarded
@@ -202,12 +197,7 @@ def export(promela, proposal, with_spin, max_states):
 @main.command()
 @click.argument("proposal_a", metavar="A")
 @click.argument("proposal_b", metavar="B")
-@FORMAT
-@click.option("--out", type=OUT_DIR, default=None, help="write each distinguishing game as a scenario file here")
-@click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report")
-@click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
-@click.option("--timeout", type=SECONDS, default=None, help="seconds")
-@click.option("--per-switch", is_flag=True, help="also A against A with each differing switch set as in B")
+@compare_options
 @html_report
 @guarded
 def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_switch, html):

@@ -238,6 +238,30 @@ def serve_options(f):
     return _stacked(wrapper, opts)
 
 
+def leak_options(f):
+    """The options of `rulecheck leaks` (checks/pipelines/proofs.py, docs/noninterference.md)."""
+    return _stacked(f, [
+        click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)"),
+        click.option("--engine", type=click.Choice(["explicit", "z3", "both"]), default="both", show_default=True,
+                     help="explicit state pairs, Z3 self-composition (BMC + relational induction), or both"),
+        click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition"),
+        click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
+                     help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)"),
+    ])
+
+
+def compare_options(f):
+    """The options of `rulecheck compare` (checks/pipelines/analysis.py)."""
+    return _stacked(f, [
+        FORMAT,
+        click.option("--out", type=OUT_DIR, default=None, help="write each distinguishing game as a scenario file here"),
+        click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report"),
+        click.option("--max-states", type=COUNT, default=2_000_000, show_default=True),
+        click.option("--timeout", type=SECONDS, default=None, help="seconds"),
+        click.option("--per-switch", is_flag=True, help="also A against A with each differing switch set as in B"),
+    ])
+
+
 def _stacked(f, options: list):
     """`f` with `options` applied so that they are listed in this order in --help."""
     for o in reversed(options):
