@@ -357,7 +357,7 @@ class PLACEMENT_IN_AFTERMATH(Choices):
 def _listed(*classes: type[Choices]) -> tuple:
     """The switches in the order files, reports and docs show them; every `Choices` class declared
     must be listed exactly once (an unlisted one would be read by rules but unknown to proposal files)."""
-    declared = Choices.__subclasses__()
+    declared = [c for c in Choices.__subclasses__() if c.__module__ == __name__]
     missing = [c.__name__ for c in declared if c not in classes]
     if missing or len(set(classes)) != len(classes) or any("switch" not in vars(c) for c in declared):
         raise ModelError(f"every switch is declared with @switch and listed once in SWITCHES; not listed: {missing}")
