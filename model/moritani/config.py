@@ -52,7 +52,7 @@ class Switch:
     question: str
     source: str       # where the default comes from
     # the declared Choices class (what a rule reads)
-    members: type = field(default=str, repr=False, compare=False)
+    members: type = field(repr=False, compare=False)
 
 
 C = TypeVar("C", bound="Choices")
