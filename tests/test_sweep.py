@@ -25,6 +25,7 @@ from checks.formats.sweep_report import read_rows, without_times
 from checks.interrupt import Interrupted
 from checks.pipelines import sweep as sweeping
 from checks.pipelines.common import Options, UsageProblem
+from model.moritani.config import TERROR_VS_ARRIVAL_REACTIONS
 
 SMALL = ("name: small\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
          "interpretation: {terror-vs-arrival-reactions: terror-first}\ndefects: [advisor-entry-overwrites-terror]\n")
@@ -190,7 +191,7 @@ def test_a_failed_combination_is_reported_and_the_sweep_is_inconclusive(tmp_path
 
 
 def _raises_on_terror_first(job):
-    if job.proposal.interpretation.choice("A1") == "terror-first":
+    if job.proposal.interpretation.chose(TERROR_VS_ARRIVAL_REACTIONS.TERROR_FIRST):
         raise RuntimeError("no")
     return check_task(job)
 

@@ -12,8 +12,8 @@ The file itself is read through `checks.formats.inputs` (size, encoding, nesting
 >>> p = os.path.join(tempfile.mkdtemp(), "p.yaml")
 >>> _ = open(p, "w").write("name: late karama\\ninterpretation: {A4: after-reply}\\nbounds: {turns: 1}\\n")
 >>> prop = load_proposal(GAME, p)
->>> prop.name, prop.interpretation.choice("A4"), prop.bounds.turns
-('late karama', 'after-reply', 1)
+>>> prop.name, prop.interpretation.changed(), prop.bounds.turns
+('late karama', [('karama-eome-timing', 'after-reply', ('A4',))], 1)
 """
 from __future__ import annotations
 
@@ -157,9 +157,10 @@ def json_schema(game) -> dict:
     Printed from the very schema the loader validates with (`proposal_schema`).
 
     >>> from model.moritani import GAME
-    >>> s = json_schema(GAME)
-    >>> s["properties"]["interpretation"]["properties"]["A4"]["enum"]
-    ['before-reply', 'after-reply', 'pre-emptive-phase']
+    >>> switches = json_schema(GAME)["properties"]["interpretation"]["properties"]
+    >>> sw = GAME.switch("A4")  # a switch is named by key or by catalogue ID
+    >>> switches[sw.key]["enum"], [name for name in switches if switches[name]["enum"] == list(sw.choices)]
+    (['before-reply', 'after-reply', 'pre-emptive-phase'], ['karama-eome-timing', 'A4'])
     """
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "rulecheck proposal",
             "description": f"A timing interpretation of {game.description} with the bounds to check it on "
