@@ -206,16 +206,17 @@ def export(promela, proposal, with_spin, max_states):
 @click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
 @click.option("--timeout", type=SECONDS, default=None, help="seconds")
 @click.option("--per-switch", is_flag=True, help="also A against A with each differing switch set as in B")
+@click.option("--bounds-of", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+              help="compare both interpretations on the bounds of A (or B); without it the bounds must be equal")
 @html_report
 @guarded
-def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_switch, html):
+def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_switch, bounds_of, html):
     """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
 
-    Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
-    4: a search stopped early, nothing is claimed.
+    Exit 0: no game within the bounds tells them apart (identical or bisimilar); 12: a distinguishing game; 4: unknown.
     """
     opts = Options(fmt=fmt, out=out, seed=seed, max_states=max_states, timeout=timeout, command="compare", html=html)
-    return analysis.compare(opts, proposal_a, proposal_b, per_switch)
+    return analysis.compare(opts, proposal_a, proposal_b, per_switch, bounds_of)
 
 
 @main.command()

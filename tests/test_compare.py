@@ -149,3 +149,27 @@ def test_cli_exit_codes_and_json(tmp_path):
     r = CliRunner().invoke(main, ["compare", str(a), str(a)])
     assert r.exit_code == 0 and "no game within the bounds tells A and B apart" in r.output
 
+
+def test_bounds_of_compares_a_proposal_extending_treachery_online_against_it(tmp_path):
+    """One command: a proposal that starts from treachery-online (extends), on its own small bounds, with one
+    switch set back to the engine's choice, against the profile itself (on the default bounds)."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("name: mine\nextends: treachery-online\ninterpretation:\n  A5: placement-first\n"
+                    "bounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n"
+                    "  faces: [Extortion, Robbery]\n")
+    r = CliRunner().invoke(main, ["compare", str(mine), "treachery-online"])
+    assert r.exit_code == 3 and "add --bounds-of A (or --bounds-of B)" in r.output, r.output
+    r = CliRunner().invoke(main, ["compare", str(mine), "treachery-online", "--bounds-of", "A", "--format", "json",
+                                  "--per-switch"])
+    assert r.exit_code == 12, r.output
+    doc = json.loads(r.output)
+    a, b = doc["proposals"]["a"], doc["proposals"]["b"]
+    assert a["extends"] == "treachery-online" and a["bounds"] == b["bounds"] and a["bounds"]["turns"] == 1
+    assert b["name"] == "treachery-online on mine's bounds"
+    # Only A5 differs (every other switch inherited): extortion-first returns the token within the Mentat Pause.
+    assert [s["switch"] for s in doc["per_switch"]] == ["extortion-mentat-order"]
+    # Placement first lets Moritani place a token as the game's first step; extortion-first collects first.
+    (d,) = doc["differences"]
+    assert (d["kind"], d["direction"], d["actions"], d["refused_at"]) == (
+        "steps", "only-a", ["place_token(k=Extortion, to=Arrakeen)"], 1)
+    assert doc["bounds_of"] == "A" and doc["summary"]["outcomes"] == {"a": 90, "b": 90}
