@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from checks.cli import main
-from checks.analyses.compare import compare_proposals, outcome_view
+from checks.analyses.compare import compare_proposals
 from checks.config import CheckConfig
 from checks.engines.lockstep import lockstep
 from checks.formats.compare_report import save, switch_text, to_text, why_same
@@ -114,8 +114,8 @@ def test_no_game_tells_them_apart_only_when_a_check_backs_it():
     assert (sep.verdict, sep.backing, sep.lockstep.pairs) == ("same", "bisimilar", 2358)
     assert "bisimilar (run in lockstep over 2,358 pairs of states" in why_same(sep)
     # A lockstep search cut by its budget backs nothing: inconclusive, never "no game tells them apart".
-    cut = dataclasses.replace(c, lockstep=lockstep(c.a.model, c.b.model, outcome_view(c.a.model),
-                                                   outcome_view(c.b.model), CheckConfig(max_states=100)))
+    cut = dataclasses.replace(c, lockstep=lockstep(c.a.model, c.b.model, c.a.view, c.b.view,
+                                                   CheckConfig(max_states=100)))
     assert (cut.verdict, cut.backing) == ("inconclusive", None)
     assert why_same(cut).startswith("unknown: the lockstep search stopped: state budget 100 exhausted")
     assert "inconclusive: the lockstep search stopped" in to_text(cut, 0)

@@ -76,7 +76,8 @@ def test_schema_and_loader_agree_on_the_probes(doc):
 # probe with what the loader says: accepted (None) or the start of its message after the file's position.
 EXTENDS_PROBES = [
     ({"extends": "assassinate-leaders", "defects": ["forfeit-resets-each-turn"]}, None),
-    ({"extends": "assassinate-leaders", "defects": ["forfeit-resets-each-turn"], "bounds": {"assassinate_leaders": False}},
+    ({"extends": "assassinate-leaders", "defects": ["forfeit-resets-each-turn"],
+      "bounds": {"assassinate_leaders": False}},
      "defects[0]: 'forfeit-resets-each-turn' is a defect of a module that is off"),
     ({"extends": "treachery"}, "extends: 'treachery' is not an embedded profile"),
     ({"extends": 5}, "extends: expected one of ambassador-relocation, "),
@@ -86,7 +87,8 @@ EXTENDS_PROBES = [
      "bounds.factions: 'Bene Gesserit' is not in bounds.factions"),  # the profile keeps the engine's forces
     ({"extends": "assassinate-leaders", "bounds": {"factions": ["Moritani", "Atreides", "Bene Gesserit", "Ecaz"]}},
      None),
-    ({"extends": "worm-rides", "bounds": {"forces": []}}, "bounds.forces: bounds.worm_rides is on but bounds.forces has no row"),
+    ({"extends": "worm-rides", "bounds": {"forces": []}},
+     "bounds.forces: bounds.worm_rides is on but bounds.forces has no row"),
     ({"extends": "cross-ship", "bounds": {"turns": 1}}, None),
 ]
 

@@ -77,7 +77,8 @@ class Side:
     model: GameModel
     exploration: Exploration
     results: list
-    outcomes: dict       # outcome (see `outcome_view`) -> shallowest state index
+    outcomes: dict       # outcome (see `OutcomeView`) -> shallowest state index
+    view: "OutcomeView"
 
 
 @dataclass
@@ -123,32 +124,62 @@ class Comparison:
         return [(r.id, r.verdict, bv.get(r.id, "-")) for r in self.a.results]
 
 
-def outcome_view(model: GameModel):
-    """`observe(state)`: the end-of-turn outcome of a state, as ((slot name, shown value), ...) in slot-name
-    order, or None for a state that is not at the end of a turn. Names and shown values, not slot
-    positions and codes, so two models with different layouts are compared on what both show."""
-    oc, sch = model.outcome, model.schema
-    slots = sorted(oc.slots, key=lambda i: sch.slot_names[i])
-    shown = [(sch.slot_names[i], i, sch.slot_fields[i].domain.show) for i in slots]
-    stage, codes = oc.stage_slot, oc.stage_codes
+@dataclass(frozen=True)
+class OutcomeView:
+    """What is observed of a state of one model when two are compared: its end-of-turn outcome as the shown
+    values of the outcome slots named `names` (both models' names, sorted; None for a name this model has
+    not), or None for a state that is not at the end of a turn. Names and shown values, not positions and
+    codes, so two models with different layouts compare on what both show; the shown strings come from one
+    table per slot, so the outcomes of a large search share them.
 
-    def observe(s):
-        if s[stage] not in codes:
+    >>> from model.moritani import GAME
+    >>> m = GAME.build(GAME.small(GAME.profiles["default"]))
+    >>> view, _ = outcome_views(m, m)
+    >>> view(m.init[0]) is None, view.names[:2]
+    (True, ('aftermath', 'ally[Atreides]'))
+    """
+
+    names: tuple
+    slots: tuple         # per name: this model's slot index, or None
+    tables: tuple        # per name: {code: shown value}, or None
+    stage_slot: int
+    stage_codes: frozenset
+    domains: tuple       # per name: the slot's domain, or None
+
+    def __call__(self, s):
+        if s[self.stage_slot] not in self.stage_codes:
             return None
-        return tuple((n, show(s[i])) for n, i, show in shown)
-    return observe
+        return tuple(None if i is None else t.get(s[i]) or d.show(s[i])
+                     for i, t, d in zip(self.slots, self.tables, self.domains))
+
+    def named(self, outcome) -> dict:
+        """{slot name: shown value} of an outcome, leaving out the names this model has not."""
+        return {n: v for n, v, i in zip(self.names, outcome, self.slots) if i is not None}
 
 
-def _side(proposal, model: GameModel, config: CheckConfig) -> Side:
+def outcome_views(a: GameModel, b: GameModel) -> tuple:
+    """The `OutcomeView` of each of two models, over the union of their outcome slots' names."""
+    names = tuple(sorted({m.schema.slot_names[i] for m in (a, b) for i in m.outcome.slots}))
+
+    def view(m: GameModel) -> OutcomeView:
+        sch, oc = m.schema, m.outcome
+        mine = {sch.slot_names[i]: i for i in oc.slots}
+        slots = tuple(mine.get(n) for n in names)
+        doms = tuple(None if i is None else sch.slot_fields[i].domain for i in slots)
+        tables = tuple(None if d is None else {v: d.show(v) for v in d.values} for d in doms)
+        return OutcomeView(names, slots, tables, oc.stage_slot, oc.stage_codes, doms)
+    return view(a), view(b)
+
+
+def _side(proposal, model: GameModel, config: CheckConfig, view: OutcomeView) -> Side:
     ex = Explorer(model, config).run()
     results = explicit_results(model, ex)
-    observe = outcome_view(model)
     outcomes: dict = {}
     for idx, s in enumerate(ex.states):  # BFS order: the first index seen is the shallowest
-        o = observe(s)
+        o = view(s)
         if o is not None:
             outcomes.setdefault(o, idx)
-    return Side(proposal, model, ex, results, outcomes)
+    return Side(proposal, model, ex, results, outcomes, view)
 
 
 def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Comparison:
@@ -165,16 +196,17 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     config = config or CheckConfig()
     t0 = time.perf_counter()
     ma, mb = build(a), build(b)
-    sa = _side(a, ma, config)
+    va, vb = outcome_views(ma, mb)
+    sa = _side(a, ma, config, va)
     if model_digest(ma) == model_digest(mb):
         # The same model (equal digests of its schema, initial states, actions, monitors and checks: what the
         # explicit search reads), so the same labelled transition system: explored once, identical by construction.
-        sb = Side(b, mb, sa.exploration, sa.results, sa.outcomes)
+        sb = Side(b, mb, sa.exploration, sa.results, sa.outcomes, vb)
         ex = sa.exploration
         lock = Lockstep("identical" if ex.complete else "unknown", len(ex.states), ex.transitions, 0.0,
                         reason=None if ex.complete else f"the search stopped: {ex.stop_reason}", same_model=True)
         return Comparison(sa, sb, [], time.perf_counter() - t0, lock)
-    sb = _side(b, mb, config)
+    sb = _side(b, mb, config, vb)
     diffs = []
     for mine, other, direction in ((sa, sb, "only-a"), (sb, sa, "only-b")):
         # An outcome the other side never reached is a difference only if the other search was complete:
@@ -203,7 +235,7 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     if not diffs:
         # Equal outcome sets and verdicts are not equal behaviour: run the two in lockstep. A step game it
         # finds is a difference even when an exploration was cut (it is replayed under both below).
-        lock = lockstep(sa.model, sb.model, outcome_view(sa.model), outcome_view(sb.model), config)
+        lock = lockstep(sa.model, sb.model, sa.view, sb.view, config)
         if lock.verdict == "differ":
             diffs.append(step_difference(sa, sb, lock))
     return Comparison(sa, sb, diffs, time.perf_counter() - t0, lock)
@@ -242,62 +274,51 @@ def step_difference(sa: Side, sb: Side, lock: Lockstep) -> Difference:
                                 f"{stop} is refused; under {other.proposal.name} step {refused} (expected the "
                                 f"last, {len(game) + 1})")
         offers = only_b if direction == "only-a" else only_a
-        what = (f"after the same {len(game)} step{'' if len(game) == 1 else 's'}, " if game else "as the first step, ") \
-            + f"'{label}' is possible under {mine.proposal.name} only"
+        after = f"after the same {len(game)} step{'' if len(game) == 1 else 's'}, " if game else "as the first step, "
+        what = f"{after}'{label}' is possible under {mine.proposal.name} only"
         return Difference("steps", direction, what, validated(mine.model, trace, "a distinguishing game"),
                           other=validated(other.model, theirs, "a distinguishing game"), refused_at=len(game) + 1,
                           offers=offers)
     ta, stop_a = replay_labels(sa.model, game)
     tb, stop_b = replay_labels(sb.model, game)
-    oa, ob = outcome_view(sa.model)(ta.states[-1]), outcome_view(sb.model)(tb.states[-1])
+    oa, ob = sa.view(ta.states[-1]), sb.view(tb.states[-1])
     if stop_a is not None or stop_b is not None or oa == ob:
         raise InternalError("the distinguishing game does not replay: the same steps do not end with different "
                             "observations under the reference semantics")
     what = (f"after the same {len(game)} step{'' if len(game) == 1 else 's'}, "
-            f"{_observed(oa, ob, sa.proposal.name, sb.proposal.name)}")
+            f"{_observed(sa, sb, oa, ob)}")
     return Difference("steps", "both", what, validated(sa.model, ta, "a distinguishing game"),
-                      scenario_values(sa.model, oa), other=validated(sb.model, tb, "a distinguishing game"))
+                      scenario_values(sa.view, oa), other=validated(sb.model, tb, "a distinguishing game"))
 
 
-def _observed(oa, ob, na: str, nb: str) -> str:
+def _observed(sa: Side, sb: Side, oa, ob) -> str:
+    na, nb = sa.proposal.name, sb.proposal.name
     if oa is None or ob is None:
         ends, goes_on = (na, nb) if ob is None else (nb, na)
         return f"the turn ends under {ends} and not under {goes_on}"
-    da, db = dict(oa), dict(ob)
-    parts = [f"{k}={da.get(k, '-')} under {na}, {db.get(k, '-')} under {nb}"
-             for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
+    parts = [f"{k}={x if x is not None else '-'} under {na}, {y if y is not None else '-'} under {nb}"
+             for k, x, y in zip(sa.view.names, oa, ob) if x != y]
     return "the turn ends under both with different outcomes: " + "; ".join(parts)
 
 
-def scenario_values(model: GameModel, outcome) -> dict:
-    """An outcome's values as a scenario file holds them: numbers as numbers, other values as shown."""
+def scenario_values(view: OutcomeView, outcome, names=None) -> dict:
+    """An outcome's values (those named `names`, default all) as a scenario file holds them: numbers as
+    numbers, other values as the model shows them (its labels)."""
     if outcome is None:
         return {}
-    sch = model.schema
-    out = {}
-    for name, shown in outcome:
-        out[name] = int(shown) if isinstance(sch.slot_fields[sch.slot_names.index(name)].domain, IntRange) else shown
-    return out
+    return {n: int(v) if isinstance(d, IntRange) else v
+            for n, v, d in zip(view.names, outcome, view.domains) if d is not None and (names is None or n in names)}
 
 
 def _describe(mine: Side, other: Side, outcome: tuple) -> tuple[str, dict]:
     """The slots that separate `outcome` from the nearest outcome the other proposal reaches."""
-    def distance(y):
-        dy = dict(y)
-        return sum(dy.get(k) != v for k, v in outcome) + len(set(dy) - {k for k, _ in outcome})
     states, slots = other.exploration.states, other.model.outcome.slots
     # Ties go to the lowest values in the model's slot order: the same nearest outcome whatever the names sort to.
-    near = min(other.outcomes, key=lambda y: (distance(y), tuple(states[other.outcomes[y]][i] for i in slots)),
-               default=None)
+    near = min(other.outcomes, key=lambda y: (sum(p != q for p, q in zip(outcome, y)),
+                                              tuple(states[other.outcomes[y]][i] for i in slots)), default=None)
     if near is None:
         return "the other proposal reaches no end of turn at all", {}
-    dn = dict(near)
-    parts, values = [], {}
-    sch = mine.model.schema
-    for name, shown in outcome:
-        if dn.get(name) != shown:
-            parts.append(f"{name}={shown} (nearest other: {dn.get(name, 'no such slot')})")
-            dom = sch.slot_fields[sch.slot_names.index(name)].domain
-            # A scenario file holds numbers as numbers, other values as the model shows them (its labels).
-            values[name] = int(shown) if isinstance(dom, IntRange) else shown
-    return "; ".join(parts), values
+    differ = [(n, p, q) for n, p, q in zip(mine.view.names, outcome, near) if p != q]
+    parts = [f"{n}={'no such slot' if p is None else p} (nearest other: {'no such slot' if q is None else q})"
+             for n, p, q in differ]
+    return "; ".join(parts), scenario_values(mine.view, outcome, {n for n, _, _ in differ})

@@ -5,15 +5,17 @@ identical labelled transition systems or bisimilarity, both decided by the locks
 (checks/engines/lockstep.py). Otherwise the report shows the distinguishing game or says why it is
 inconclusive.
 
+>>> import dataclasses
 >>> from model.moritani import GAME
 >>> from checks.analyses.compare import compare_proposals
 >>> p = GAME.small(GAME.profiles["default"])
->>> print(to_text(compare_proposals(p, p, GAME.build), seed=0).splitlines()[-1])
+>>> q = dataclasses.replace(p, interpretation=GAME.interpretation((("ambassador-vs-terror", "ambassador-first"),)))
+>>> print(to_text(compare_proposals(p, q, GAME.build), seed=0).splitlines()[-1])
 no game within the bounds tells A and B apart: identical labelled transition systems (the same 2,358 states and 3,363 labelled transitions under both); the same end-of-turn outcomes and verdicts
 """
 from __future__ import annotations
 
-from checks.analyses.compare import Comparison, Difference, outcome_view, scenario_values
+from checks.analyses.compare import Comparison, Difference, scenario_values
 from checks.formats.outputs import inside, slug
 from checks.formats.proposal import NAME_LENGTH
 from checks.formats.scenario import trace_to_scenario, write_scenario
@@ -76,7 +78,7 @@ def save(c: Comparison, out) -> dict:
 
 def _end(side, trace) -> dict:
     """The end-of-turn outcome at the end of `trace` as a scenario's `values` ({} when the turn goes on)."""
-    return scenario_values(side.model, outcome_view(side.model)(trace.states[-1]))
+    return scenario_values(side.view, side.view(trace.states[-1]))
 
 
 def backing_text(c: Comparison) -> str:

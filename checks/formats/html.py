@@ -234,7 +234,7 @@ def report(results: list, command: str, proposal, seed: int, states, seconds: fl
     return page(f"rulecheck {command}", verdict, sections)
 
 
-def _difference_viewer(c, d, anchor: str, na: str, nb: str) -> str:
+def _difference_viewer(c, d, anchor: str) -> str:
     """One distinguishing game; a step game shows the other proposal's replay beside it."""
     side, other = (c.b, c.a) if d.direction == "only-b" else (c.a, c.b)
     if d.kind == "outcome":
@@ -295,7 +295,7 @@ def comparison(c, seed: int, switches: list = ()) -> str:
         sections.append(switch_table(switches))
     sections.append(f'<section id="verdicts"><h2>Verdicts</h2><table><tr><th>check</th><th>A</th><th>B</th></tr>'
                     f"{table}</table></section>")
-    games = [_difference_viewer(c, d, f"d{n}", na, nb) for n, d in enumerate(c.differences) if d.trace is not None]
+    games = [_difference_viewer(c, d, f"d{n}") for n, d in enumerate(c.differences) if d.trace is not None]
     if games:
         sections.append("<section><h2>Distinguishing games</h2>" + "".join(games) + "</section>")
     elif c.verdict == "same":
@@ -308,7 +308,7 @@ def comparison(c, seed: int, switches: list = ()) -> str:
     for sw, s in switches:
         d = min(s.differences, key=lambda d: d.depth or 0) if s.differences else None
         if d is not None and d.trace is not None:
-            per.append(_difference_viewer(s, d, f"sw-{sw.key}", "A", "B"))
+            per.append(_difference_viewer(s, d, f"sw-{sw.key}"))
     if per:
         sections.append("<section><h2>Per switch: distinguishing games</h2>" + "".join(per) + "</section>")
     return page(f"rulecheck compare {na} vs {nb}", c.verdict, sections)

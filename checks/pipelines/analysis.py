@@ -97,8 +97,8 @@ def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False, b
     run = Run("", {"differ": 12, "same": 0, "inconclusive": 4}[c.verdict])
     paths = (written(run, "the distinguishing games under", opts.out, save, c, opts.out) or {}) if opts.out else {}
     if opts.fmt == "json":
-        run.stdout = json.dumps(compare_json(c, opts.seed, paths) | ({"bounds_of": bounds_of.upper()} if bounds_of else {})
-                                | ({"per_switch": [switch_json(sw, s) for sw, s in switches]} if per_switch else {}),
+        doc = compare_json(c, opts.seed, paths) | ({"bounds_of": bounds_of.upper()} if bounds_of else {})
+        run.stdout = json.dumps(doc | ({"per_switch": [switch_json(sw, s) for sw, s in switches]} if per_switch else {}),
                                 indent=2)
     else:
         note = [f"both on the bounds of {bounds_of.upper()} (--bounds-of)"] if bounds_of else []
