@@ -200,14 +200,13 @@ def export(promela, proposal, with_spin, max_states):
 @compare_options
 @html_report
 @guarded
-def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_switch, html):
+def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_switch, bounds_of, html):
     """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
 
-    Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
-    4: a search stopped early, nothing is claimed.
+    Exit 0: no game within the bounds tells them apart (identical or bisimilar); 12: a distinguishing game; 4: unknown.
     """
     opts = Options(fmt=fmt, out=out, seed=seed, max_states=max_states, timeout=timeout, command="compare", html=html)
-    return analysis.compare(opts, proposal_a, proposal_b, per_switch)
+    return analysis.compare(opts, proposal_a, proposal_b, per_switch, bounds_of)
 
 
 @main.command()

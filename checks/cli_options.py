@@ -259,6 +259,8 @@ def compare_options(f):
         click.option("--max-states", type=COUNT, default=2_000_000, show_default=True),
         click.option("--timeout", type=SECONDS, default=None, help="seconds"),
         click.option("--per-switch", is_flag=True, help="also A against A with each differing switch set as in B"),
+        click.option("--bounds-of", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+                     help="compare both interpretations on the bounds of A (or B); without it the bounds must be equal"),
     ])
 
 

@@ -266,11 +266,51 @@ def report(results: list, command: str, proposal, seed: int, states, seconds: fl
     return page(f"rulecheck {command}", verdict, sections)
 
 
-def comparison(c, seed: int, paths: dict | None = None, args: tuple = ("A", "B")) -> str:
-    """The page for compare: both proposals, the verdicts side by side, the distinguishing games (each with
-    the command that opens it in the explorer's compare mode; `paths` {id(difference): its scenario file}
-    when --out saved them, `args` the two proposals as the command line named them)."""
-    from checks.formats.compare_report import game_stem
+def _difference_viewer(c, d, anchor: str) -> str:
+    """One distinguishing game; a step game shows the other proposal's replay beside it."""
+    side, other = (c.b, c.a) if d.direction == "only-b" else (c.a, c.b)
+    if d.kind == "outcome":
+        return viewer(f"an outcome reachable under {side.proposal.name}, never under {other.proposal.name} "
+                      f"({d.depth} steps)", [Lane(side.proposal.name, side.model, d.trace)], anchor,
+                      f"differs in: {d.what}", "distinguishing end")
+    if d.kind == "verdict":
+        return viewer(f"under {side.proposal.name} only: {d.what} ({d.depth} steps)",
+                      [Lane(side.proposal.name, side.model, d.trace)], anchor, "", d.what)
+    refused = (f"{other.proposal.name} refuses step {d.refused_at}" if d.refused_at else "")
+    return viewer(f"the steps differ ({d.depth} steps): {d.what}",
+                  [Lane(side.proposal.name, side.model, d.trace),
+                   Lane(other.proposal.name, other.model, d.other, refused)], anchor,
+                  "the same steps under both proposals" + (f"; {refused}" if refused else
+                                                            ", ending the turn differently"),
+                  "distinguishing step")
+
+
+def switch_table(switches: list) -> str:
+    """compare --per-switch: one row per switch on which A and B differ, linking to its distinguishing game."""
+    from checks.formats.compare_report import why_same
+    rows = []
+    for sw, s in switches:
+        d = min(s.differences, key=lambda d: d.depth or 0) if s.differences else None
+        if d is not None:
+            what = f'<a href="#sw-{e(sw.key)}">{e(d.kind)} game, {d.depth} steps</a>: {e(d.what)}'
+        else:
+            what = e(why_same(s))
+        rows.append(f'<tr class="{"differs" if d is not None else ""}"><td>{e(sw.key)}</td><td>{e(", ".join(sw.ids))}'
+                    f'</td><td>{e(s.a.proposal.interpretation.choice(sw.key))}</td>'
+                    f'<td>{e(s.b.proposal.interpretation.choice(sw.key))}</td><td><span class="v v-{e(s.verdict)}">'
+                    f'{e(s.verdict)}</span></td><td class="detail">{what}</td></tr>')
+    return (f'<section id="per-switch"><h2>Per switch</h2><p class="sub">A against A with only that switch set as '
+            f'in B</p><table class="verdicts"><tr><th>switch</th><th>catalogue IDs</th><th>A</th><th>B</th>'
+            f'<th>verdict</th><th>distinguishing game, or what backs "no game tells them apart"</th></tr>'
+            f"{''.join(rows)}</table></section>")
+
+
+def comparison(c, seed: int, paths: dict | None = None, args: tuple = ("A", "B"), switches: list = ()) -> str:
+    """The page for compare: both proposals, the per-switch table (with --per-switch, each row linking to its
+    distinguishing game), the verdicts side by side, the distinguishing games (each with the command that opens
+    it in the explorer's compare mode; `paths` {id(difference): its scenario file} when --out saved them,
+    `args` the two proposals as the command line named them)."""
+    from checks.formats.compare_report import backing_text, game_stem
     na, nb = c.a.proposal.name, c.b.proposal.name
     ia, ib = c.a.proposal.to_json()["interpretation"], c.b.proposal.to_json()["interpretation"]
     rows = "".join(f'<tr class="{"differs" if ia[k] != ib.get(k) else ""}"><td>{e(k)}</td><td>{e(ia[k])}</td>'
@@ -284,23 +324,27 @@ def comparison(c, seed: int, paths: dict | None = None, args: tuple = ("A", "B")
              f"<dd>A: {len(ea.states):,} states, {len(c.a.outcomes):,} end-of-turn outcomes; B: {len(eb.states):,} "
              f"states, {len(c.b.outcomes):,} end-of-turn outcomes</dd><dt>time</dt><dd>{_seconds(c.seconds)}</dd></dl>")
     sections = [f'<section id="proposal"><h2>Proposals</h2>{facts}<table><tr><th>switch</th><th>A: {e(na)}</th>'
-                f"<th>B: {e(nb)}</th></tr>{rows}</table></section>",
-                f'<section id="verdicts"><h2>Verdicts</h2><table><tr><th>check</th><th>A</th><th>B</th></tr>'
-                f"{table}</table></section>"]
-    games = []
-    for n, d in enumerate(c.differences):
-        if d.trace is None:
-            continue
-        side, other = (c.a, c.b) if d.direction == "only-a" else (c.b, c.a)
-        head = (f"an outcome reachable under {side.proposal.name}, never under {other.proposal.name}"
-                if d.kind == "outcome" else f"under {side.proposal.name} only: {d.what}")
-        games.append(viewer(f"{head} ({d.depth} steps)", [Lane(side.proposal.name, side.model, d.trace)],
-                            f"d{n}", f"differs in: {d.what}" if d.kind == "outcome" else "",
-                            "distinguishing end" if d.kind == "outcome" else d.what)
-                     + _compare_command(args, side is c.a, (paths or {}).get(id(d)), game_stem(side, other, d)))
+                f"<th>B: {e(nb)}</th></tr>{rows}</table></section>"]
+    if switches:
+        sections.append(switch_table(switches))
+    sections.append(f'<section id="verdicts"><h2>Verdicts</h2><table><tr><th>check</th><th>A</th><th>B</th></tr>'
+                    f"{table}</table></section>")
+    games = [_difference_viewer(c, d, f"d{n}") + _compare_command(args, d.direction != "only-b", (paths or {}).get(id(d)),
+                                                                   game_stem(c, d))
+             for n, d in enumerate(c.differences) if d.trace is not None]
     if games:
         sections.append("<section><h2>Distinguishing games</h2>" + "".join(games) + "</section>")
     elif c.verdict == "same":
-        sections.append("<section><h2>Distinguishing games</h2><p>No game within the bounds tells A and B apart: "
-                        "same end-of-turn outcomes and same verdicts.</p></section>")
+        sections.append(f"<section><h2>Distinguishing games</h2><p>No game within the bounds tells A and B apart: "
+                        f"{e(backing_text(c))}; the same end-of-turn outcomes and verdicts.</p></section>")
+    else:
+        sections.append(f"<section><h2>Distinguishing games</h2><p>Inconclusive: {e(c.reason)}; nothing is "
+                        f"claimed.</p></section>")
+    per = []
+    for sw, s in switches:
+        d = min(s.differences, key=lambda d: d.depth or 0) if s.differences else None
+        if d is not None and d.trace is not None:
+            per.append(_difference_viewer(s, d, f"sw-{sw.key}"))
+    if per:
+        sections.append("<section><h2>Per switch: distinguishing games</h2>" + "".join(per) + "</section>")
     return page(f"rulecheck compare {na} vs {nb}", c.verdict, sections)

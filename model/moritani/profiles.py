@@ -27,9 +27,11 @@ class Proposal:
     defects: tuple = ()  # seeded defects to build in (demonstrations and tests of the checker itself)
     # The bounds entries a proposal file wrote itself (check's default depth never overrides one of them).
     given_bounds: frozenset = field(default=frozenset(), compare=False)
+    # The embedded profile a proposal file started from (`extends:`); what the game is, is in the fields above.
+    extends: str | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
-        out = {"name": self.name, "source": self.source,
+        out = {"name": self.name, "source": self.source} | ({"extends": self.extends} if self.extends else {}) | {
                "interpretation": self.interpretation.as_dict(), "bounds": self.bounds.as_dict()}
         if self.defects:
             out["defects"] = list(self.defects)
