@@ -12,12 +12,12 @@ import sys
 
 import click
 
-from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, NATURAL, OUT_DIR, OUT_FILE, SEARCH_STATES, SECONDS,
-                                check_options, ci_reports, common, failure, html_report, proof_options, mutate_options,
-                                search_options, sweep_options)
+from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, OUT_FILE, SEARCH_STATES,
+                                check_options, ci_reports, common, compare_options, failure, html_report, leak_options, proof_options, mutate_options,
+                                search_options, serve_options, sweep_options, cache_warnings)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
-from checks.pipelines import analysis, check as checking, files, mutate as mutation, proofs, sweep as sweeping
+from checks.pipelines import analysis, check as checking, explorer, files, mutate as mutation, proofs, sweep as sweeping
 from checks.pipelines.common import Options, Run, UsageProblem
 
 
@@ -27,7 +27,8 @@ def guarded(fn):
     @functools.wraps(fn)
     def wrapper(*a, **kw):
         try:
-            run: Run = fn(*a, **kw)
+            with cache_warnings():  # NOTE(read-only) in checks/engines/cachedirs.py
+                run: Run = fn(*a, **kw)
         except Exception as e:
             if INTERRUPTS.signum is not None and not isinstance(e, Interrupted):  # a failure the cut caused
                 e = Interrupted(INTERRUPTS.signum)
@@ -81,11 +82,12 @@ def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, turns, proof
 @click.option("--fold/--no-fold", default=False, help="fold forced system/scheduler chains")
 @click.option("--symmetry", is_flag=True, help="one state per orbit of the verified stronghold symmetry")
 @search_options
+@serve_options
 @guarded
-def explore(opts, stats, graph, fold, symmetry, search_engine, jobs, turns):
-    """Explicit state-graph exploration only: its statistics (no traces; `check --out` writes those)."""
-    if graph and not graph.endswith((".dot", ".graphml")):
-        raise click.UsageError("--graph needs a .dot or .graphml file name")
+def explore(opts, stats, graph, fold, symmetry, search_engine, jobs, turns, serve):
+    """Explicit state-graph exploration: its statistics; with --serve, the explorer page (docs/explorer.md)."""
+    if serve:
+        return explorer.serve(opts, serve, turns)
     return checking.explore(opts, graph, fold, symmetry, search_engine, jobs, stats, turns)
 
 
@@ -140,12 +142,7 @@ def prove(opts, only, engine, depth, rlimit, proof_cache, spacer_rlimit):
 
 @main.command()
 @common
-@click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)")
-@click.option("--engine", type=click.Choice(["explicit", "z3", "both"]), default="both", show_default=True,
-              help="explicit state pairs, Z3 self-composition (BMC + relational induction), or both")
-@click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition")
-@click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
-              help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)")
+@leak_options
 @html_report
 @ci_reports
 @guarded
@@ -201,22 +198,17 @@ def export(promela, proposal, with_spin, max_states):
 @main.command()
 @click.argument("proposal_a", metavar="A")
 @click.argument("proposal_b", metavar="B")
-@FORMAT
-@click.option("--out", type=OUT_DIR, default=None, help="write each distinguishing game as a scenario file here")
-@click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report")
-@click.option("--max-states", type=COUNT, default=2_000_000, show_default=True)
-@click.option("--timeout", type=SECONDS, default=None, help="seconds")
-@click.option("--per-switch", is_flag=True, help="also A against A with each differing switch set as in B")
+@compare_options
 @html_report
 @guarded
-def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_switch, html):
+def compare(proposal_a, proposal_b, fmt, out, seed, max_states, timeout, per_switch, bounds_of, html):
     """Two proposals (files or profiles) side by side, and the shortest game on which they disagree.
 
-    Exit 0: no game within the bounds tells them apart; 12: a distinguishing game was found;
-    1: none was found but a check failed inside the tool; 4: a search stopped early, nothing is claimed.
+    Exit 0: no game within the bounds tells them apart (identical or bisimilar); 12: a distinguishing game;
+    1: none was found but a check failed inside the tool; 4: unknown (a search stopped early), nothing is claimed.
     """
     opts = Options(fmt=fmt, out=out, seed=seed, max_states=max_states, timeout=timeout, command="compare", html=html)
-    return analysis.compare(opts, proposal_a, proposal_b, per_switch)
+    return analysis.compare(opts, proposal_a, proposal_b, per_switch, bounds_of)
 
 
 @main.command()

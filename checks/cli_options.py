@@ -66,6 +66,14 @@ def failure(e: Exception) -> tuple[str, int]:
     return f"rulecheck: internal error: {type(e).__name__}: {e} (set RULECHECK_DEBUG=1 for details)", EXIT_INTERNAL
 
 
+def cache_warnings():
+    """Each distinct cache problem of a command once on stderr, cleaned like every other line
+    (NOTE(read-only) in checks/engines/cachedirs.py)."""
+    from checks.engines.cachedirs import reported
+    from checks.formats.terminal import clean
+    return reported(lambda line: click.echo(clean(line), err=True))
+
+
 SECONDS, COUNT, DEPTH, NATURAL = Seconds(), click.IntRange(min=1), click.IntRange(min=0), click.IntRange(min=0)
 OUT_FILE, OUT_DIR = OutPath(), OutPath(directory=True)
 # check's and explore's default state budget: the three-turn default bounds are 2.4 M states (about 250 MB with
@@ -196,6 +204,64 @@ def search_options(f):
                         show_default=True,
                         help="explicit search: vector (NumPy), scalar (compiled Python per state), or auto: "
                              "vector unless --symmetry, --fold or --graph asks for the scalar engine")(f)
+
+
+def serve_options(f):
+    """--serve and its options (`explore --serve`, checks/pipelines/explorer.py): gathered into one
+    `ServeOptions` argument `serve`, None without --serve (the options need it)."""
+    from checks.pipelines.explorer import DEFAULT_PORT, ServeOptions
+    opts = [
+        click.option("--serve", is_flag=True, help="open the explorer: a local web page to walk the model by hand "
+                                                   "and save scenario files (docs/explorer.md)"),
+        click.option("--port", type=click.IntRange(0, 65535), default=None,
+                     help=f"--serve: the port on 127.0.0.1 (default {DEFAULT_PORT}; 0: any free port)"),
+        click.option("--from", "source", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="--serve: start from this scenario file (a counterexample or witness of check --out), "
+                          "with its setup"),
+        click.option("--out", "serve_out", metavar="DIR", default=None, help="--serve: save scenario files here"),
+        click.option("--compare", "against", default=None, metavar="FILE|PROFILE",
+                     help="--serve: also offer this proposal to compare with (the embedded profiles always are)"),
+    ]
+
+    @functools.wraps(f)
+    def wrapper(*a, serve, port, source, serve_out, against, **kw):
+        out = serve_out  # not `out`: common() takes that name for the commands that save traces
+        given = [n for n, v in (("--port", port), ("--from", source), ("--out", out), ("--compare", against))
+                 if v is not None]
+        if given and not serve:
+            raise click.UsageError(f"{', '.join(given)} only go with --serve")
+        if out is not None:  # checked (and created) only once --serve is known to be given
+            ctx = click.get_current_context()
+            out = OUT_DIR.convert(out, next(p for p in ctx.command.params if p.name == "serve_out"), ctx)
+        options = ServeOptions(DEFAULT_PORT if port is None else port, source, out, against) if serve else None
+        return f(*a, serve=options, **kw)
+    return _stacked(wrapper, opts)
+
+
+def leak_options(f):
+    """The options of `rulecheck leaks` (checks/pipelines/proofs.py, docs/noninterference.md)."""
+    return _stacked(f, [
+        click.option("--observer", "observers", multiple=True, help="rival faction(s) to check (default: every rival)"),
+        click.option("--engine", type=click.Choice(["explicit", "z3", "both"]), default="both", show_default=True,
+                     help="explicit state pairs, Z3 self-composition (BMC + relational induction), or both"),
+        click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition"),
+        click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
+                     help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)"),
+    ])
+
+
+def compare_options(f):
+    """The options of `rulecheck compare` (checks/pipelines/analysis.py)."""
+    return _stacked(f, [
+        FORMAT,
+        click.option("--out", type=OUT_DIR, default=None, help="write each distinguishing game as a scenario file here"),
+        click.option("--seed", type=NATURAL, default=0, show_default=True, help="recorded in every report"),
+        click.option("--max-states", type=COUNT, default=2_000_000, show_default=True),
+        click.option("--timeout", type=SECONDS, default=None, help="seconds"),
+        click.option("--per-switch", is_flag=True, help="also A against A with each differing switch set as in B"),
+        click.option("--bounds-of", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+                     help="compare both interpretations on the bounds of A (or B); without it the bounds must be equal"),
+    ])
 
 
 def _stacked(f, options: list):

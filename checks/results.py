@@ -191,3 +191,58 @@ def isolated(work, failed, passes: tuple = ()):
         if INTERRUPTS.signum is not None:
             raise
         return failed(exc)
+
+
+def reconcile(results: list[CheckResult], model=None) -> tuple[list[CheckResult], list[str]]:
+    """(the results with no check both `proved` and `violated`, one loud message per contradiction).
+
+    NOTE(contradiction): `proved` says no reachable state of any game breaks the check; `violated`
+    with a trace shows one that does. Both for one check (the same id and observer) can only be a bug
+    in the tool (for example a stored certificate that should have been refused: issue 37), so a
+    report never shows both. A `violated` backed by a trace (that replays through the reference
+    semantics on `model`, when given) wins: every `proved` of that check is discarded and the
+    violation's detail says so. Without such a trace nothing is claimed: the check becomes one
+    `unknown`. Each case gives a message for stderr (docs/checking.md, "Contradicting verdicts").
+
+    >>> from model.trace import Trace
+    >>> v = CheckResult(id="c", kind="invariant", verdict="violated", engine="explicit", trace=Trace((0,), ()))
+    >>> p = CheckResult(id="c", kind="invariant", verdict="proved", engine="spacer")
+    >>> kept, said = reconcile([v, p])
+    >>> [r.verdict for r in kept], said[0].startswith("INTERNAL INCONSISTENCY: c")
+    (['violated'], True)
+    >>> [r.verdict for r in reconcile([CheckResult(id="c", kind="invariant", verdict="violated", engine="bmc"), p])[0]]
+    ['unknown']
+    """
+    groups: dict = {}
+    for r in results:
+        groups.setdefault((r.id, str(r.extra.get("observer"))), []).append(r)
+    drop, add, said = set(), {}, []
+    for (cid, _), rs in groups.items():
+        proved = [r for r in rs if r.verdict == "proved"]
+        violated = [r for r in rs if r.verdict == "violated"]
+        if not (proved and violated):
+            continue
+        claims = ", ".join(f"{r.engine} says {r.verdict}" for r in proved + violated)
+        backed = [r for r in violated if r.trace is not None and (model is None or not r.trace.replay(model))]
+        if backed:
+            win = backed[0]
+            drop |= {id(r) for r in proved}
+            win.detail += (f" [INTERNAL INCONSISTENCY: {', '.join(r.engine for r in proved)} also claimed "
+                           f"'proved'; discarded, the replayed trace wins; a bug in rulecheck]")
+            win.extra["inconsistency"] = claims
+            said.append(f"INTERNAL INCONSISTENCY: {cid}: {claims}; the {win.engine} violation's trace replays, "
+                        f"so it stands and 'proved' is discarded. This is a bug in rulecheck: please report it "
+                        f"with this output")
+        else:
+            drop |= {id(r) for r in proved + violated}
+            first = rs[0]
+            add[id(proved[0])] = CheckResult(
+                id=cid, kind=first.kind, rules=first.rules, verdict="unknown", engine="+".join(
+                    sorted({r.engine for r in proved + violated})), extra={"inconsistency": claims} | (
+                    {"observer": first.extra["observer"]} if "observer" in first.extra else {}),
+                detail=f"INTERNAL INCONSISTENCY ({claims}, no replayed trace): nothing is claimed; a bug in rulecheck")
+            said.append(f"INTERNAL INCONSISTENCY: {cid}: {claims}, and no violation has a trace that replays; "
+                        f"the check is reported unknown. This is a bug in rulecheck: please report it with "
+                        f"this output")
+    kept = [add.get(id(r), r) for r in results if id(r) not in drop or id(r) in add]
+    return kept, said

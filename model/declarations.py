@@ -77,12 +77,23 @@ class Secrets(Protocol):
     def permutation(self, t: tuple, t2: tuple) -> dict | None: ...
     def unobserved_fields(self) -> set: ...
     def partner_models(self, model, pair: tuple) -> Iterable: ...
+    # What the explorer's observer views show (checks/formats/explorer_view.py): `owner` is the index
+    # of the player whose secrets these are (it sees them), or None; `visible_slots(o)` the slots
+    # observer o (a rival or the owner) reads directly, as its observation does.
+    owner: int | None
+    def visible_slots(self, observer: int) -> tuple: ...
 
 
 class Board(Protocol):
     """How a report draws the game (`checks/formats/html.py`): a state as plain data (regions,
     pieces, counters, tokens, the pending decision; hidden values marked `secret`/`omniscient`),
-    and a step's words with every hidden value as a public placeholder."""
+    and a step's words with every hidden value as a public placeholder.
+
+    A hidden part may say who sees it: `seen_by`, a list of observer labels (`Secrets.label`), e.g.
+    the owner of a hidden token or the holder of a private card; without it, only the designer's
+    omniscient view shows it (the explorer's observer views, checks/formats/explorer_view.py).
+    Optionally `value_words(field, label)`: what a field's value means in game words, where the
+    field's doc does not say it (model/guards.py explains a refused action with it)."""
 
     def draw(self, state: tuple) -> dict: ...
     def step(self, action, pre: tuple, post: tuple) -> dict: ...

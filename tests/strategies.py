@@ -115,6 +115,10 @@ def proposal_doc(draw, mutate: bool = True):
     doc = {}
     if draw(st.booleans()):
         doc["name"] = draw(st.one_of(st.text(min_size=1, max_size=30), junk) if mutate else st.text(max_size=30))
+    if draw(st.integers(0, 2)) == 0:  # a profile to start from (its bounds are the relations' defaults)
+        doc["extends"] = draw(st.sampled_from(sorted(GAME.profiles)))
+        if mutate and draw(st.integers(0, 4)) == 0:
+            doc["extends"] = draw(st.one_of(junk, st.sampled_from(["Default", "treachery", "grumman.yaml"])))
     if draw(st.booleans()):
         doc["interpretation"] = draw(interpretation_doc(mutate))
     if draw(st.booleans()):

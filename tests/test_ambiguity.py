@@ -5,7 +5,7 @@ import pytest
 
 from checks.analyses.ambiguity import analyse
 from model.moritani import GAME
-from model.moritani.config import Bounds, Interpretation
+from model.moritani.config import AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING, TERROR_VS_ARRIVAL_REACTIONS, Bounds, Interpretation
 from model.moritani.profiles import PROFILES, Proposal
 from model.moritani.reactions import printed_rules
 
@@ -35,10 +35,11 @@ def test_pair_ids_and_printed_rules_interpretation():
     rx = GAME.build(PROFILES["default"]).reactions
     assert rx.pair_id("advisor", "terror") == "terror~bg-advisor"
     assert rx.pair_id("ambassador", "advisor") == "bg-advisor~ecaz-ambassador"
-    i = printed_rules(Interpretation.of(karama_eome_timing="after-reply"))
-    assert i.choice("A1") == i.choice("A2") == "unordered" and i.choice("A4") == "after-reply"
+    i = printed_rules(Interpretation.of(KARAMA_EOME_TIMING.AFTER_REPLY))
+    assert i.chose(TERROR_VS_ARRIVAL_REACTIONS.UNORDERED) and i.chose(AMBASSADOR_VS_TERROR.UNORDERED)
+    assert i.chose(KARAMA_EOME_TIMING.AFTER_REPLY)
     # The default profile's behaviour is untouched by the new A2 choice.
-    assert PROFILES["default"].interpretation.choice("A2") == "storm-order"
+    assert PROFILES["default"].interpretation.chose(AMBASSADOR_VS_TERROR.STORM_ORDER)
 
 
 def test_cascade_sneak_attack_adds_a_second_advisor(small_default):

@@ -378,7 +378,7 @@ def test_a_bad_option_is_a_usage_error(tmp_path, cmd, option, value):
     (["prove", "--check", "nope"], "unknown invariant 'nope'"),
     (["leaks", "--observer", "Harkonnen"], "unknown observer 'Harkonnen'"),
     (["selftest", "--defect", "nope"], "unknown seeded defect 'nope'"),
-    (["explore", "--out", "x"], "No such option"),
+    (["explore", "--out", "x"], "--out only go with --serve"),  # explore --serve saves scenarios there
     (["explore", "--graph", "x.txt"], "--graph needs a .dot or .graphml"),
     (["explore", "--proposal", "no-such-profile"], None),
 ])

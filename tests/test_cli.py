@@ -58,7 +58,7 @@ def test_interpretations_lists_switches_with_ids():
     ("interpretation:\n  A99: x\n", ":2:3:", "unknown switch 'A99'"),
     ("interpretation: [\n", ":2:1:", "malformed YAML"),
     ("bounds:\n  strongholds: [Arrakeen, Polar Sink]\n", ":2:27:", "not a legal Terror destination"),
-    ("colour: red\n", ":1:1:", "unknown key 'colour'; valid: bounds, defects, description, interpretation, name"),
+    ("colour: red\n", ":1:1:", "unknown key 'colour'; valid: bounds, defects, description, extends, interpretation, name"),
 ])
 def test_bad_proposal_exits_3_with_location(tmp_path, text, where, message):
     p = tmp_path / "proposal.yaml"

@@ -1,6 +1,7 @@
 """`rulecheck compare`: verdicts side by side and the shortest game on which two proposals disagree."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -8,9 +9,12 @@ from click.testing import CliRunner
 
 from checks.cli import main
 from checks.analyses.compare import compare_proposals
-from checks.formats.compare_report import save
+from checks.config import CheckConfig
+from checks.engines.lockstep import lockstep
+from checks.formats.compare_report import save, switch_text, to_text, why_same
 from checks.formats.scenario import replay_file
 from model.errors import InputError
+from model.evaluate import enabled
 from model.moritani import GAME
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.profiles import Proposal
@@ -38,12 +42,83 @@ def test_a5_extortion_first_lets_a_recovered_token_be_placed_again_at_once(tmp_p
     assert replay_file(GAME, path).ok
 
 
-def test_a4_orders_give_the_same_outcomes_within_the_bounds():
-    # Karama before the reply or after acceptance: the same end-of-turn outcomes are reachable
-    # (a blocked offer leaves reveal or decline open either way), so no game tells them apart.
-    c = compare_proposals(prop("engine"), prop("after-reply", karama_eome_timing="after-reply"), GAME.build)
-    assert c.verdict == "same" and c.differences == []
+@pytest.fixture(scope="module")
+def a4():
+    """A4 before-reply (the engine) against after-reply on the small bounds: one comparison, shared."""
+    return compare_proposals(prop("engine"), prop("after-reply", karama_eome_timing="after-reply"), GAME.build)
+
+
+def test_a4_equal_counts_and_outcomes_are_not_equal_behaviour(a4):
+    # Both choices reach the same number of states by the same number of transitions, and the same end-of-turn
+    # outcomes: the counts the old report read as "never behave differently". Run in lockstep, they part at the
+    # offer: before-reply opens a Karama window, after-reply asks the entrant first (R30, A4).
+    c = a4
+    assert (len(c.a.exploration.states), c.a.exploration.transitions) == (5892, 8995)
+    assert (len(c.b.exploration.states), c.b.exploration.transitions) == (5892, 8995)
     assert set(c.a.outcomes) == set(c.b.outcomes) and len(c.a.outcomes) == 485
+    assert c.verdict == "differ" and c.backing is None
+    (d,) = c.differences
+    assert (d.kind, d.direction, d.depth, d.refused_at) == ("steps", "only-a", 10, 10)
+    assert d.trace.labels[-2:] == ["offer_alliance_0(e=Atreides)", "karama_eome(f=Atreides)"]
+    assert d.offers == ("accept_alliance(e=Atreides, k=Extortion)", "refuse_alliance")
+    # Replayed through both models' reference semantics: the game runs under A; under B the same nine steps
+    # run and the tenth is refused, while B offers the reply instead.
+    assert not d.trace.replay(c.a.model) and not d.other.replay(c.b.model)
+    assert d.other.labels == d.trace.labels[:9]
+    b_state = d.other.states[-1]
+    assert not enabled(c.b.model.action(d.trace.labels[-1]), b_state, c.b.model.schema)
+    assert all(enabled(c.b.model.action(x), b_state, c.b.model.schema) for x in d.offers)
+
+
+def test_per_switch_shows_the_a4_game_instead_of_the_counts(a4, tmp_path):
+    text = switch_text(GAME.switch("A4"), a4)
+    assert "never behave differently" not in text and "no game within the bounds" not in text
+    assert "switch karama-eome-timing (A4): A=before-reply B=after-reply" in text
+    assert "under B the same 9 steps run; instead of step 10 the rules offer:" in text
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    bounds = "bounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  faces: [Extortion, Robbery]\n"
+    a.write_text("name: a\n" + bounds)
+    b.write_text("name: b\ninterpretation:\n  A4: after-reply\n" + bounds)
+    r = CliRunner().invoke(main, ["compare", str(a), str(b), "--per-switch", "--format", "json", "--out",
+                                  str(tmp_path / "o")])
+    assert r.exit_code == 12, r.output
+    doc = json.loads(r.output)
+    (sw,) = doc["per_switch"]
+    assert (sw["verdict"], sw["backing"], sw["why_same"]) == ("differ", None, None)
+    assert (sw["game"]["kind"], sw["game"]["depth"], sw["game"]["refused_at"]) == ("steps", 10, 10)
+    # Both games are written and replay: reachable under A, step 10 refused under B.
+    (d,) = doc["differences"]
+    assert replay_file(GAME, d["trace"]).ok and replay_file(GAME, d["other_trace"]).ok
+    assert d["other_trace"].endswith("b-refuses-a-steps.scenario.yaml")
+
+
+def test_no_game_tells_them_apart_only_when_a_check_backs_it():
+    # A2: without a storm Ecaz already precedes Moritani, so ambassador-first changes rules (other models) but on
+    # these bounds not one labelled transition: the lockstep search finds the same states and labelled
+    # transitions under both, which the report says and counts.
+    c = compare_proposals(prop("engine"), prop("ambassador-first", ambassador_vs_terror="ambassador-first"),
+                          GAME.build)
+    assert (c.verdict, c.backing, c.lockstep.same_model) == ("same", "identical", False)
+    assert (c.lockstep.pairs, c.lockstep.transitions) == (5892, 8995)
+    assert why_same(c).startswith("no game within the bounds tells them apart: identical labelled transition "
+                                  "systems (the same 5,892 states and 8,995 labelled transitions under both)")
+    # stack-reveal matters only with the Nexus card module: here the two models are one (equal digests).
+    one = compare_proposals(prop("engine"), prop("all-in-turn", stack_reveal="all-in-turn"), GAME.build)
+    assert (one.verdict, one.backing, one.lockstep.same_model) == ("same", "identical", True)
+    assert "identical labelled transition systems: the same model (equal digests" in why_same(one)
+    # A20 on one turn: the separation modes keep other engine state, but offer the same steps and end the turn
+    # alike after every game: bisimilar, not identical.
+    turn = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
+    sep = compare_proposals(prop("engine", bounds=turn), prop("advanced", bounds=turn, ally_separation="advanced"),
+                            GAME.build)
+    assert (sep.verdict, sep.backing, sep.lockstep.pairs) == ("same", "bisimilar", 2358)
+    assert "bisimilar (run in lockstep over 2,358 pairs of states" in why_same(sep)
+    # A lockstep search cut by its budget backs nothing: inconclusive, never "no game tells them apart".
+    cut = dataclasses.replace(c, lockstep=lockstep(c.a.model, c.b.model, c.a.view, c.b.view,
+                                                   CheckConfig(max_states=100)))
+    assert (cut.verdict, cut.backing) == ("inconclusive", None)
+    assert why_same(cut).startswith("unknown: the lockstep search stopped: state budget 100 exhausted")
+    assert "inconclusive: the lockstep search stopped" in to_text(cut, 0)
 
 
 def test_a_verdict_that_differs_is_a_distinguishing_game():
@@ -55,7 +130,8 @@ def test_a_verdict_that_differs_is_a_distinguishing_game():
 
 
 def test_compare_needs_equal_bounds():
-    with pytest.raises(InputError, match="same bounds; they differ in turns"):
+    with pytest.raises(InputError, match="same bounds; they differ in turns. To compare the two interpretations on "
+                                         "one set of bounds, add --bounds-of A"):
         compare_proposals(prop("a"), prop("b", bounds=Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen",
                                                                   turns=1, faces=SMALL.faces)), GAME.build)
 
@@ -72,3 +148,28 @@ def test_cli_exit_codes_and_json(tmp_path):
     assert rep["differences"][0]["trace"].endswith("b-not-a-outcome.scenario.yaml")
     r = CliRunner().invoke(main, ["compare", str(a), str(a)])
     assert r.exit_code == 0 and "no game within the bounds tells A and B apart" in r.output
+
+
+def test_bounds_of_compares_a_proposal_extending_treachery_online_against_it(tmp_path):
+    """One command: a proposal that starts from treachery-online (extends), on its own small bounds, with one
+    switch set back to the engine's choice, against the profile itself (on the default bounds)."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("name: mine\nextends: treachery-online\ninterpretation:\n  A5: placement-first\n"
+                    "bounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n"
+                    "  faces: [Extortion, Robbery]\n")
+    r = CliRunner().invoke(main, ["compare", str(mine), "treachery-online"])
+    assert r.exit_code == 3 and "add --bounds-of A (or --bounds-of B)" in r.output, r.output
+    r = CliRunner().invoke(main, ["compare", str(mine), "treachery-online", "--bounds-of", "A", "--format", "json",
+                                  "--per-switch"])
+    assert r.exit_code == 12, r.output
+    doc = json.loads(r.output)
+    a, b = doc["proposals"]["a"], doc["proposals"]["b"]
+    assert a["extends"] == "treachery-online" and a["bounds"] == b["bounds"] and a["bounds"]["turns"] == 1
+    assert b["name"] == "treachery-online on mine's bounds"
+    # Only A5 differs (every other switch inherited): extortion-first returns the token within the Mentat Pause.
+    assert [s["switch"] for s in doc["per_switch"]] == ["extortion-mentat-order"]
+    # Placement first lets Moritani place a token as the game's first step; extortion-first collects first.
+    (d,) = doc["differences"]
+    assert (d["kind"], d["direction"], d["actions"], d["refused_at"]) == (
+        "steps", "only-a", ["place_token(k=Extortion, to=Arrakeen)"], 1)
+    assert doc["bounds_of"] == "A" and doc["summary"]["outcomes"] == {"a": 90, "b": 90}

@@ -407,3 +407,22 @@ def test_a_leak_pair_side_by_side(browser, leaky, tmp_path):
     assert [lanes.nth(i).locator('[data-region="Arrakeen"] .sec.dif').inner_text().split()[-1]
             for i in range(2)] == ["Assassination", "Atomics"]
     assert errors == []
+
+
+def test_compare_per_switch_table_comes_first_and_links_to_each_game(tmp_path):
+    bounds = "bounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  faces: [Extortion, Robbery]\n"
+    (tmp_path / "a.yaml").write_text("name: a\n" + bounds)
+    (tmp_path / "b.yaml").write_text("name: b\ninterpretation:\n  A4: after-reply\n  A12: allow-overflow\n" + bounds)
+    r = run("compare", tmp_path / "a.yaml", tmp_path / "b.yaml", "--per-switch", "--html", tmp_path / "cmp.html")
+    assert r.exit_code == 12, r.output
+    page = (tmp_path / "cmp.html").read_text(encoding="utf-8")
+    assert page.index('id="per-switch"') < page.index('id="verdicts"')
+    table = page[page.index('id="per-switch"'):page.index('id="verdicts"')]
+    # A4 (a step game, 10 steps) links to its game; A12 (no gift can overflow here) says what backs "same".
+    assert '<a href="#sw-karama-eome-timing">steps game, 10 steps</a>' in table
+    assert "no game within the bounds tells them apart: identical labelled transition systems" in table
+    steps = public_steps(page)
+    assert ("sw-karama-eome-timing", 10) in steps and ("sw-sabotage-gift-overflow", 1) not in steps
+    # The game is drawn under A beside its replay under B, which refuses step 10.
+    last = steps[("sw-karama-eome-timing", 10)]
+    assert "refuses step 10" in last

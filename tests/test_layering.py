@@ -6,11 +6,14 @@
 Engines and analyses know no game: they never import a game package and never read a model's
 `vocabulary` (the game's own context); they read the typed declarations instead. One module binds the
 game (checks/pipelines/common.py). Only the CLI ends the process. No import cycles, counting imports
-inside functions too. No function is longer than 80 lines.
+inside functions too. No function is longer than 80 lines. Code reads an interpretation switch by its
+declared name, never by catalogue ID or key (NOTE(switches) in model/moritani/config.py).
 """
 from __future__ import annotations
 
 import ast
+import doctest
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,7 +131,9 @@ def test_only_few_checks_modules_import_z3():
     users = sorted(name for name, path in modules() if name.startswith("checks") and "z3" in
                    {i.split(".")[0] for i in imports(path)})
     assert users == ["checks.analyses.commute_z3", "checks.analyses.leaks_z3", "checks.engines.agreement",
-                     "checks.engines.bmc", "checks.engines.encode", "checks.engines.houdini", "checks.engines.induction",
+                     "checks.engines.bmc",
+                     "checks.engines.certificates",  # the one verifier of stored proofs (issue 37)
+                     "checks.engines.encode", "checks.engines.houdini", "checks.engines.induction",
                      "checks.engines.product", "checks.engines.symmetry",
                      "checks.interrupt"], users  # interrupt: only to switch off Z3's own Ctrl-C handler
 
@@ -144,3 +149,75 @@ def test_no_function_is_longer_than_80_lines():
 
 def test_the_cli_is_thin():
     assert len((ROOT / "checks" / "cli.py").read_text(encoding="utf-8").splitlines()) < 250
+
+
+# -- switches are read by name (NOTE(switches)) ------------------------------------------------------------
+
+SWITCH_DECLARATIONS = ROOT / "model" / "moritani" / "config.py"
+CATALOGUE_ID = re.compile(r"A\d+")
+
+
+def switch_keys() -> set[str]:
+    from model.moritani.config import SWITCHES
+    return {sw.key for sw in SWITCHES}
+
+
+def python_sources():
+    """(where, source) of every Python text a reader may copy a switch read from: modules, tests, scenario
+    generators and benchmarks, the doctest examples in their docstrings, and the python blocks in docs."""
+    tops = ("model", "checks", "tests", "scenarios", "benchmarks")
+    paths = sorted(p for top in tops for p in (ROOT / top).rglob("*.py"))
+    for path in paths:
+        if path == SWITCH_DECLARATIONS:
+            continue
+        text = path.read_text(encoding="utf-8")
+        yield str(path.relative_to(ROOT)), text
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=True)
+                examples = doctest.DocTestParser().get_examples(doc) if doc else []
+                if examples:
+                    where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 1)} (doctest)"
+                    yield where, "\n".join(e.source for e in examples)
+    for path in sorted([*(ROOT / "docs").glob("*.md"), ROOT / "README.md", *(ROOT / "scenarios").rglob("*.md")]):
+        blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+        for i, block in enumerate(blocks):
+            yield f"{path.relative_to(ROOT)} (python block {i + 1})", block
+
+
+def switch_reads_by_id_or_key(source: str, keys: set[str]) -> list[str]:
+    """`x.choice("A20")`, `x.choice("ally-separation")`, `cfg["A20"]`, `cfg["ally-separation"]`: a switch
+    read by a string a search for the switch's name does not find and a misspelling of which is found only
+    when the line runs."""
+    def named(node) -> bool:
+        return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and (CATALOGUE_ID.fullmatch(node.value) is not None or node.value in keys))
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "choice"
+                and any(named(a) for a in node.args)):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Subscript) and named(node.slice):
+            found.append((node.lineno, ast.unparse(node)))
+    return [f"line {line}: {text}" for line, text in sorted(found)]
+
+
+def test_switches_are_read_by_their_declared_name():
+    keys = switch_keys()
+    reads = {where: found for where, source in python_sources() if (found := switch_reads_by_id_or_key(source, keys))}
+    assert not reads, f"read switches by name (c.chose(ALLY_SEPARATION.BASIC), c.choice(ALLY_SEPARATION)): {reads}"
+
+
+def test_the_switch_read_check_finds_reads_by_id_and_by_key():
+    keys = switch_keys()
+    found = switch_reads_by_id_or_key('''
+c.choice("A20") == "basic"
+interp.choice("ally-separation")
+cfg["A4"]
+chosen["entry-causes"] = "every-arrival"
+c.chose(ALLY_SEPARATION.BASIC)
+c.choice(ALLY_SEPARATION)
+interpretation.choice(sw.key)
+doc["interpretation"]
+''', keys)
+    assert [f.split(":")[0] for f in found] == ["line 2", "line 3", "line 4", "line 5"], found

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from ruamel.yaml import YAML
 
 from checks.cli import main
-from checks.formats.proposal import build_proposal, check_document, json_schema, proposal_schema
+from checks.formats.proposal import build_proposal, json_schema, proposal_values
 from checks.formats.scenario import load_scenario, scenario_json_schema
 from model.errors import InputError
 from model.moritani import GAME
@@ -33,7 +33,7 @@ LONG = settings(max_examples=2000, derandomize=True, deadline=None, database=Non
 def loads(doc, build: bool = False) -> tuple[bool, str]:
     """(accepted, why not) by the proposal loader's own steps (schema, then Bounds; with `build`, the model)."""
     try:
-        values = check_document(proposal_schema(GAME), doc, "p.yaml")
+        values = proposal_values(GAME, doc, "p.yaml")
         prop = build_proposal(GAME, values, "p.yaml", doc if isinstance(doc, dict) else {}, name="p")
     except InputError as e:
         return False, str(e)
@@ -70,6 +70,34 @@ PROBES = [
 def test_schema_and_loader_agree_on_the_probes(doc):
     accepted, why = loads(doc, build=True)
     assert VALIDATOR.is_valid(doc) == accepted, why or "loader accepted; schema refused"
+
+
+# extends (issue 41): the profile's bounds are the defaults the relations and a defect's module read. Each
+# probe with what the loader says: accepted (None) or the start of its message after the file's position.
+EXTENDS_PROBES = [
+    ({"extends": "assassinate-leaders", "defects": ["forfeit-resets-each-turn"]}, None),
+    ({"extends": "assassinate-leaders", "defects": ["forfeit-resets-each-turn"],
+      "bounds": {"assassinate_leaders": False}},
+     "defects[0]: 'forfeit-resets-each-turn' is a defect of a module that is off"),
+    ({"extends": "treachery"}, "extends: 'treachery' is not an embedded profile"),
+    ({"extends": 5}, "extends: expected one of ambassador-relocation, "),
+    ({"extends": None}, "extends: expected one of ambassador-relocation, "),
+    ({"extends": ["grumman"]}, "extends: expected one of ambassador-relocation, "),
+    ({"extends": "assassinate-leaders", "bounds": {"factions": ["Moritani", "Atreides"]}},
+     "bounds.factions: 'Bene Gesserit' is not in bounds.factions"),  # the profile keeps the engine's forces
+    ({"extends": "assassinate-leaders", "bounds": {"factions": ["Moritani", "Atreides", "Bene Gesserit", "Ecaz"]}},
+     None),
+    ({"extends": "worm-rides", "bounds": {"forces": []}},
+     "bounds.forces: bounds.worm_rides is on but bounds.forces has no row"),
+    ({"extends": "cross-ship", "bounds": {"turns": 1}}, None),
+]
+
+
+@pytest.mark.parametrize("doc, error", EXTENDS_PROBES, ids=lambda d: json.dumps(d)[:60])
+def test_schema_and_loader_agree_on_extends(doc, error):
+    accepted, why = loads(doc, build=True)
+    assert (accepted, why.split(": ", 1)[-1][:len(error)] if error else None) == (error is None, error), why
+    assert VALIDATOR.is_valid(doc) == accepted
 
 
 @FAST

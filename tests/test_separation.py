@@ -6,6 +6,7 @@ import dataclasses
 from checks.analyses.verdicts import explicit_results
 from checks.engines.explicit import Explorer
 from model.moritani import GAME
+from model.moritani.config import ALLY_SEPARATION
 from model.moritani.defects import DEFECT_BY_ID
 
 
@@ -32,7 +33,7 @@ def test_three_turns_profile_separates_new_allies_in_the_third_phase():
 
 def test_advanced_separates_on_the_formation_turn_and_basic_does_not():
     default = GAME.profiles["default"]
-    advanced = dataclasses.replace(default, interpretation=GAME.interpretation.of(ally_separation="advanced"))
+    advanced = dataclasses.replace(default, interpretation=GAME.interpretation.of(ALLY_SEPARATION.ADVANCED))
     _, ex_b, res_b = _results(default)
     _, ex_a, res_a = _results(advanced)
     assert "separate_allies" not in ex_b.fired and res_b["witness-separation-grace"].verdict == "holds"
@@ -43,7 +44,7 @@ def test_advanced_separates_on_the_formation_turn_and_basic_does_not():
 def test_a_defect_carries_its_own_interpretation():
     d = DEFECT_BY_ID["advanced-keeps-basic-grace"]
     p = GAME.with_defect(d, GAME.profiles["default"])
-    assert p.interpretation.choice("A20") == "advanced" and p.defects == (d.id,)
+    assert p.interpretation.chose(ALLY_SEPARATION.ADVANCED) and p.defects == (d.id,)
     # Without its interpretation the defect is the correct Basic model: nothing to catch.
     plain = dataclasses.replace(GAME.profiles["default"], defects=(d.id,))
     _, ex, res = _results(plain)

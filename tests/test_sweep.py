@@ -25,6 +25,7 @@ from checks.formats.sweep_report import read_rows, without_times
 from checks.interrupt import Interrupted
 from checks.pipelines import sweep as sweeping
 from checks.pipelines.common import Options, UsageProblem
+from model.moritani.config import TERROR_VS_ARRIVAL_REACTIONS
 
 SMALL = ("name: small\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
          "interpretation: {terror-vs-arrival-reactions: terror-first}\ndefects: [advisor-entry-overwrites-terror]\n")
@@ -214,7 +215,7 @@ def _raises_on_the_first(job):
 
 
 def _raises_on_terror_first(job):
-    if job.proposal.interpretation.choice("A1") == "terror-first":
+    if job.proposal.interpretation.chose(TERROR_VS_ARRIVAL_REACTIONS.TERROR_FIRST):
         raise RuntimeError("no")
     return check_task(job)
 

@@ -9,10 +9,12 @@ Init => C, C /\\ F /\\ T => C' and C => P, where F is the lemma conjunction. F i
 Spacer is a heuristic: it may find C in one run and run out of budget in the next, on a larger F (a
 lemma cache entry united from two searches, checks/engines/lemmacache.py). So a certificate is stored
 in the lemma cache entry of its model, and on a warm run it is re-checked by the three plain
-satisfiability queries of `induction.recheck` against the entry's re-proved lemmas: a hit costs
-milliseconds, and nothing is trusted. A larger F only strengthens the pre-state, so a certificate found
-with fewer lemmas still re-checks; one that does not (the rules or the encoding changed) is ignored and
-the property goes down the chain as if nothing was stored.
+satisfiability queries of `certificates.certificate_problem` against the entry's re-proved lemmas: a hit costs
+milliseconds, and nothing is trusted: `checks.engines.certificates.certificate_problem` first requires C
+to be a formula over the current state only (no next-state or action symbol, no other constant), then
+runs the three queries. A larger F only strengthens the pre-state, so a certificate found with fewer
+lemmas still re-checks; one that does not (the rules or the encoding changed, or the entry was edited)
+is ignored and the property goes down the chain as if nothing was stored.
 
 >>> sorted(usable({"p": "(assert true)", "q": 3, 4: "x"}, ["p", "q"]))
 ['p']
@@ -21,7 +23,8 @@ from __future__ import annotations
 
 import time
 
-from checks.engines.induction import HornSystem, recheck
+from checks.engines.certificates import certificate_problem
+from checks.engines.induction import HornSystem
 from checks.results import CheckResult
 
 
@@ -32,9 +35,10 @@ def usable(certificates, names) -> dict:
     return {n: t for n, t in certificates.items() if isinstance(n, str) and isinstance(t, str) and n in names}
 
 
-def settle_stored(model, facts: list, certificates: dict) -> dict:
+def settle_stored(model, facts: list, certificates: dict, refused=None) -> dict:
     """{name: proved CheckResult} for each stored certificate that re-checks with `facts` (a proved
-    inductive conjunction, [(name, Expr)]) assumed; the others are left out."""
+    inductive conjunction, [(name, Expr)]) assumed; the others are left out (and, with `refused`,
+    reported as `refused(name, why)`)."""
     if not certificates:
         return {}
     system = HornSystem(model, facts)
@@ -42,7 +46,10 @@ def settle_stored(model, facts: list, certificates: dict) -> dict:
     out = {}
     for name, text in sorted(certificates.items()):
         t0 = time.perf_counter()
-        if name not in props or not recheck(system, name, text):
+        why = "no such property in this model" if name not in props else certificate_problem(system, name, text)
+        if why is not None:
+            if refused is not None:
+                refused(name, why)
             continue
         p = props[name]
         out[name] = CheckResult(

@@ -52,6 +52,7 @@ import numpy as np
 from checks.analyses.presence import presence
 from checks.analyses.templates import Candidate, Miner, generalise, mine
 from checks.config import CheckConfig
+from checks.engines.certificates import BadCertificate, state_formula, verified_lemmas
 from checks.engines.columns import compile_table, slots_read
 from checks.engines.houdini import LemmaSolver, houdini
 from model.errors import ModelError
@@ -359,8 +360,7 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
 def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock) -> None:
     """Re-check the conjunction through the monolithic encoding; cores for the proved invariants,
     failures for the others."""
-    ls = LemmaSolver(model, facts, seed, rlimit)
-    why = ls.confirm(clock.left())
+    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
     if why is not None:
         out.reason = f"the inferred conjunction does not re-check ({why}); no lemma is used"
         return
@@ -406,7 +406,10 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
     need = set(range(len(lemmas), len(facts)))
     todo = sorted(need)
     for text in (certificates or {}).values():
-        core = ls.used_by_certificate(text)
+        try:
+            core = ls.used_by_certificate(state_formula(text, ls.enc.state(0), ls.enc.ctx))
+        except BadCertificate:
+            core = None
         if core is None:
             return list(lemmas)
         todo += [i for i in core if i not in need]

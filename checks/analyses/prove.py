@@ -156,14 +156,30 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored)."""
     from checks.analyses.sweep import model_digest
     key = model_digest(model) if cache is not None else None
-    stored = cache.get(key) if key is not None else None
-    if stored is not None:
+    # The user's entry, then the shipped one: each verified from scratch, the first that verifies is
+    # used; one that fails is refused with a warning and never hides the next (issue 40).
+    # A verified entry that leaves some of `names` unproved does not hide the next one either: the
+    # one proving most is used.
+    best = None
+    for origin, lemmas, invariants, certificates in (cache.candidates(key) if key is not None else []):
         rest = clock.left()
-        inf = recheck(model, *stored, seed=seed, timeout=None if rest is None else max(0.001, rest))
-        if inf is not None:
-            left = [n for n in names if n not in inf.proved]
-            inf.settled.update(settle_stored(model, inf.facts(), usable(cache.certificates(key), left)))
-            return inf
+        inf = recheck(model, lemmas, invariants, seed=seed, timeout=None if rest is None else max(0.001, rest))
+        if inf is None:
+            if clock.out():
+                break  # the budget ran out: that says nothing about the entry
+            cache.refused(key, origin, "its lemmas do not re-prove (not current-state expressions over this "
+                                       "model's state, or not inductive with their base case)")
+            continue
+        left = [n for n in names if n not in inf.proved]
+        inf.settled.update(settle_stored(model, inf.facts(), usable(certificates, left), lambda n, why, o=origin: (
+            cache.refused_certificate(o, n, why))))
+        if best is None or _covered(inf, names) > _covered(best, names):
+            best = inf
+        if _covered(best, names) == len(names) or clock.out():
+            break
+    if best is not None:
+        cache.save()  # the entries refused above leave the user's file
+        return best
     rest = clock.left()
 
     certificates: dict = {}
@@ -192,6 +208,10 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
         cache.put(key, _needed(model, inf, kept, seed, clock), [n for n, _ in inf.invariants], kept)
         cache.save()
     return inf
+
+
+def _covered(inf: Inference, names: list) -> int:
+    return sum(n in inf.proved or n in inf.settled for n in names)
 
 
 def _needed(model, inf: Inference, certificates: dict, seed: int, clock: _Clock) -> list:

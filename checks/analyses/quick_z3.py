@@ -125,7 +125,8 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
     Spacer query gets what is left, and those not reached are listed in `stats["timed_out"]` (their
     invariants keep their explicit verdicts; nothing more is claimed).
     """
-    from checks.engines.induction import fingerprint, recheck
+    from checks.engines.certificates import certificate_problem
+    from checks.engines.induction import fingerprint
     from checks.engines.proofcache import ProofCache, default_dir, key
     budget = budget or CheckConfig()
     if budget.out_of_time():  # nothing is attempted, not even the encoding
@@ -142,15 +143,15 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
         nonlocal shipped
         k = key(fingerprint(system, p.name), rlimit, seed) if cache.path is not None else None
         shipped += bool(k and cache.in_seed(k))
-        hit = cache.get(k) if k else None
+        hits = cache.candidates(k) if k else []  # the user's entry first, then the shipped one
         t0 = time.perf_counter()
-        if hit and hit.get("verdict") == "proved" and recheck(system, p.name, hit.get("certificate", "")):
+        if _stored_proof(cache, k, hits, lambda text: certificate_problem(system, p.name, text), p.name):
             rechecked.append(p.name)
             return CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
                                seconds=time.perf_counter() - t0,
                                detail="proved for games of any length (Spacer; stored inductive invariant "
                                       "re-checked)")
-        if hit and hit.get("verdict") == "unknown":
+        if any(hit.get("verdict") == "unknown" for _, hit in hits):
             skipped.append(p.name)
             return None
         r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system, timeout_ms=budget.ms_left())
@@ -187,3 +188,17 @@ def proof_error(exc: BaseException, p) -> CheckResult:
     """The `error` of invariant `p`'s Spacer attempt in `check` (a re-check or a query that failed)."""
     return error_result(exc, id=p.name, kind=p.kind, engine="spacer", rules=p.rules,
                         what=f"the Spacer proof of {p.name}")
+
+
+def _stored_proof(cache, k: str, hits: list, problem, name: str) -> bool:
+    """Does a stored certificate for `name` verify (`problem(text)` is None)? The user's entry is tried
+    first, then the shipped one: an entry that fails never hides a valid one behind it (issue 40). A
+    user's proof that fails is dropped from the cache, with a warning (it was edited, or damaged)."""
+    for origin, hit in hits:
+        if hit.get("verdict") != "proved":
+            continue
+        why = problem(hit.get("certificate"))
+        if why is None:
+            return True
+        cache.refused(k, origin, f"the stored certificate for {name} is not a proof ({why}); it is not used")
+    return False

@@ -381,15 +381,11 @@ class LemmaSolver:
             return None
         return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
 
-    def used_by_certificate(self, text: str) -> list | None:
-        """Indices of lemmas that the step of a Spacer certificate (SMT-LIB text over the step-0
-        state, `checks.engines.induction.certificate`) uses, C /\\ L /\\ T => C'; None if it does
-        not parse or the step fails."""
+    def used_by_certificate(self, c0) -> list | None:
+        """Indices of lemmas that the step of a Spacer certificate C (a Z3 formula over the step-0
+        state: `checks.engines.certificates.state_formula` parses and checks the stored text) uses,
+        C /\\ L /\\ T => C'; None if the step fails."""
         enc = self.enc
-        try:
-            c0 = z3.And(list(z3.parse_smt2_string(text, ctx=enc.ctx)))
-        except z3.Z3Exception:
-            return None
         c1 = z3.substitute(c0, *zip(enc.state(0), enc.state(1)))
         if decide(self.solver, self._goal(z3.And(c0, z3.Not(c1))), *self.lits) != z3.unsat:
             return None

@@ -129,30 +129,6 @@ def certificate(system: HornSystem, fp: z3.Fixedpoint) -> str:
     return s.sexpr()
 
 
-def recheck(system: HornSystem, name: str, text: str) -> bool:
-    """True when `text` is an inductive invariant implying `name`: Init => I, I /\\ T => I', I => P.
-
-    Three plain satisfiability checks (milliseconds), so a stored certificate is re-verified on
-    every use instead of being trusted.
-    """
-    ctx = system.enc.ctx
-    try:
-        inv0 = z3.And(list(z3.parse_smt2_string(text, ctx=ctx)))
-    except z3.Z3Exception:
-        return False
-    inv1 = z3.substitute(inv0, *zip(system.x0, system.x1))
-    s = z3.Solver(ctx=ctx)
-    for f in (z3.And(system.init, z3.Not(inv0)), z3.And([inv0] + system.step + [z3.Not(inv1)]),
-              z3.And(inv0, z3.Not(system.enc.invariant(name, 0)))):
-        s.push()
-        s.add(f)
-        r = decide(s)
-        s.pop()
-        if r != z3.unsat:
-            return False
-    return True
-
-
 def strengthened_induction(system: HornSystem, name: str, facts, seed: int = 0,
                            rlimit: int = 0, timeout_ms: int | None = None) -> tuple[str, str, float]:
     r"""1-induction of invariant `name` conjoined with the model's declared facts (lemmas).

@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 
 from checks.engines import proofcache
+from checks.engines.cachedirs import unwritable, warn
 from model import expr as X
 
 FILE = "inferred-lemmas.json"
@@ -126,11 +127,18 @@ class LemmaCache:
 
     def __init__(self, directory: Path | None, use_seed: bool = True):
         self.path = Path(directory) / FILE if directory is not None else None
-        self.entries = _load(self.path) if self.path is not None else {}
+        self.entries = {}
+        if self.path is not None:
+            self.entries, problem = proofcache.read_entries(self.path, FILE, _entry_ok)
+            if problem:  # the valid entries are used (each verified); a save writes a clean file
+                warn(f"the lemma cache {self.path}: {problem}; "
+                                + ("the valid entries are kept" if self.entries else "ignored; it is rebuilt"))
+        self._read = dict(self.entries)
         self.use_seed = use_seed and self.path is not None and self.path != SEED
         self.seed: dict = {}  # the seed's entries decoded so far, by key (None: not in the seed)
         self._seed_text: str | None = None  # read on the first lookup (_from_seed)
         self._put: dict = {}
+        self._dropped: dict = {}
 
     def _from_seed(self, key: str) -> dict | None:
         # The seed's JSON is about 16 MB. Parsing all of it costs a second in one C call, and the
@@ -145,21 +153,49 @@ class LemmaCache:
                 try:
                     with gzip.open(SEED, "rb") as f:
                         self._seed_text = f.read(proofcache.MAX_BYTES + 1).decode("utf-8")
-                except (OSError, EOFError, ValueError):
+                except (OSError, EOFError, ValueError) as e:
+                    warn(f"the shipped lemma seed {SEED} cannot be read ({e}); it is not used")
                     self._seed_text = ""
             self.seed[key] = _seed_entry(self._seed_text, key)
         return self.seed[key]
 
     def get(self, key: str) -> tuple[list, list] | None:
-        """(lemmas as [(text, Expr)], names of the invariants proved with them), or None."""
-        entry = self.entries.get(key) or self._from_seed(key)
-        if entry is None:
-            return None
-        try:
-            lemmas = [(str(t), from_data(d)) for t, d in entry["lemmas"]]
-        except (BadEntry, TypeError, ValueError):
-            return None
-        return lemmas, [str(n) for n in entry["invariants"]]
+        """(lemmas as [(text, Expr)], names of the invariants proved with them) of the first stored
+        entry for `key` that decodes (`candidates`), or None."""
+        for _, lemmas, names, _ in self.candidates(key):
+            return lemmas, names
+        return None
+
+    def candidates(self, key: str):
+        """(origin, lemmas, invariant names, certificates) for `key`, one at a time: the user's entry
+        ("user") first, then the shipped one ("seed", decoded only if asked for), each decoded; one
+        that does not decode is skipped (and the user's dropped, `refused`). The caller verifies each
+        in turn: an entry that fails never hides the one behind it (issue 40)."""
+        for origin in ("user", "seed"):
+            entry = self.entries.get(key) if origin == "user" else self._from_seed(key)
+            if entry is None:
+                continue
+            try:
+                lemmas = [(str(t), from_data(d)) for t, d in entry["lemmas"]]
+                names = [str(n) for n in entry["invariants"]]
+            except (BadEntry, TypeError, ValueError) as e:
+                self.refused(key, origin, f"an entry that does not decode ({e})")
+                continue
+            found = entry.get("certificates")
+            yield origin, lemmas, names, dict(found) if isinstance(found, dict) else {}
+
+    def refused_certificate(self, origin: str, name: str, why: str) -> None:
+        """A stored Spacer certificate that does not re-check: a warning (the property goes down the chain)."""
+        warn(f"the lemma cache {SEED if origin == 'seed' else self.path}: the stored certificate "
+                        f"for {name} is not a proof ({why}); it is not used")
+
+    def refused(self, key: str, origin: str, why: str) -> None:
+        """A stored entry failed verification: a warning; the user's is dropped (the seed is read-only)."""
+        warn(f"the lemma cache {SEED if origin == 'seed' else self.path}: {why}; it is not used")
+        if origin == "user" and self.entries.pop(key, None) is not None:
+            self._put.pop(key, None)
+            if key in self._read:
+                self._dropped[key] = self._read[key]
 
     def put(self, key: str, lemmas: list, invariants: list, certificates: dict | None = None) -> None:
         entry = {"lemmas": [[t, to_data(e)] for t, e in lemmas], "invariants": list(invariants)}
@@ -184,10 +220,14 @@ class LemmaCache:
         self._put[key] = entry
 
     def save(self) -> None:
-        if self.path is None or not self._put:
+        if self.path is None or not (self._put or self._dropped):
             return
-        proofcache.merge_into(self.path, self._put, set(), FILE, _entry_ok)
-        self._put = {}
+        merged, why = proofcache.merge_into(self.path, self._put, self._dropped, FILE, _entry_ok)
+        if merged is None:
+            unwritable("the lemma cache", self.path.parent, why)
+            return
+        self._read = dict(merged)
+        self._put, self._dropped = {}, {}
 
 
 def unite(a: dict, b: dict) -> dict:

@@ -31,14 +31,17 @@ a test (tests/test_proofcache.py) fails, naming that command, when the seed no l
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import errno
 import gzip
+import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
+from checks.engines.cachedirs import default_dir, unwritable, warn  # noqa: F401  (default_dir: re-exported)
 from checks.interrupt import INTERRUPTS
 
 FILE = "spacer-proofs.json"
@@ -65,7 +68,7 @@ def read_entries(path: Path, name: str = FILE, entry_ok=None) -> tuple[dict, str
         # A seed may ship gzip-compressed (`*.gz`); the size limit applies to the decompressed text.
         with (gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")) as fh:
             raw = fh.read(MAX_BYTES + 1)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no cache yet (or no place for one: NOTE(read-only))
         return {}, None
     except (OSError, EOFError) as e:  # gzip's BadGzipFile is an OSError; a cut stream is an EOFError
         return {}, f"cannot read it ({getattr(e, 'strerror', None) or e})"
@@ -82,32 +85,34 @@ def read_entries(path: Path, name: str = FILE, entry_ok=None) -> tuple[dict, str
     return entries, (f"{bad} of its {len(data)} entries have the wrong shape" if bad else None)
 
 
-def default_dir() -> Path | None:
-    env = os.environ.get("RULECHECK_CACHE")
-    if env:
-        return None if env == "off" else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "rulecheck"
-
-
 def key(fingerprint: str, rlimit: int, seed: int) -> str:
     return hashlib.sha256(f"{rlimit}\n{seed}\n{fingerprint}".encode()).hexdigest()
 
 
 @contextlib.contextmanager
 def _locked(path: Path):
-    """An exclusive lock on `path` (a lock file next to the cache) for one read-merge-replace."""
+    """An exclusive lock on `path` (a lock file next to the cache) for one read-merge-replace.
+
+    The lock file is opened without following a symbolic link (O_NOFOLLOW): a link planted there
+    would otherwise make the tool create or touch its target, anywhere (issue 40). A link is an
+    OSError (ELOOP): the save is skipped, with a warning, like any unwritable place."""
     try:
         import fcntl
     except ImportError:  # no flock on this platform: the atomic replace still keeps the file whole
         yield
         return
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device planted as the lock
+            raise OSError(errno.EINVAL, f"{path.name} is not a regular file")
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 class ProofCache:
@@ -126,9 +131,10 @@ class ProofCache:
         self.path = Path(directory) / FILE if directory is not None else None
         self.warnings: list[str] = []
         self._put: dict = {}
-        self._dropped: set = set()
+        self._dropped: dict = {}  # key -> the entry as read, removed from the file only if still equal
         self._rebuild = False  # the file on disk is damaged: the next save writes a clean one
         self.entries = self._load(self.path) if self.path is not None else {}
+        self._read = dict(self.entries)
         self.seed = self._load(SEED) if self.path is not None and self.path != SEED else {}
 
     def _load(self, path: Path) -> dict:
@@ -147,6 +153,17 @@ class ProofCache:
     def get(self, k: str) -> dict | None:
         return self.entries.get(k) or self.seed.get(k)
 
+    def candidates(self, k: str) -> list:
+        """[(origin, entry)] stored for `k`: the user's ("user") first, then the shipped one ("seed").
+        Each is verified by the caller; a user's entry that fails must not hide the shipped one."""
+        return [(o, e) for o, e in (("user", self.entries.get(k)), ("seed", self.seed.get(k))) if e is not None]
+
+    def refused(self, k: str, origin: str, why: str) -> None:
+        """A stored entry failed verification: a warning, and the user's is dropped (the seed is read-only)."""
+        warn(f"the proof cache {SEED if origin == 'seed' else self.path}: {why}")
+        if origin == "user":
+            self.drop(k)
+
     def in_seed(self, k: str) -> bool:
         """Is there a shipped entry for this exact encoding (checks/engines/spacer-proofs.json)?"""
         return k in self.seed or (self.path == SEED and k in self.entries)
@@ -154,35 +171,41 @@ class ProofCache:
     def put(self, k: str, entry: dict) -> None:
         self.entries[k] = entry
         self._put[k] = entry
-        self._dropped.discard(k)
+        self._dropped.pop(k, None)
 
     def drop(self, k: str) -> None:
         if self.entries.pop(k, None) is not None:
-            self._dropped.add(k)
             self._put.pop(k, None)
+            if k in self._read:  # removed from the file only while it still holds what this run read
+                self._dropped[k] = self._read[k]
 
     def save(self) -> None:
         """Merge this run's changes into the file as it is now, under the lock; atomically."""
         if self.path is None or not self.dirty:
             return
-        merged = merge_into(self.path, self._put, self._dropped)
+        merged, why = merge_into(self.path, self._put, self._dropped)
         if merged is not None:
-            self.entries = merged
-            self._put, self._dropped, self._rebuild = {}, set(), False
+            self.entries, self._read = merged, dict(merged)
+            self._put, self._dropped, self._rebuild = {}, {}, False
+        else:
+            unwritable("the proof cache", self.path.parent, why)
 
 
-def merge_into(path: Path, put: dict, dropped: set, name: str = FILE, entry_ok=None) -> dict | None:
-    """Merge `put` (and the removal of `dropped`) into the cache file at `path` as it is now, under
-    its lock, atomically; a damaged file is kept aside as `<name>.corrupt`. The merged entries, or
-    None when the directory cannot be written (that only costs time on the next run)."""
+def merge_into(path: Path, put: dict, dropped: dict, name: str = FILE, entry_ok=None) -> tuple:
+    """Merge `put` (and the removal of `dropped`: {key: the entry as read}, removed only while the file
+    still holds that very entry, so a concurrent run's newer one survives) into the cache file at
+    `path` as it is now, under its lock, atomically; a damaged file is kept aside as `<name>.corrupt`.
+    (the merged entries, None) or (None, why) when the place cannot be written (that only costs time
+    on the next run: NOTE(read-only) in checks/engines/cachedirs.py)."""
     merged = None
+    why = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(path.with_name(name + ".lock")):
             current, problem = read_entries(path, name, entry_ok)
             if problem and path.exists() and not current:
                 os.replace(path, path.with_name(name + ".corrupt"))  # kept, not lost
-            merged = {k: v for k, v in current.items() if k not in dropped} | put
+            merged = {k: v for k, v in current.items() if not (k in dropped and dropped[k] == v)} | put
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".proofs-")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -193,7 +216,7 @@ def merge_into(path: Path, put: dict, dropped: set, name: str = FILE, entry_ok=N
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
-    except OSError:
-        merged = None
+    except OSError as e:
+        merged, why = None, e.strerror or str(e)
     INTERRUPTS.raise_if_interrupted()
-    return merged
+    return merged, why

@@ -27,12 +27,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from checks.engines.cachedirs import warn
+
+
+def _compiled(fn):
+    """`fn` compiled by numba, cached on disk where numba finds a writable place (next to this file,
+    `$NUMBA_CACHE_DIR`, or the user's cache directory); compiled in memory, with one warning, where
+    it finds none (NOTE(read-only) in checks/engines/cachedirs.py: a system-wide install, a read-only
+    container layer, HOME not writable). The compiled code is the same either way."""
+    try:
+        return njit(cache=True)(fn)
+    except RuntimeError:  # numba: "cannot cache function ...: no locator available for file ..."
+        warn("numba's compiled-code cache has no writable place (next to checks/engines/visited.py, in "
+             "$NUMBA_CACHE_DIR or in the user's cache directory); the search compiles in memory, about a "
+             "second more per run (set NUMBA_CACHE_DIR to a writable directory to keep it)")
+        return njit(fn)
+
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S = np.uint64(33)
 
 
-@njit(cache=True)
+@_compiled
 def _hash(keys, i):
     h = np.uint64(0x9E3779B97F4A7C15)
     for w in range(keys.shape[1]):
@@ -44,7 +60,7 @@ def _hash(keys, i):
     return h
 
 
-@njit(cache=True)
+@_compiled
 def hash_rows(keys):
     """A 64-bit hash per row (low bits pick the table slot, high bits the owning job)."""
     out = np.empty(keys.shape[0], dtype=np.uint64)
@@ -53,7 +69,7 @@ def hash_rows(keys):
     return out
 
 
-@njit(cache=True)
+@_compiled
 def _insert(table, K, P, slots, keys, hashes, order, newpos, base):
     mask = np.uint64(table.shape[0] - 1)
     W = keys.shape[1]
@@ -94,7 +110,7 @@ def _insert(table, K, P, slots, keys, hashes, order, newpos, base):
     return npend
 
 
-@njit(cache=True)
+@_compiled
 def _commit(table, K, P, slots, gidx):
     for p in range(gidx.shape[0]):
         g = gidx[p]
@@ -103,7 +119,7 @@ def _commit(table, K, P, slots, gidx):
         table[slots[p]] = g + 1
 
 
-@njit(cache=True)
+@_compiled
 def _rehash(old, new, K):
     mask = np.uint64(new.shape[0] - 1)
     for s in range(old.shape[0]):

@@ -24,11 +24,13 @@ The same results always give the same bytes: no timestamps, times rounded to the
 """
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from checks.formats.html_assets import CSS, JS
 from checks.formats.html_board import Lane, e, viewer
-from checks.formats.outputs import check_file, write_atomic
+from checks.formats.outputs import check_file, slug, write_atomic
+from checks.formats.report import trace_place
 from checks.results import summary_verdict
 from model.errors import ModelError
 from model.trace import Trace
@@ -132,6 +134,33 @@ def _title(r) -> str:
     return f"{r.id}{who}: {r.verdict} after {r.trace.depth} steps ({r.kind}, replayed)"
 
 
+def explore_command(command: str, proposal, path: str | None, folder: str, name: str) -> str:
+    """The command line that opens a trace in the explorer (`rulecheck explore --serve`), as text to copy:
+    from its scenario file when this run saved it (`--out`), else after a run that saves it."""
+    if path:
+        line = f"rulecheck explore --serve --from {shlex.quote(path)}"
+    else:
+        prop = proposal.name if _source(proposal) == "embedded" else _source(proposal)
+        line = (f"rulecheck {command} --proposal {shlex.quote(prop)} --out traces && rulecheck explore --serve "
+                f"--from {shlex.quote(f'traces/{folder}/{name}.scenario.yaml')}")
+    return (f'<p class="cmd">open in the explorer (docs/explorer.md): <code class="copy">{e(line)}</code>'
+            f"{'' if path else ' (add the options you gave this run)'}</p>")
+
+
+def _compare_command(args: tuple, side_a: bool, path: str | None, stem: str) -> str:
+    """The explorer on the proposal a distinguishing game was found under, comparing with the other."""
+    other = args[1] if side_a else args[0]
+    src = path or f"traces/compare/{stem}.scenario.yaml"
+    line = f"rulecheck explore --serve --from {shlex.quote(src)} --compare {shlex.quote(other)}"
+    if not path:
+        line = f"rulecheck compare {shlex.quote(args[0])} {shlex.quote(args[1])} --out traces && {line}"
+    return f'<p class="cmd">open in the explorer\'s compare mode: <code class="copy">{e(line)}</code></p>'
+
+
+def _command(r, command: str, proposal) -> str:
+    return explore_command(command, proposal, r.trace_path, trace_place(r)[0], slug(r.id))
+
+
 def ambiguity_viewers(r, model, anchor: str) -> str:
     """The shortest game to where both reactions are pending, then both orders from there."""
     out = [viewer(f"{r.id}: {r.extra.get('class') or r.verdict}; the shortest game to where both are pending",
@@ -164,7 +193,7 @@ def _seen(v) -> str:
     return repr(v)
 
 
-def leak_viewers(leaks, model, anchor: str) -> str:
+def leak_viewers(leaks, model, anchor: str, command: str = "leaks", proposal=None) -> str:
     """Leak pairs side by side; the pairs several observers share are drawn once."""
     groups: dict = {}
     for lk in leaks:
@@ -187,6 +216,8 @@ def leak_viewers(leaks, model, anchor: str) -> str:
                           f"{'face' if lk.secret == 'Face' else 'card'} lies where (omniscient view); every "
                           "public step is the same" + (", but for game A's last, which game B cannot take" if stuck
                                                        else ""), "the observer's view differs"))
+        if proposal is not None:
+            out.append(explore_command(command, proposal, None, "leaks", f"hidden-identity-{slug(lk.observer)}-A"))
         out.append("</div>")
     return "".join(out)
 
@@ -206,23 +237,24 @@ def report(results: list, command: str, proposal, seed: int, states, seconds: fl
         if r.trace is None or m is None:
             continue
         anchors[i] = f"t{i}"
+        cmd = _command(r, command, proposal)
         if r.kind == "ambiguity" or (r.kind == "defect" and r.extra.get("orders")):
-            ambig.append(ambiguity_viewers(r, m, anchors[i]))
+            ambig.append(ambiguity_viewers(r, m, anchors[i]) + cmd)
         elif r.kind == "noninterference" and r.extra.get("observer") in leak_observers:
             anchors[i] = "leaks"
         elif r.verdict in BAD:
-            bad.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)))
+            bad.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)) + cmd)
         elif r.kind == "witness" and r.verdict != "error":  # an error's game is the one its check was working on
-            wit.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)))
+            wit.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)) + cmd)
         else:
-            seen.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail))
+            seen.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail) + cmd)
     sections = [proposal_section(proposal, seed, states, seconds, (("command", f"rulecheck {command}"),)),
                 verdict_table(results, anchors), notes_section(notes)]
     if bad:
         sections.append('<section><h2>Counterexamples</h2><p class="sub">Step through with the controls or the '
                         'arrow keys; "last" jumps to the step that fails.</p>' + "".join(bad) + "</section>")
     if leaks:
-        sections.append('<section id="leaks"><h2>Leak pairs</h2>' + leak_viewers(leaks, model, "leak")
+        sections.append('<section id="leaks"><h2>Leak pairs</h2>' + leak_viewers(leaks, model, "leak", command, proposal)
                         + "</section>")
     if ambig:
         sections.append("<section><h2>Ambiguous orders</h2>" + "".join(ambig) + "</section>")
@@ -234,8 +266,51 @@ def report(results: list, command: str, proposal, seed: int, states, seconds: fl
     return page(f"rulecheck {command}", verdict, sections)
 
 
-def comparison(c, seed: int) -> str:
-    """The page for compare: both proposals, the verdicts side by side, the distinguishing games."""
+def _difference_viewer(c, d, anchor: str) -> str:
+    """One distinguishing game; a step game shows the other proposal's replay beside it."""
+    side, other = (c.b, c.a) if d.direction == "only-b" else (c.a, c.b)
+    if d.kind == "outcome":
+        return viewer(f"an outcome reachable under {side.proposal.name}, never under {other.proposal.name} "
+                      f"({d.depth} steps)", [Lane(side.proposal.name, side.model, d.trace)], anchor,
+                      f"differs in: {d.what}", "distinguishing end")
+    if d.kind == "verdict":
+        return viewer(f"under {side.proposal.name} only: {d.what} ({d.depth} steps)",
+                      [Lane(side.proposal.name, side.model, d.trace)], anchor, "", d.what)
+    refused = (f"{other.proposal.name} refuses step {d.refused_at}" if d.refused_at else "")
+    return viewer(f"the steps differ ({d.depth} steps): {d.what}",
+                  [Lane(side.proposal.name, side.model, d.trace),
+                   Lane(other.proposal.name, other.model, d.other, refused)], anchor,
+                  "the same steps under both proposals" + (f"; {refused}" if refused else
+                                                            ", ending the turn differently"),
+                  "distinguishing step")
+
+
+def switch_table(switches: list) -> str:
+    """compare --per-switch: one row per switch on which A and B differ, linking to its distinguishing game."""
+    from checks.formats.compare_report import why_same
+    rows = []
+    for sw, s in switches:
+        d = min(s.differences, key=lambda d: d.depth or 0) if s.differences else None
+        if d is not None:
+            what = f'<a href="#sw-{e(sw.key)}">{e(d.kind)} game, {d.depth} steps</a>: {e(d.what)}'
+        else:
+            what = e(why_same(s))
+        rows.append(f'<tr class="{"differs" if d is not None else ""}"><td>{e(sw.key)}</td><td>{e(", ".join(sw.ids))}'
+                    f'</td><td>{e(s.a.proposal.interpretation.choice(sw.key))}</td>'
+                    f'<td>{e(s.b.proposal.interpretation.choice(sw.key))}</td><td><span class="v v-{e(s.verdict)}">'
+                    f'{e(s.verdict)}</span></td><td class="detail">{what}</td></tr>')
+    return (f'<section id="per-switch"><h2>Per switch</h2><p class="sub">A against A with only that switch set as '
+            f'in B</p><table class="verdicts"><tr><th>switch</th><th>catalogue IDs</th><th>A</th><th>B</th>'
+            f'<th>verdict</th><th>distinguishing game, or what backs "no game tells them apart"</th></tr>'
+            f"{''.join(rows)}</table></section>")
+
+
+def comparison(c, seed: int, paths: dict | None = None, args: tuple = ("A", "B"), switches: list = ()) -> str:
+    """The page for compare: both proposals, the per-switch table (with --per-switch, each row linking to its
+    distinguishing game), the verdicts side by side, the distinguishing games (each with the command that opens
+    it in the explorer's compare mode; `paths` {id(difference): its scenario file} when --out saved them,
+    `args` the two proposals as the command line named them)."""
+    from checks.formats.compare_report import backing_text, game_stem
     na, nb = c.a.proposal.name, c.b.proposal.name
     ia, ib = c.a.proposal.to_json()["interpretation"], c.b.proposal.to_json()["interpretation"]
     rows = "".join(f'<tr class="{"differs" if ia[k] != ib.get(k) else ""}"><td>{e(k)}</td><td>{e(ia[k])}</td>'
@@ -249,22 +324,27 @@ def comparison(c, seed: int) -> str:
              f"<dd>A: {len(ea.states):,} states, {len(c.a.outcomes):,} end-of-turn outcomes; B: {len(eb.states):,} "
              f"states, {len(c.b.outcomes):,} end-of-turn outcomes</dd><dt>time</dt><dd>{_seconds(c.seconds)}</dd></dl>")
     sections = [f'<section id="proposal"><h2>Proposals</h2>{facts}<table><tr><th>switch</th><th>A: {e(na)}</th>'
-                f"<th>B: {e(nb)}</th></tr>{rows}</table></section>",
-                f'<section id="verdicts"><h2>Verdicts</h2><table><tr><th>check</th><th>A</th><th>B</th></tr>'
-                f"{table}</table></section>"]
-    games = []
-    for n, d in enumerate(c.differences):
-        if d.trace is None:
-            continue
-        side, other = (c.a, c.b) if d.direction == "only-a" else (c.b, c.a)
-        head = (f"an outcome reachable under {side.proposal.name}, never under {other.proposal.name}"
-                if d.kind == "outcome" else f"under {side.proposal.name} only: {d.what}")
-        games.append(viewer(f"{head} ({d.depth} steps)", [Lane(side.proposal.name, side.model, d.trace)],
-                            f"d{n}", f"differs in: {d.what}" if d.kind == "outcome" else "",
-                            "distinguishing end" if d.kind == "outcome" else d.what))
+                f"<th>B: {e(nb)}</th></tr>{rows}</table></section>"]
+    if switches:
+        sections.append(switch_table(switches))
+    sections.append(f'<section id="verdicts"><h2>Verdicts</h2><table><tr><th>check</th><th>A</th><th>B</th></tr>'
+                    f"{table}</table></section>")
+    games = [_difference_viewer(c, d, f"d{n}") + _compare_command(args, d.direction != "only-b", (paths or {}).get(id(d)),
+                                                                   game_stem(c, d))
+             for n, d in enumerate(c.differences) if d.trace is not None]
     if games:
         sections.append("<section><h2>Distinguishing games</h2>" + "".join(games) + "</section>")
     elif c.verdict == "same":
-        sections.append("<section><h2>Distinguishing games</h2><p>No game within the bounds tells A and B apart: "
-                        "same end-of-turn outcomes and same verdicts.</p></section>")
+        sections.append(f"<section><h2>Distinguishing games</h2><p>No game within the bounds tells A and B apart: "
+                        f"{e(backing_text(c))}; the same end-of-turn outcomes and verdicts.</p></section>")
+    else:
+        sections.append(f"<section><h2>Distinguishing games</h2><p>Inconclusive: {e(c.reason)}; nothing is "
+                        f"claimed.</p></section>")
+    per = []
+    for sw, s in switches:
+        d = min(s.differences, key=lambda d: d.depth or 0) if s.differences else None
+        if d is not None and d.trace is not None:
+            per.append(_difference_viewer(s, d, f"sw-{sw.key}"))
+    if per:
+        sections.append("<section><h2>Per switch: distinguishing games</h2>" + "".join(per) + "</section>")
     return page(f"rulecheck compare {na} vs {nb}", c.verdict, sections)

@@ -106,6 +106,9 @@ th .hid,td .hid{margin-left:.2em}
 .seen{border:2px solid var(--difb);background:var(--dif);border-radius:4px;padding:.3em .6em;margin:.4em 0}
 .seen pre{margin:.2em 0;white-space:pre-wrap}
 details>summary{cursor:pointer;font-weight:600}
+p.cmd{font-size:.88em;color:var(--mut);margin:.2em 0 1em}
+p.cmd code.copy{user-select:all;background:#fff;border:1px solid var(--line);border-radius:3px;padding:0 .3em;
+color:var(--fg);word-break:break-all}
 """
 
 JS = """

@@ -7,17 +7,23 @@ the valid choices) and `rulecheck interpretations --schema` prints it as a JSON 
 (`json_schema`). Switches may be named by key (`karama-eome-timing`) or by catalogue ID (`A4`).
 The file itself is read through `checks.formats.inputs` (size, encoding, nesting, alias limits).
 
+`extends: PROFILE` starts the proposal from an embedded profile: its switches, bounds and seeded
+defects, then whatever the file says overrides them (the bounds relations and a defect's module then
+read the profile's bounds as the defaults). Only embedded profile names: a proposal file stays one
+self-contained file (docs/inputs.md, "Proposal files").
+
 >>> from model.moritani import GAME
 >>> import tempfile, os
 >>> p = os.path.join(tempfile.mkdtemp(), "p.yaml")
 >>> _ = open(p, "w").write("name: late karama\\ninterpretation: {A4: after-reply}\\nbounds: {turns: 1}\\n")
 >>> prop = load_proposal(GAME, p)
->>> prop.name, prop.interpretation.choice("A4"), prop.bounds.turns
-('late karama', 'after-reply', 1)
+>>> prop.name, prop.interpretation.changed(), prop.bounds.turns
+('late karama', [('karama-eome-timing', 'after-reply', ('A4',))], 1)
 """
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 from checks.formats.inputs import load_yaml
@@ -26,7 +32,7 @@ from checks.formats.relations import AtMost, Exclusive, NeedsFlag, NeedsRow, Nee
 from checks.formats.schema import INVALID, Boolean, Choice, Integer, ListOf, Loc, Record, Row, Text, _pos
 from model.errors import InputError, ModelError, choices
 
-TOP_KEYS = ("name", "description", "interpretation", "bounds", "defects")
+TOP_KEYS = ("name", "description", "extends", "interpretation", "bounds", "defects")
 NAME_LENGTH, DESCRIPTION_LENGTH = 120, 4000
 
 
@@ -123,8 +129,16 @@ def interpretation_schema(game) -> Record:
                       "the engine default")
 
 
+def extends_node(game) -> Choice:
+    return Choice(tuple(game.profiles), why="is not an embedded profile (expected a profile's name)",
+                  doc="an embedded profile to start from: its switches, bounds and seeded defects, then this "
+                      "file's entries override them")
+
+
 def proposal_schema(game, base=None, defects: bool = True) -> Record:
-    """The whole proposal file (a scenario's `setup.proposal` has no `defects`: they go in `setup`)."""
+    """The whole proposal file; `base` (a Proposal: the profile `extends` names) gives the defaults its
+    relations read. A scenario's `setup.proposal` has no `defects` (they go in `setup`) and no `extends`
+    (a scenario records every switch and bound)."""
     fields = {
         "name": Text(NAME_LENGTH, optional_null=True, doc="shown in reports; default: the file name"),
         "description": Text(DESCRIPTION_LENGTH, multiline=True, optional_null=True),
@@ -133,14 +147,17 @@ def proposal_schema(game, base=None, defects: bool = True) -> Record:
     }
     if not defects:
         return Record(fields, optional_null=True)
-    fields["defects"] = defects_schema(game)
-    return Record(fields, relations=defect_needs(game, ("bounds",)), optional_null=True)
+    fields = {"name": fields["name"], "description": fields["description"], "extends": extends_node(game),
+              "interpretation": fields["interpretation"], "bounds": fields["bounds"], "defects": defects_schema(game)}
+    return Record(fields, relations=defect_needs(game, ("bounds",), None if base is None else base.bounds),
+                  optional_null=True)
 
 
-def defect_needs(game, bounds_path: tuple) -> tuple:
+def defect_needs(game, bounds_path: tuple, base_bounds=None) -> tuple:
     """A seeded defect of an optional module needs the module on (`Defect.needs`); `bounds_path` is where
-    the bounds mapping sits below the record that lists the defects."""
-    defaults = game.bounds()
+    the bounds mapping sits below the record that lists the defects; `base_bounds` the bounds a key left
+    out keeps (the engine defaults unless a profile is the base)."""
+    defaults = base_bounds if base_bounds is not None else game.bounds()
     return tuple(Requires("defects", d.id, (*bounds_path, key), value, getattr(defaults, key),
                           f"is a defect of a module that is off: it needs bounds.{key}: {str(value).lower()}")
                  for d in game.defects for key, value in getattr(d, "needs", ()))
@@ -154,16 +171,66 @@ def defects_schema(game) -> ListOf:
 def json_schema(game) -> dict:
     """A JSON Schema (draft 2020-12) for proposal files, so editors can complete them.
 
-    Printed from the very schema the loader validates with (`proposal_schema`).
+    Printed from the very schema the loader validates with (`proposal_schema`). The relations between
+    bounds, and a seeded defect's module, read the defaults of the profile `extends` names (the engine
+    defaults without it): each of their conditionals is stated once for the bases that read it alike,
+    under `if extends is one of them` (`_based_rules`).
 
     >>> from model.moritani import GAME
     >>> s = json_schema(GAME)
-    >>> s["properties"]["interpretation"]["properties"]["A4"]["enum"]
-    ['before-reply', 'after-reply', 'pre-emptive-phase']
+    >>> switches = s["properties"]["interpretation"]["properties"]
+    >>> sw = GAME.switch("A4")  # a switch is named by key or by catalogue ID
+    >>> switches[sw.key]["enum"], [name for name in switches if switches[name]["enum"] == list(sw.choices)]
+    (['before-reply', 'after-reply', 'pre-emptive-phase'], ['karama-eome-timing', 'A4'])
+    >>> s["properties"]["extends"]["enum"][:2]
+    ['default', 'printed-rules']
     """
+    out = proposal_schema(game).json()
+    out["properties"]["bounds"].pop("allOf", None)  # stated below, per base
+    out.pop("allOf", None)
+    out["allOf"] = [{"if": {"type": "object"}, "then": {"allOf": _based_rules(game)}}]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "rulecheck proposal",
             "description": f"A timing interpretation of {game.description} with the bounds to check it on "
-                           "(docs/checking.md, docs/inputs.md)."} | proposal_schema(game).json()
+                           "(docs/checking.md, docs/inputs.md)."} | out
+
+
+def _based_rules(game) -> list:
+    """The conditionals of the bounds relations and of the defects' modules, for every base (None: no
+    `extends`; else a profile name). Each base gives the same number of rules in the same order (one per
+    value of a finite domain), so rule i of every base states the same relation with that base's defaults:
+    a rule every base states alike is printed once, the others once per group of bases under a test of
+    `extends`."""
+    bases = [None, *game.profiles]
+    per_base = {}
+    for name in bases:
+        rec = proposal_schema(game, None if name is None else game.profiles[name])
+        bounds = rec.fields["bounds"]
+        wrap = lambda r: {"properties": {"bounds": {"if": {"type": "object"}, "then": r}}}  # noqa: E731
+        per_base[name] = ([wrap(r) for rel in bounds.relations for r in rel.json(bounds)]
+                          + [r for rel in rec.relations for r in rel.json(rec)])
+    sizes = {len(rules) for rules in per_base.values()}
+    if len(sizes) != 1:
+        raise AssertionError("the bases state different numbers of relation rules")  # a bug, never input
+    out = []
+    for i in range(sizes.pop()):
+        groups: dict = {}
+        for name in bases:
+            groups.setdefault(json.dumps(per_base[name][i], sort_keys=True), (per_base[name][i], []))[1].append(name)
+        if len(groups) == 1:
+            out.append(per_base[None][i])
+            continue
+        for rule, names in groups.values():
+            out.append({"if": _extends_in(names), "then": rule})
+    return out
+
+
+def _extends_in(names: list) -> dict:
+    """JSON Schema: the document's base is one of `names` (None: it has no `extends`)."""
+    named = {"required": ["extends"], "properties": {"extends": {"enum": [n for n in names if n is not None]}}}
+    if None not in names:
+        return named
+    return {"anyOf": [{"not": {"required": ["extends"]}}, named]} if len(names) > 1 else \
+        {"not": {"required": ["extends"]}}
 
 
 # -- loading --------------------------------------------------------------------------------------
@@ -180,7 +247,11 @@ def check_document(schema: Record, data, path: str) -> dict:
 
 
 def build_proposal(game, values: dict, path: str, raw, base=None, name: str | None = None):
-    """A Proposal from checked values; `base` (a Proposal) supplies what the values leave out."""
+    """A Proposal from checked values; `base` (a Proposal) supplies what the values leave out (the profile
+    `extends` names, when the values name one)."""
+    extends = values.get("extends")
+    if extends is not None:
+        base = game.profiles[extends]
     base = base if base is not None else game.proposal(name or Path(path).stem)
     chosen = dict(base.interpretation.chosen)
     for k, v in (values.get("interpretation") or {}).items():
@@ -193,15 +264,28 @@ def build_proposal(game, values: dict, path: str, raw, base=None, name: str | No
     except ModelError as e:  # the schema and Bounds disagree: still the user's input, located at `bounds`
         line, col = _pos(raw, "key", "bounds")
         raise InputError(path, line, col, f"bounds: {e}") from None
-    return dataclasses.replace(base, name=values.get("name") or name or base.name,
-                               description=values.get("description") or base.description,
+    description = values.get("description") or (
+        f"the profile {extends}, changed by {Path(path).name}" if extends else base.description)
+    extra = {"extends": extends} if extends else {}
+    return dataclasses.replace(base, name=values.get("name") or name or base.name, description=description,
                                interpretation=game.interpretation(tuple(sorted(chosen.items()))), bounds=bounds,
                                source=path, defects=tuple(values.get("defects") or base.defects),
-                               given_bounds=frozenset(getattr(base, "given_bounds", ())) | frozenset(given))
+                               given_bounds=frozenset(getattr(base, "given_bounds", ())) | frozenset(given), **extra)
+
+
+def extended(game, data):
+    """The embedded profile a document's `extends` names, or None (absent or not a profile: the schema
+    reports the latter at its line and column)."""
+    name = data.get("extends") if isinstance(data, dict) else None
+    return game.profiles.get(name) if isinstance(name, str) else None
+
+
+def proposal_values(game, data, path: str) -> dict:
+    """A proposal document's checked values, against the schema of the profile it extends (if any)."""
+    return check_document(proposal_schema(game, extended(game, data)), data, path)
 
 
 def load_proposal(game, path: str):
     """Load a proposal file; every error in it is reported at once (InputError.others)."""
     data = load_yaml(path)
-    values = check_document(proposal_schema(game), data, path)
-    return build_proposal(game, values, path, data, name=Path(path).stem)
+    return build_proposal(game, proposal_values(game, data, path), path, data, name=Path(path).stem)

@@ -297,6 +297,23 @@ class Alone:
 
 
 @dataclass(frozen=True)
+class NeedsKey:
+    """When `field` is given, `other` must be given too (a refusal's reason needs the refused step)."""
+
+    field: str
+    other: str
+    why: str
+
+    def check(self, rec: Record, values, bad, raw, loc: Loc) -> None:
+        if self.field in raw and self.other not in raw:
+            line, col = _pos(raw, "key", self.field)
+            loc.error(f"{quoted(self.field)} needs {quoted(self.other)}; {self.why}", line, col)
+
+    def json(self, rec: Record) -> list:
+        return [{"if": {"required": [self.field]}, "then": {"required": [self.other]}}]
+
+
+@dataclass(frozen=True)
 class Requires:
     """When the list `field` holds `value`, the entry at `path` (keys below this record, given or
     default) must be `equals` (a seeded defect of an optional module needs the module switched on)."""

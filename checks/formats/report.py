@@ -72,6 +72,27 @@ def error_lines(r: CheckResult, model=None) -> list[str]:
     return lines
 
 
+def trace_place(r: CheckResult) -> tuple:
+    """(folder under --out, expectation) of a result's trace as `save_traces` writes it; the file is
+    `slug(r.id).scenario.yaml` (with a numeric suffix if that name is taken)."""
+    if r.verdict == "error":  # the game a check was working on when it failed: reachable, for a bug report
+        return "errors", {"reachable": True}
+    if r.kind == "witness":
+        return "witnesses", {"reachable": True}
+    if r.kind == "defect":
+        target = r.extra.get("caught_by") or r.extra.get("target")
+        # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
+        # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
+        # An order-sensitivity defect's trace reaches the state where the pair is pending.
+        expect = {"reachable": True} if target == "hidden-identity" or "~" in str(target) \
+            else {"violates": target}
+        return "defects", expect
+    if r.kind == "ambiguity":
+        # The shortest game to a state where both reactions are pending (under printed-rules orders).
+        return "ambiguities", {"reachable": True}
+    return "violations", {"violates": r.id}
+
+
 def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
     """Write every trace as a scenario file under out/ (violations and witnesses).
 
@@ -83,23 +104,7 @@ def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
     for r in results:
         if r.trace is None:
             continue
-        if r.verdict == "error":  # the game a check was working on when it failed: reachable, for a bug report
-            folder, expect = "errors", {"reachable": True}
-        elif r.kind == "witness":
-            folder, expect = "witnesses", {"reachable": True}
-        elif r.kind == "defect":
-            target = r.extra.get("caught_by") or r.extra.get("target")
-            # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
-            # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
-            # An order-sensitivity defect's trace reaches the state where the pair is pending.
-            expect = {"reachable": True} if target == "hidden-identity" or "~" in str(target) \
-                else {"violates": target}
-            folder = "defects"
-        elif r.kind == "ambiguity":
-            # The shortest game to a state where both reactions are pending (under printed-rules orders).
-            folder, expect = "ambiguities", {"reachable": True}
-        else:
-            folder, expect = "violations", {"violates": r.id}
+        folder, expect = trace_place(r)
         m = r.extra.get("model") or model
         title = f"{r.id} ({r.kind})"
         # The scenario records the bounds the trace was found on: a seeded defect's or a minimised

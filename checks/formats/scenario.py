@@ -9,8 +9,11 @@ Format (YAML, see docs/scenario-format.md):
     steps:
       - do: ship(f=Atreides, to=Arrakeen)       # the exact action label
         says: turn 2, Shipment & Movement: ...  # game words (ignored on replay)
-    expect: {violates: <check id>} | {reachable: true} | {blocked_at: <step>}
+    expect: {violates: <check id>} | {reachable: true} | {blocked_at: <step>, because: {guard, says}}
             (optionally `values: {slot: value}` checked at the end)
+
+`because.guard` names the conjunct of the refused action's guard that is false (model/guards.py);
+replay then requires the refusal to be for that reason, so a step refused for another reason fails.
 
 Loading validates the file against one declared schema (`scenario_schema`, which reuses the proposal's
 `interpretation` and `bounds` parts; `rulecheck interpretations --schema scenario` prints it), then
@@ -33,15 +36,17 @@ from checks.formats.inputs import load_yaml
 from checks.formats.outputs import write_new
 from checks.formats.proposal import (NAME_LENGTH, bound_node, build_proposal, check_document, defect_needs,
                                      defects_schema, proposal_schema)
-from checks.formats.relations import Alone, Exclusive
+from checks.formats.relations import Alone, Exclusive, NeedsKey
 from checks.formats.schema import Const, Integer, ListOf, Loc, MapOf, Record, Scalar, Text, _pos, found, quoted
 from model.domains import Bool, Enum, IntRange
 from model.errors import InputError, ModelError, choices
 from model.evaluate import apply, enabled, eval_expr
+from model.guards import explain
 from model.trace import Trace
 
 EXPECTATIONS = ("violates", "reachable", "blocked_at", "values")
 MAX_STEPS = 10_000
+GUARD_LENGTH = 4000  # the longest conjunct of the embedded profiles' guards is about 2,100 characters
 
 
 def trace_to_scenario(model, trace: Trace, proposal, name: str, expect: dict, cites=()) -> dict:
@@ -96,9 +101,15 @@ def scenario_schema(game, base=None) -> Record:
         "violates": Text(100, doc="the invariant (or no-deadlock, or domain) the final state violates"),
         "reachable": Const(True, why="every step runs (for a step the rules refuse, use blocked_at: <step>)"),
         "blocked_at": Integer(1, MAX_STEPS, doc="the step number the rules refuse (every earlier step runs)"),
+        "because": Record({
+            "guard": Text(GUARD_LENGTH, doc="the conjunct of the refused action's guard that is false, in the "
+                                            "model's labels (model/guards.py); replay checks it"),
+            "says": Text(GUARD_LENGTH, optional_null=True, doc="the same in words for the reader; ignored on replay"),
+        }, required=("guard",), what="because key", doc="why the step at blocked_at is refused"),
         "values": MapOf(Text(200), Scalar(), doc="slot values at the end, as the model shows them"),
     }, relations=(Alone("blocked_at", ("reachable", "violates", "values"),
-                        "the game stops at the refused step, so nothing at its end can be expected"),),
+                        "the game stops at the refused step, so nothing at its end can be expected"),
+                  NeedsKey("because", "blocked_at", "it says why the step at blocked_at is refused")),
         min_keys=1, what="expectation")
     return Record({
         "scenario": Const(1, why="the scenario format version"),
@@ -277,8 +288,7 @@ def replay_file(game, path: str, model=None) -> ReplayResult:
                             + (f"; actions of that rule: {', '.join(near)}" if near else ""))
         if not enabled(a, s, schema):
             if blocked_at == i:
-                res.steps.append(StepReport(i, label, line, True, says, "blocked, as expected"))
-                return res
+                return _blocked(res, model, a, s, expect.get("because"), (i, line, says), sc.expect_line)
             res.steps.append(StepReport(i, label, line, False, says, "not enabled here"))
             return res.fail(line, f"step {i}: '{label}' is not enabled in this state")
         if blocked_at == i:
@@ -289,6 +299,27 @@ def replay_file(game, path: str, model=None) -> ReplayResult:
         s = s2
     problem = _final(model, s, expect)
     return res.fail(sc.expect_line, problem) if problem else res
+
+
+def _blocked(res: ReplayResult, model, a, s, because, at: tuple, expect_line) -> ReplayResult:
+    """The expected refusal at step `at`: with `because`, the recorded conjunct must be among the false ones."""
+    i, line, says = at
+    false = [c for c in explain(model, a, s) if not c.holds]
+    why = "; ".join(c.words for c in false)
+    if because is None:
+        res.steps.append(StepReport(i, a.label, line, True, says, f"blocked, as expected ({why})"))
+        return res
+    want = because["guard"]
+    if any(c.text == want for c in false):
+        res.steps.append(StepReport(i, a.label, line, True, says, f"blocked, as expected: {want} is false"))
+        return res
+    res.steps.append(StepReport(i, a.label, line, False, says, "blocked for another reason"))
+    known = [c.text for c in explain(model, a, s)]
+    if want not in known:
+        return res.fail(expect_line, f"step {i}: '{a.label}' is refused, but its guard has no conjunct "
+                                     f"{quoted(want, 200)} (recorded in because.guard); it is refused because {why}")
+    return res.fail(expect_line, f"step {i}: '{a.label}' is refused, but not because {quoted(want, 200)} "
+                                 f"(that part holds here); it is refused because {why}")
 
 
 def _final(model, s, expect: dict) -> str:

@@ -83,17 +83,20 @@ def _selftest_text(results, notes, caught: int, secs: float) -> str:
     return "\n".join(lines)
 
 
-def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False) -> Run:
+def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False, bounds_of: str | None = None) -> Run:
     """Two proposals side by side, and the shortest game on which they disagree; with `per_switch`, A
-    against A with each switch on which they differ set as in B, one at a time.
+    against A with each switch on which they differ set as in B, one at a time. `bounds_of` ('A' or
+    'B'): both interpretations on that proposal's bounds.
 
-    Exit (`exit_code` of `Comparison.verdicts`): 0 no game within the bounds tells them apart; 12 a
-    distinguishing game was found; 1 none was found but a check failed inside the tool; 4 a search
-    stopped early, nothing is claimed."""
+    Exit (`exit_code` of `Comparison.verdicts`): 0 no game within the bounds tells them apart (backed by
+    identical labelled transition systems or bisimilarity); 12 a distinguishing game was found; 1 none was
+    found but a check failed inside the tool; 4 a search stopped early, nothing is claimed."""
     from checks.analyses.compare import compare_proposals
     from checks.formats.compare_report import save, switch_json, switch_text, to_json as compare_json, \
         to_text as compare_text
     a, b = Options(proposal=a_name).resolve(), Options(proposal=b_name).resolve()
+    if bounds_of is not None:
+        a, b = on_bounds(a, b, bounds_of)
     cfg = opts.config(max_depth=None, progress=False)
     c = compare_proposals(a, b, GAME.build, cfg)
     switches = [(sw, compare_proposals(a, _with_choice(a, sw.key, b.interpretation.choice(sw.key)), GAME.build,
@@ -101,13 +104,26 @@ def compare(opts: Options, a_name: str, b_name: str, per_switch: bool = False) -
     run = Run("", exit_code(c.verdicts))
     paths = (written(run, "the distinguishing games under", opts.out, save, c, opts.out) or {}) if opts.out else {}
     if opts.fmt == "json":
-        run.stdout = json.dumps(compare_json(c, opts.seed, paths) | (
-            {"per_switch": [switch_json(sw, s) for sw, s in switches]} if per_switch else {}), indent=2)
+        doc = compare_json(c, opts.seed, paths) | ({"bounds_of": bounds_of.upper()} if bounds_of else {})
+        run.stdout = json.dumps(doc | ({"per_switch": [switch_json(sw, s) for sw, s in switches]} if per_switch else {}),
+                                indent=2)
     else:
-        run.stdout = "\n".join([compare_text(c, opts.seed)] + [switch_text(sw, s) for sw, s in switches]
+        note = [f"both on the bounds of {bounds_of.upper()} (--bounds-of)"] if bounds_of else []
+        run.stdout = "\n".join(note + [compare_text(c, opts.seed)] + [switch_text(sw, s) for sw, s in switches]
                                + [f"wrote {p}" for p in paths.values()])
-    write_html(opts, run, lambda h: h.comparison(c, opts.seed))
+    write_html(opts, run, lambda h: h.comparison(c, opts.seed, paths, (a_name, b_name), switches))
     return run
+
+
+def on_bounds(a, b, which: str) -> tuple:
+    """(A, B) with both on the bounds of `which` ('A' or 'B'): the other proposal keeps its interpretation
+    and seeded defects and takes those bounds (its name says so)."""
+    src, dst = (a, b) if which.upper() == "A" else (b, a)
+    if dst.bounds == src.bounds:
+        return a, b
+    moved = dataclasses.replace(dst, name=f"{dst.name} on {src.name}'s bounds", bounds=src.bounds,
+                                given_bounds=frozenset(getattr(src, "given_bounds", ())))
+    return (a, moved) if which.upper() == "A" else (moved, b)
 
 
 def _differing(a, b) -> list:

@@ -158,6 +158,8 @@ def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetr
             engine: str = "scalar", jobs: int | None = None, detail: bool = False, turns: int | None = None) -> Run:
     """Explicit state-graph exploration only; `graph` writes the explored graph (.dot or .graphml);
     `detail` (--stats) adds the states per depth and which rules fired (and which never did)."""
+    if graph and not graph.endswith((".dot", ".graphml")):
+        raise UsageProblem("--graph needs a .dot or .graphml file name")
     prop = searched(opts.resolve(), turns)
     model = GAME.build(prop)
     ex = make_explorer(model, opts.config(keep_edges=bool(graph), fold=fold, symmetry=symmetry, engine=engine,

@@ -16,7 +16,7 @@ from pathlib import Path
 from checks.config import CheckConfig
 from checks.formats.proposal import resolve
 from checks.formats.report import save_traces, to_json, to_text
-from checks.results import exit_code
+from checks.results import exit_code, reconcile
 from model.moritani import GAME  # NOTE(game-binding): the one place a game package is chosen
 
 
@@ -81,8 +81,11 @@ def report(opts: Options, results: list, proposal, states, seconds: float, model
            leaks=()) -> Run:
     """Save traces (--out), render text or JSON, write the CI and HTML reports, and map the verdict to an
     exit code (`exit_code`: 12 violated, else 1 error, else 4 unknown, else 0). A file that cannot be written
-    never costs the verdict (`Run.lost`)."""
+    never costs the verdict (`Run.lost`). No check is shown both proved and violated (`reconcile`,
+    NOTE(contradiction) in checks/results.py)."""
+    results, inconsistent = reconcile(results, model)
     run = Run("", exit_code(r.verdict for r in results))
+    run.stderr += [f"rulecheck: {line}" for line in inconsistent]
     if opts.out:
         written(run, "the traces under", opts.out, save_traces, results, model, proposal, Path(opts.out))
     if opts.fmt == "json":

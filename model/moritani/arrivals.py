@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
 from model.moritani import crossship, grumman, intrusion, relocation, revival, separation, stacks, worms
+from model.moritani.config import (ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING,
+                                   TERROR_VS_ARRIVAL_REACTIONS)
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
 from model.rule import P, Rule
@@ -57,26 +59,29 @@ def ambassador_present(c: Ctx):
 
 def precedes(c: Ctx, a: str, b: str):
     """Must pending reaction a resolve before pending reaction b?"""
-    a1, a2 = c.choice("A1"), c.choice("A2")
+    a1, a2 = c.choice(TERROR_VS_ARRIVAL_REACTIONS), c.choice(AMBASSADOR_VS_TERROR)
     if {a, b} == {"advisor", "terror"}:
-        first = {"arrival-first": "advisor", "reject-entry": "advisor", "terror-first": "terror"}.get(a1)
+        first = {TERROR_VS_ARRIVAL_REACTIONS.ARRIVAL_FIRST: "advisor",
+                 TERROR_VS_ARRIVAL_REACTIONS.REJECT_ENTRY: "advisor",
+                 TERROR_VS_ARRIVAL_REACTIONS.TERROR_FIRST: "terror"}.get(a1)
         return Const(first == a)
     if {a, b} == {"ambassador", "terror"}:
         ecaz = c.fac("Ecaz")
         if ecaz is None:
             return Const(False)
-        if a2 == "unordered":
+        if a2 == AMBASSADOR_VS_TERROR.UNORDERED:
             return Const(False)
-        if a2 == "storm-order":
+        if a2 == AMBASSADOR_VS_TERROR.STORM_ORDER:
             return c.before(ecaz, c.M) if a == "ambassador" else c.before(c.M, ecaz)
-        return Const(a2 == f"{a}-first")
+        first = {AMBASSADOR_VS_TERROR.TERROR_FIRST: "terror", AMBASSADOR_VS_TERROR.AMBASSADOR_FIRST: "ambassador"}[a2]
+        return Const(first == a)
     # Advisor against Ambassador. Quintine/Dune queues BG, then Ecaz, then Moritani. When Terror goes first
     # (treachery.online: BG Intrusion, the Ambassador, Terror, and only then the accompanying advisor), the
     # advisor waits for the Ambassador too: putting it first would make a cycle with A2 (the Ambassador
     # before Terror, or in storm order), every reaction waiting for another (a deadlock; docs/sweep.md).
-    if a1 == "terror-first":
+    if a1 == TERROR_VS_ARRIVAL_REACTIONS.TERROR_FIRST:
         return Const(a == "ambassador")
-    return Const(a1 != "unordered" and a == "advisor")
+    return Const(a1 != TERROR_VS_ARRIVAL_REACTIONS.UNORDERED and a == "advisor")
 
 
 def pending(c: Ctx, r: str):
@@ -130,7 +135,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
     adv = advisor_eligible(c, f)
     g = grumman.group(c)  # forces in the group: 1, or the parameter n with the Grumman module (R45)
     ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= g) & (v("spice", f) >= g)
-    if c.choice("A1") == "reject-entry":
+    if c.chose(TERROR_VS_ARRIVAL_REACTIONS.REJECT_ENTRY):
         ship_guard = ship_guard & ~(terror_qualifies(c, f, to, g) & adv)
     if c.has("move-ignores-occupancy"):  # the bug: movement checks the storm and allies, not the limit
         open_to = (to.ne(c.desert) & v("storm").ne(to)
@@ -157,8 +162,8 @@ def entry_rules(c: Ctx) -> list[Rule]:
              doc="a faction neither ships nor moves"),
         Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n) & ~separation.pending(c),
              {("stage", ()): c.st(grumman.after_shipment(c, _first_mentat(c)))}
-             | ({("eome_prevented", ()): False} if c.choice("A4") == "pre-emptive-phase" else {}),
-             ("A4",) if c.choice("A4") == "pre-emptive-phase" else (), kind="system"),
+             | ({("eome_prevented", ()): False} if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE) else {}),
+             ("A4",) if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE) else (), kind="system"),
     ]
 
 
@@ -235,7 +240,7 @@ def reaction_rules(c: Ctx) -> list[Rule]:
             queued = {("entrant", ()): Const(bg), ("entry_cause", ()): c.Cause.index("advisor"),
                       ("pend_terror", ()): v("pend_terror") | tq}
         lands = c.stage_is("advisor") & (v("reserves", bg) >= 1) & loc.eq(Param("l"))
-        if c.choice("A23") == "banned":  # the advisor's free shipment obeys the Aftermath ban (R36)
+        if c.chose(ADVISOR_INTO_AFTERMATH.BANNED):  # the advisor's free shipment obeys the Aftermath ban (R36)
             lands = lands & v("aftermath").ne(Param("l"))
         rules += [
             Rule("accompany", (P("l", c.L),), lands,

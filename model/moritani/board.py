@@ -15,7 +15,9 @@ checks/formats/html.py, draws it without knowing the game):
 An item is `{"name", "value"}`; a token is `{"id", "face", "status", "where"}` (optional `count`,
 and `alert` where the engine's custody is inconsistent). Either may carry
 `secret` (text for the designer's omniscient view only: the face of a hidden token) or
-`"omniscient": True` (the whole item is hidden from every rival, e.g. a Karama card). What is
+`"omniscient": True` (the whole item is hidden from every rival, e.g. a Karama card), and then
+`seen_by`: the factions that do see it (Moritani its own tokens' faces and Traitor card, each
+faction its own Karama card; nobody the engine's bookkeeping). What is
 public follows model/moritani/observe.py: a rival sees placed tokens by public ID, revealed
 tokens by face, and neither a face in supply or on the map nor another faction's Karama card.
 The order of tokens depends only on what is public, so a list never hints at a face.
@@ -30,9 +32,9 @@ does not see after the step; and the action's public label.
 >>> t = Trace.from_actions(m, m.init[0], ["place_token(k=Robbery, to=Carthag)", "commit_placement(k=Robbery)"])
 >>> b = board(m, t.states[-1])
 >>> [(r["name"], r["tokens"]) for r in b["regions"] if r["tokens"]]
-[('Carthag', [{'id': '#4', 'face': None, 'status': 'placed', 'where': 'Carthag', 'secret': 'Robbery'}])]
+[('Carthag', [{'id': '#4', 'face': None, 'status': 'placed', 'where': 'Carthag', 'secret': 'Robbery', 'seen_by': ['Moritani']}])]
 >>> step(m, m.action("place_token(k=Robbery, to=Carthag)"), *t.states[:2])["words"][1:]
-[{'public': '#4', 'secret': 'Robbery'}, ') in Carthag']
+[{'public': '#4', 'secret': 'Robbery', 'seen_by': ['Moritani']}, ') in Carthag']
 """
 from __future__ import annotations
 
@@ -64,13 +66,20 @@ STATUS_WORDS = {"supply": "in supply", "placed": "placed", "removed": "revealed,
                 "set aside": "set aside face down by Grumman, out of the game"}
 
 
-def item(name: str, value, secret: str | None = None, omniscient: bool = False) -> dict:
+def item(name: str, value, secret: str | None = None, omniscient: bool = False, seen_by: tuple = ()) -> dict:
     out = {"name": name, "value": value}
     if secret is not None:
         out["secret"] = secret
     if omniscient:
         out["omniscient"] = True
+    if secret is not None or omniscient:
+        out["seen_by"] = list(seen_by)
     return out
+
+
+def _owner(c) -> tuple:
+    """Who sees Moritani's secrets: Moritani."""
+    return (c.F.labels[c.M],)
 
 
 def board(model, state) -> dict:
@@ -93,10 +102,11 @@ def _token(c, g, k: int) -> dict:
     face = c.K.labels[k]
     pid = f"#{g('pid', k)}"
     where = None if g("tloc", k) == c.none_dest else c.Dest.labels[g("tloc", k)]
-    out = {"id": pid, "face": None, "status": STATUS_WORDS[status], "where": where, "secret": face}
+    out = {"id": pid, "face": None, "status": STATUS_WORDS[status], "where": where, "secret": face,
+           "seen_by": list(_owner(c))}
     if status not in ("supply", "placed", "set aside"):  # revealed: the face is public
         out["face"] = face
-        del out["secret"]
+        del out["secret"], out["seen_by"]
     if (status == "placed") != (where is not None):
         out["alert"] = (f"{STATUS_WORDS[status]}, yet still on the map in {where}" if where
                         else "placed, but on no stronghold")
@@ -118,7 +128,8 @@ def _tokens(c, g) -> list:
     if supply:
         out.append({"id": None, "face": None, "status": STATUS_WORDS["supply"], "where": None,
                     "count": len(supply),
-                    "secret": "next IDs " + ", ".join(f"{t['secret']} {t['id']}" for t in supply)})
+                    "secret": "next IDs " + ", ".join(f"{t['secret']} {t['id']}" for t in supply),
+                    "seen_by": list(_owner(c))})
     return out
 
 
@@ -148,14 +159,14 @@ def _factions(c, g) -> list:
         items = [item("spice", g("spice", f)), item("reserves", g("reserves", f)), item("Tanks", g("tanks", f)),
                  item("hand", g("hand", f)),
                  # Each faction sees only its own Karama card (observe.SECRET_FIELDS).
-                 item("Karama", "yes" if g("karama", f) else "no", omniscient=True),
+                 item("Karama", "yes" if g("karama", f) else "no", omniscient=True, seen_by=(name,)),
                  item("ally", c.Ally.labels[g("ally", f)])]
         if f != c.M:
             alive = sum(bool(g("leader", f, j)) for j in range(len(b.leaders)))
             items.append(item("leaders", f"{alive} of {len(b.leaders)} alive"))
         if c.module and f == c.M:
             mine = [c.T.labels[t] for t in range(len(c.cards)) if c.TZone.labels[g("trz", t)] == "hand"]
-            items.append(item("Traitor card", ", ".join(mine) or "none", omniscient=True))
+            items.append(item("Traitor card", ", ".join(mine) or "none", omniscient=True, seen_by=_owner(c)))
         out.append({"name": name, "items": items})
     return out
 
@@ -192,7 +203,7 @@ def _pending(c, g, stage: str) -> list:
     if stage == "placement_karama":
         k = g("pending_face")
         out.append(item("declared placement", f"token #{g('pid', k)} to {c.Dest.labels[g('pending_dest')]}",
-                        secret=c.K.labels[k]))
+                        secret=c.K.labels[k], seen_by=_owner(c)))
     if stage in ENTRY_STAGES:
         out += [item("entrant", c.F.labels[g("entrant")]), item("entered", c.L.labels[g("entry_loc")]),
                 item("by", c.Cause.labels[g("entry_cause")])]
@@ -203,7 +214,7 @@ def _pending(c, g, stage: str) -> list:
         out.append(item("pending reactions", ", ".join(waiting) or "none"))
     if stage in TERROR_STAGES:
         k = g("entry_face")
-        out.append(item("token decided on", f"#{g('pid', k)}", secret=c.K.labels[k]))
+        out.append(item("token decided on", f"#{g('pid', k)}", secret=c.K.labels[k], seen_by=_owner(c)))
         if g("eome_blocked"):
             out.append(item("alliance offer", "blocked by Karama"))
         if g("eome_refused"):
@@ -229,7 +240,8 @@ def step(model, action, pre, post) -> dict:
         if domain == "Face" and v not in hidden:
             return c.K.labels[v]  # revealed by this step or before: public
         public = f"#{model.get(pre, 'pid', v)}" if domain == "Face" else "a hidden card"
-        marks.append({"public": public, "secret": c.K.labels[v] if domain == "Face" else c.T.labels[v]})
+        marks.append({"public": public, "secret": c.K.labels[v] if domain == "Face" else c.T.labels[v],
+                      "seen_by": list(_owner(c))})
         return f"\0{len(marks) - 1}\0"
 
     text = narrate(model, action, pre, post, secret)
@@ -251,3 +263,8 @@ class MoritaniBoard:
 
     def step(self, action, pre: tuple, post: tuple) -> dict:
         return step(self.model, action, pre, post)
+
+    def value_words(self, field: str, label: str) -> str | None:
+        """What a value of a field means in game words, where the field's doc does not say it (the
+        stage: which decision the game waits for); model/guards.py explains a refusal with it."""
+        return STAGE_WORDS.get(label) if field == "stage" else None

@@ -4,14 +4,22 @@ Bounds say how big the finite game is; switches say how the printed rules'
 timing gaps are resolved. Every switch cites its ambiguity ID (A#) from the
 rules catalogue and defaults to the Quintine/Dune engine's recorded choice.
 
->>> Interpretation().choice("A5")
-'placement-first'
+A switch is a `Choices` class declared here with `@switch` (NOTE(switches)); rules read it by name:
+
+>>> Interpretation().choice(EXTORTION_MENTAT_ORDER)
+<EXTORTION_MENTAT_ORDER.PLACEMENT_FIRST: 'placement-first'>
+>>> Interpretation().chose(EXTORTION_MENTAT_ORDER.UNORDERED)
+False
+>>> Interpretation.of(ALLY_SEPARATION.ADVANCED).chosen
+(('ally-separation', 'advanced'),)
 >>> Bounds().factions
 ('Moritani', 'Atreides', 'Bene Gesserit', 'Ecaz')
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Callable, ClassVar, TypeVar, overload
 
 from model.errors import ModelError, choices
 
@@ -21,170 +29,362 @@ STRONGHOLDS = ("Arrakeen", "Carthag", "Sietch Tabr", "Habbanya Ridge Sietch", "T
 FORBIDDEN_DESTINATIONS = ("Hidden Mobile Stronghold", "Polar Sink", "homeworld")
 FACES = ("Assassination", "Atomics", "Extortion", "Robbery", "Sabotage", "Sneak Attack")
 
+# NOTE(switches): one declaration per switch, read by name. Each switch is a `Choices` class whose
+# members are its choices; `@switch` attaches the rest (the key a proposal file uses, the catalogue IDs
+# it settles, the engine default and where it comes from) as a `Switch` record. A rule reads
+# `c.chose(ALLY_SEPARATION.BASIC)` (a yes/no question), or `c.choice(ALLY_SEPARATION)` (the member, for
+# a choice among several): a misspelt switch or choice is an error when the module is imported or the
+# model built (and for mypy), never a comparison that is silently false, and searching for the
+# switch's name finds every rule that reads it. Catalogue IDs and keys are for files and reports;
+# code never reads a switch by them (tests/test_layering.py). Everything that lists switches
+# (proposal loading and its JSON Schema, `interpretations`, docs/rules.md, compare, sweep) reads
+# `SWITCHES`, so a new switch is its class here plus the rules that read it.
+
 
 @dataclass(frozen=True)
 class Switch:
+    """One interpretation switch as files, reports and docs see it (`Game.switches`)."""
+
     key: str          # the name a proposal file uses
     ids: tuple        # catalogue IDs it settles
     choices: tuple
     default: str      # the Quintine/Dune engine's choice
     question: str
     source: str       # where the default comes from
+    # the declared Choices class (what a rule reads)
+    members: type = field(repr=False, compare=False)
 
 
-SWITCHES = (
-    Switch("terror-vs-arrival-reactions", ("A1",),
-           ("arrival-first", "terror-first", "reject-entry", "unordered"), "arrival-first",
-           "Order of Terror against the arrival's own reactions (BG advisor, Ecaz Ambassador)",
-           "engine ~7 Oct 2026: Terror queued behind the arrival's own interaction"),
-    Switch("ambassador-vs-terror", ("A2",),
-           ("storm-order", "terror-first", "ambassador-first", "unordered"), "storm-order",
-           "Ecaz Ambassador and Terror eligible on the same entry",
-           "engine 29 Sep 2026: the two owners resolve in storm order on the same committed entry"),
-    Switch("karama-eome-timing", ("A4",),
-           ("before-reply", "after-reply", "pre-emptive-phase"), "before-reply",
-           "Karama against Enemy of My Enemy: before the entrant answers, after acceptance, or pre-emptively "
-           "(played before Moritani decides, by any rival, Moritani's ally included; no offer for the rest of "
-           "the Shipment & Movement phase)",
-           "engine: declaration, public Karama window, then the entrant's reply"),
-    Switch("extortion-mentat-order", ("A5",),
-           ("placement-first", "extortion-first", "unordered"), "placement-first",
-           "Extortion collection and payment against the Mentat placement",
-           "user decision 28 Sep 2026: placement (and its Karama) first"),
-    Switch("assassinate-mentat-order", ("A6",),
-           ("draw-first", "draw-last", "unordered"), "draw-first",
-           "The Assassinate Leaders replacement draw against the Mentat placement and Extortion "
-           "(only with bounds.assassinate_leaders)",
-           "engine: the replacement runs automatically when Mentat begins; its order is an integration boundary"),
-    Switch("extortion-payers", ("A8",),
-           ("any-rival", "exclude-ally", "entrant-only"), "any-rival",
-           "Who may pay 3 spice to keep Extortion out of the game",
-           "engine: any non-Moritani player, Moritani's ally included"),
-    Switch("atomics-penalty", ("A10", "H34"),
-           ("ally-at-activation", "follows-current-ally"), "ally-at-activation",
-           "Atomics hand-limit penalty after Moritani's alliance changes",
-           "engine: penalty on the ally at activation; alliance changes involving them are blocked"),
-    Switch("sabotage-gift-overflow", ("A12",),
-           ("reject", "force-discard", "allow-overflow"), "reject",
-           "Sabotage gift that would put the recipient over its hand limit",
-           "engine: such a gift is rejected; passing is always legal"),
-    Switch("karama-placement", ("A13",),
-           ("consumed", "retry"), "consumed",
-           "A Karama-cancelled placement: can Moritani try again the same Mentat?",
-           "engine: the opportunity is consumed"),
-    Switch("sneak-attack-is-shipment", ("A14",),
-           ("shipment", "not-shipment", "arrival-checks"), "shipment",
-           "Is a positive Sneak Attack a shipment for other arrival powers? (arrival-checks: not a shipment, "
-           "but the arrival triggers the Ecaz Ambassador unless Moritani is Ecaz's ally; never BG accompaniment)",
-           "engine 7 Oct 2026: adopted as a shipment; the Terror entry closes first"),
-    Switch("advisor-into-aftermath", ("A23",),
-           ("banned", "allowed"), "banned",
-           "May the BG free advisor (with a Sneak Attack, or after Atomics on the same arrival) land in the "
-           "Aftermath stronghold?",
-           "undocumented in the engine (A23 open); the printed Aftermath ban read as covering every shipment"),
-    Switch("assassination-without-leader", ("A11",),
-           ("gated", "fizzles"), "gated",
-           "Terror Assassination against an entrant with no living leader: is the reveal (and an Enemy of My "
-           "Enemy offer, whose refusal forces it) refused, or does it reveal and fizzle?",
-           "engine: an empty living victim pool disables the reveal before it is announced (A11)"),
-    Switch("eome-when-reveal-blocked", ("A21",),
-           ("block-offer", "offer-anyway"), "block-offer",
-           "Enemy of My Enemy when a refusal could not be resolved (the reveal it forces is not allowed, e.g. an "
-           "empty Assassination pool under A11 gated): is the offer blocked before it is announced?",
-           "engine: terrorAllianceBlocked blocks the offer before it is announced (an engine gate, A21)"),
-    Switch("bg-advisors-occupy", ("R25", "A25"),
-           ("occupy", "coexist"), "occupy",
-           "Do BG advisors alone in a stronghold count toward its two-faction limit and block BG's ally "
-           "(for shipment, movement and Sneak Attack)?",
-           "engine: not settled for Sneak Attack; advisors make a territory occupied for Moritani's setup"),
-    Switch("ally-separation", ("A20", "R26", "R27", "H22"),
-           ("basic", "advanced", "later-mover"), "basic",
-           "Allies sharing a stronghold (after an accepted Enemy of My Enemy): basic, a player ending its turn "
-           "after its ally loses its forces there, except on the formation turn; advanced, every player ending "
-           "its turn loses them, no exemption; later-mover, as basic without the exemption",
-           "engine (Basic mode): the later mover separates; allySinceTurn exempts the formation turn (H22)"),
-    Switch("stack-reveal", ("A17", "R47", "H10"),
-           ("one-chosen", "all-in-turn"), "one-chosen",
-           "An entry into a stronghold holding several Terror tokens (only with bounds.nexus_card or bounds.grumman): "
-           "one-chosen, "
-           "Moritani privately picks one token and the decision covers the whole entry; all-in-turn, after each "
-           "reveal the decision reopens for the tokens left, and an accepted alliance returns all of them",
-           "engine: one token, chosen privately by Moritani at a select stage; no new entry for its neighbours"),
-    Switch("cunning-reach", ("A19", "R48"),
-           ("placement-only", "placement-and-move"), "placement-only",
-           "Nexus Cunning (only with bounds.nexus_card: Moritani): may it send the Mentat *move* of a placed token "
-           "onto another token too, or only a placement from supply?",
-           "engine: only supply placement from the ordinary Mentat source is enhanced; relocation is gated"),
-    Switch("betrayal-timing", ("R48",),
-           ("clean-boundary", "any-time"), "clean-boundary",
-           "Nexus Betrayal (only with bounds.nexus_card held by a rival): only at a clean boundary of Shipment & "
-           "Movement, or also while an arrival's reactions (its Terror decision among them) are still pending?",
-           "engine: played at a clean play boundary; pending Terror, placement and card continuations are not "
-           "interrupted (a development serializer, not a printed phase rule)"),
-    Switch("grumman-addition", ("R46", "H11"),
-           ("collection-operation", "mentat-placement"), "collection-operation",
-           "Grumman high side (only with bounds.grumman): the token is added by a Spice Collection operation that "
-           "pays 4 spice (the printed face), or the ordinary Mentat placement or move may go onto a token while "
-           "the side is high (treachery.online, no spice)",
-           "engine: addition is a Collection operation onto a stronghold already holding a token, 4 bank spice "
-           "atomic with it; ordinary Mentat placement still needs an empty destination"),
-    Switch("grumman-removal", ("A18", "R46"),
-           ("unavailable", "to-supply", "out-of-game"), "unavailable",
-           "Grumman high side (only with bounds.grumman): may the Collection operation remove a board token "
-           "(for 4 spice), and where does the unrevealed token go: back to the hidden supply with fresh public "
-           "IDs, or out of the game face down?",
-           "engine: removal is gated (unavailable, pays nothing) while the custody question is pending"),
-    Switch("collection-operations", ("R46", "H42"),
-           ("one", "repeatable"), "one",
-           "Grumman high side (only with bounds.grumman): one token operation per Spice Collection, or may "
-           "Moritani repeat it (and its 4 spice) within the same Collection?",
-           "engine: one optional add-or-remove transaction and one payment per Collection (phase grammar)"),
-    Switch("entry-causes", ("A24", "R17", "R11"),
-           ("every-arrival", "shipment-and-movement"), "every-arrival",
-           "Which arrivals may open Terror (only with bounds.worm_rides, bounds.revival or "
-           "bounds.ambassador_relocation): every arrival, worm rides, revivals onto the planet and Ambassador "
-           "relocations included, or "
-           "only shipment and movement as R11 words it?",
-           "engine: the entry receipt classes worm rides, Guild transport, Ambassador arrivals and Homeworld "
-           "revival as entries (R17)"),
-    Switch("cross-ship-into-aftermath", ("R36", "R17"),
-           ("banned", "allowed"), "banned",
-           "May the Guild's cross-ship (only with bounds.cross_ship) enter the Aftermath stronghold? banned, the "
-           "Aftermath ban covers every shipment; allowed, it covers shipments from off-planet only (A23's open "
-           "question for Guild cross-ship; the advisor's case is switch advisor-into-aftermath)",
-           "undocumented in the engine (A23 open); the printed Aftermath ban read as covering every shipment"),
-    Switch("robbery-empty-deck", ("A16", "R39"),
-           ("reshuffle", "nothing"), "reshuffle",
-           "Robbery's card option when the Treachery deck is empty (only with bounds.deck): the discard pile is "
-           "shuffled into a new deck and its top card drawn, or there is no top card and the Robbery gives nothing "
-           "(with both piles empty it gives nothing under either choice)",
-           "engine: the ordinary draw, which may refill from the discard pile; with both piles empty nothing "
-           "happens and no card is invented"),
-    Switch("setup-destination", ("A27", "R1"),
-           ("stronghold", "territory"), "stronghold",
-           "Where Moritani's setup forces may go (only with bounds.setup_forces): an unoccupied stronghold, or any "
-           "unoccupied territory (the open desert included)",
-           "engine (docs/CURRENT_STATUS.md, 7 Oct): an unoccupied printed stronghold, never a seated faction's "
-           "start; its rules document quotes 'any unoccupied territory' (E3 p.5)"),
-    Switch("homeworld-occupation", ("R23",),
-           ("offer-only", "trigger-and-offer"), "offer-only",
-           "A rival occupying Moritani's Homeworld (only with bounds.homeworld_occupier): Moritani may not offer it an "
-           "alliance (R23); does the occupation also stop its entries (and its ally's) from opening Terror?",
-           "engine: the printed alliance restriction (MORITANI_ENEMY_ALLIANCE; its Homeworld module stays gated)"),
-    Switch("placement-in-aftermath", ("A26",),
-           ("allowed", "forbidden"), "allowed",
-           "May a Terror token be placed in the Atomics Aftermath stronghold?",
-           "engine: the pure placement function permits it"),
-)
+C = TypeVar("C", bound="Choices")
+
+
+class Choices(StrEnum):
+    """The choices of one switch, one member each (a member is its choice's string); the class is what a
+    rule reads (`Interpretation.choice`) and carries its declaration as `switch` (NOTE(switches))."""
+
+    switch: ClassVar[Switch]
+
+
+def switch(key: str, ids: tuple, *, default: str, question: str, source: str) -> Callable[[type[C]], type[C]]:
+    """Declares the decorated `Choices` class as switch `key`. Checked at import: the class is named
+    after the key and each member after its choice (`later-mover` is `LATER_MOVER`), so a switch and its
+    choices read the same in code, files and reports; the default is one of the choices."""
+    def declare(cls: type[C]) -> type[C]:
+        if cls.__name__ != _name(key):
+            raise ModelError(f"switch '{key}' must be declared as class {_name(key)}, not {cls.__name__}")
+        values = tuple(m.value for m in cls)
+        for m in cls:
+            if m.name != _name(m.value):
+                raise ModelError(f"choice '{m.value}' of switch '{key}' must be named {_name(m.value)}, not {m.name}")
+        if default not in values:
+            raise ModelError(f"switch '{key}' has no choice '{default}' for its default; valid: {choices(values)}")
+        if not ids:
+            raise ModelError(f"switch '{key}' cites no catalogue ID")
+        cls.switch = Switch(key, tuple(ids), values, default, question, source, cls)
+        return cls
+    return declare
+
+
+def _name(text: str) -> str:
+    return text.upper().replace("-", "_")
+
+
+@switch("terror-vs-arrival-reactions", ("A1",), default="arrival-first",
+        question="Order of Terror against the arrival's own reactions (BG advisor, Ecaz Ambassador)",
+        source="engine ~7 Oct 2026: Terror queued behind the arrival's own interaction")
+class TERROR_VS_ARRIVAL_REACTIONS(Choices):
+    ARRIVAL_FIRST = "arrival-first"
+    TERROR_FIRST = "terror-first"
+    REJECT_ENTRY = "reject-entry"
+    UNORDERED = "unordered"
+
+
+@switch("ambassador-vs-terror", ("A2",), default="storm-order",
+        question="Ecaz Ambassador and Terror eligible on the same entry",
+        source="engine 29 Sep 2026: the two owners resolve in storm order on the same committed entry")
+class AMBASSADOR_VS_TERROR(Choices):
+    STORM_ORDER = "storm-order"
+    TERROR_FIRST = "terror-first"
+    AMBASSADOR_FIRST = "ambassador-first"
+    UNORDERED = "unordered"
+
+
+@switch("karama-eome-timing", ("A4",), default="before-reply",
+        question="Karama against Enemy of My Enemy: before the entrant answers, after acceptance, or pre-emptively "
+                 "(played before Moritani decides, by any rival, Moritani's ally included; no offer for the rest of "
+                 "the Shipment & Movement phase)",
+        source="engine: declaration, public Karama window, then the entrant's reply")
+class KARAMA_EOME_TIMING(Choices):
+    BEFORE_REPLY = "before-reply"
+    AFTER_REPLY = "after-reply"
+    PRE_EMPTIVE_PHASE = "pre-emptive-phase"
+
+
+@switch("extortion-mentat-order", ("A5",), default="placement-first",
+        question="Extortion collection and payment against the Mentat placement",
+        source="user decision 28 Sep 2026: placement (and its Karama) first")
+class EXTORTION_MENTAT_ORDER(Choices):
+    PLACEMENT_FIRST = "placement-first"
+    EXTORTION_FIRST = "extortion-first"
+    UNORDERED = "unordered"
+
+
+@switch("assassinate-mentat-order", ("A6",), default="draw-first",
+        question="The Assassinate Leaders replacement draw against the Mentat placement and Extortion (only with "
+                 "bounds.assassinate_leaders)",
+        source="engine: the replacement runs automatically when Mentat begins; its order is an integration boundary")
+class ASSASSINATE_MENTAT_ORDER(Choices):
+    DRAW_FIRST = "draw-first"
+    DRAW_LAST = "draw-last"
+    UNORDERED = "unordered"
+
+
+@switch("extortion-payers", ("A8",), default="any-rival",
+        question="Who may pay 3 spice to keep Extortion out of the game",
+        source="engine: any non-Moritani player, Moritani's ally included")
+class EXTORTION_PAYERS(Choices):
+    ANY_RIVAL = "any-rival"
+    EXCLUDE_ALLY = "exclude-ally"
+    ENTRANT_ONLY = "entrant-only"
+
+
+@switch("atomics-penalty", ("A10", "H34"), default="ally-at-activation",
+        question="Atomics hand-limit penalty after Moritani's alliance changes",
+        source="engine: penalty on the ally at activation; alliance changes involving them are blocked")
+class ATOMICS_PENALTY(Choices):
+    ALLY_AT_ACTIVATION = "ally-at-activation"
+    FOLLOWS_CURRENT_ALLY = "follows-current-ally"
+
+
+@switch("sabotage-gift-overflow", ("A12",), default="reject",
+        question="Sabotage gift that would put the recipient over its hand limit",
+        source="engine: such a gift is rejected; passing is always legal")
+class SABOTAGE_GIFT_OVERFLOW(Choices):
+    REJECT = "reject"
+    FORCE_DISCARD = "force-discard"
+    ALLOW_OVERFLOW = "allow-overflow"
+
+
+@switch("karama-placement", ("A13",), default="consumed",
+        question="A Karama-cancelled placement: can Moritani try again the same Mentat?",
+        source="engine: the opportunity is consumed")
+class KARAMA_PLACEMENT(Choices):
+    CONSUMED = "consumed"
+    RETRY = "retry"
+
+
+@switch("sneak-attack-is-shipment", ("A14",), default="shipment",
+        question="Is a positive Sneak Attack a shipment for other arrival powers? (arrival-checks: not a shipment, "
+                 "but the arrival triggers the Ecaz Ambassador unless Moritani is Ecaz's ally; never BG "
+                 "accompaniment)",
+        source="engine 7 Oct 2026: adopted as a shipment; the Terror entry closes first")
+class SNEAK_ATTACK_IS_SHIPMENT(Choices):
+    SHIPMENT = "shipment"
+    NOT_SHIPMENT = "not-shipment"
+    ARRIVAL_CHECKS = "arrival-checks"
+
+
+@switch("advisor-into-aftermath", ("A23",), default="banned",
+        question="May the BG free advisor (with a Sneak Attack, or after Atomics on the same arrival) land in the "
+                 "Aftermath stronghold?",
+        source="undocumented in the engine (A23 open); the printed Aftermath ban read as covering every shipment")
+class ADVISOR_INTO_AFTERMATH(Choices):
+    BANNED = "banned"
+    ALLOWED = "allowed"
+
+
+@switch("assassination-without-leader", ("A11",), default="gated",
+        question="Terror Assassination against an entrant with no living leader: is the reveal (and an Enemy of My "
+                 "Enemy offer, whose refusal forces it) refused, or does it reveal and fizzle?",
+        source="engine: an empty living victim pool disables the reveal before it is announced (A11)")
+class ASSASSINATION_WITHOUT_LEADER(Choices):
+    GATED = "gated"
+    FIZZLES = "fizzles"
+
+
+@switch("eome-when-reveal-blocked", ("A21",), default="block-offer",
+        question="Enemy of My Enemy when a refusal could not be resolved (the reveal it forces is not allowed, e.g. "
+                 "an empty Assassination pool under A11 gated): is the offer blocked before it is announced?",
+        source="engine: terrorAllianceBlocked blocks the offer before it is announced (an engine gate, A21)")
+class EOME_WHEN_REVEAL_BLOCKED(Choices):
+    BLOCK_OFFER = "block-offer"
+    OFFER_ANYWAY = "offer-anyway"
+
+
+@switch("bg-advisors-occupy", ("R25", "A25"), default="occupy",
+        question="Do BG advisors alone in a stronghold count toward its two-faction limit and block BG's ally (for "
+                 "shipment, movement and Sneak Attack)?",
+        source="engine: not settled for Sneak Attack; advisors make a territory occupied for Moritani's setup")
+class BG_ADVISORS_OCCUPY(Choices):
+    OCCUPY = "occupy"
+    COEXIST = "coexist"
+
+
+@switch("ally-separation", ("A20", "R26", "R27", "H22"), default="basic",
+        question="Allies sharing a stronghold (after an accepted Enemy of My Enemy): basic, a player ending its turn "
+                 "after its ally loses its forces there, except on the formation turn; advanced, every player ending "
+                 "its turn loses them, no exemption; later-mover, as basic without the exemption",
+        source="engine (Basic mode): the later mover separates; allySinceTurn exempts the formation turn (H22)")
+class ALLY_SEPARATION(Choices):
+    BASIC = "basic"
+    ADVANCED = "advanced"
+    LATER_MOVER = "later-mover"
+
+
+@switch("stack-reveal", ("A17", "R47", "H10"), default="one-chosen",
+        question="An entry into a stronghold holding several Terror tokens (only with bounds.nexus_card or "
+                 "bounds.grumman): one-chosen, Moritani privately picks one token and the decision covers the whole "
+                 "entry; all-in-turn, after each reveal the decision reopens for the tokens left, and an accepted "
+                 "alliance returns all of them",
+        source="engine: one token, chosen privately by Moritani at a select stage; no new entry for its neighbours")
+class STACK_REVEAL(Choices):
+    ONE_CHOSEN = "one-chosen"
+    ALL_IN_TURN = "all-in-turn"
+
+
+@switch("cunning-reach", ("A19", "R48"), default="placement-only",
+        question="Nexus Cunning (only with bounds.nexus_card: Moritani): may it send the Mentat *move* of a placed "
+                 "token onto another token too, or only a placement from supply?",
+        source="engine: only supply placement from the ordinary Mentat source is enhanced; relocation is gated")
+class CUNNING_REACH(Choices):
+    PLACEMENT_ONLY = "placement-only"
+    PLACEMENT_AND_MOVE = "placement-and-move"
+
+
+@switch("betrayal-timing", ("R48",), default="clean-boundary",
+        question="Nexus Betrayal (only with bounds.nexus_card held by a rival): only at a clean boundary of Shipment "
+                 "& Movement, or also while an arrival's reactions (its Terror decision among them) are still "
+                 "pending?",
+        source="engine: played at a clean play boundary; pending Terror, placement and card continuations are not "
+               "interrupted (a development serializer, not a printed phase rule)")
+class BETRAYAL_TIMING(Choices):
+    CLEAN_BOUNDARY = "clean-boundary"
+    ANY_TIME = "any-time"
+
+
+@switch("grumman-addition", ("R46", "H11"), default="collection-operation",
+        question="Grumman high side (only with bounds.grumman): the token is added by a Spice Collection operation "
+                 "that pays 4 spice (the printed face), or the ordinary Mentat placement or move may go onto a token "
+                 "while the side is high (treachery.online, no spice)",
+        source="engine: addition is a Collection operation onto a stronghold already holding a token, 4 bank spice "
+               "atomic with it; ordinary Mentat placement still needs an empty destination")
+class GRUMMAN_ADDITION(Choices):
+    COLLECTION_OPERATION = "collection-operation"
+    MENTAT_PLACEMENT = "mentat-placement"
+
+
+@switch("grumman-removal", ("A18", "R46"), default="unavailable",
+        question="Grumman high side (only with bounds.grumman): may the Collection operation remove a board token "
+                 "(for 4 spice), and where does the unrevealed token go: back to the hidden supply with fresh public "
+                 "IDs, or out of the game face down?",
+        source="engine: removal is gated (unavailable, pays nothing) while the custody question is pending")
+class GRUMMAN_REMOVAL(Choices):
+    UNAVAILABLE = "unavailable"
+    TO_SUPPLY = "to-supply"
+    OUT_OF_GAME = "out-of-game"
+
+
+@switch("collection-operations", ("R46", "H42"), default="one",
+        question="Grumman high side (only with bounds.grumman): one token operation per Spice Collection, or may "
+                 "Moritani repeat it (and its 4 spice) within the same Collection?",
+        source="engine: one optional add-or-remove transaction and one payment per Collection (phase grammar)")
+class COLLECTION_OPERATIONS(Choices):
+    ONE = "one"
+    REPEATABLE = "repeatable"
+
+
+@switch("entry-causes", ("A24", "R17", "R11"), default="every-arrival",
+        question="Which arrivals may open Terror (only with bounds.worm_rides, bounds.revival or "
+                 "bounds.ambassador_relocation): every arrival, worm rides, revivals onto the planet and Ambassador "
+                 "relocations included, or only shipment and movement as R11 words it?",
+        source="engine: the entry receipt classes worm rides, Guild transport, Ambassador arrivals and Homeworld "
+               "revival as entries (R17)")
+class ENTRY_CAUSES(Choices):
+    EVERY_ARRIVAL = "every-arrival"
+    SHIPMENT_AND_MOVEMENT = "shipment-and-movement"
+
+
+@switch("cross-ship-into-aftermath", ("R36", "R17"), default="banned",
+        question="May the Guild's cross-ship (only with bounds.cross_ship) enter the Aftermath stronghold? banned, "
+                 "the Aftermath ban covers every shipment; allowed, it covers shipments from off-planet only (A23's "
+                 "open question for Guild cross-ship; the advisor's case is switch advisor-into-aftermath)",
+        source="undocumented in the engine (A23 open); the printed Aftermath ban read as covering every shipment")
+class CROSS_SHIP_INTO_AFTERMATH(Choices):
+    BANNED = "banned"
+    ALLOWED = "allowed"
+
+
+@switch("robbery-empty-deck", ("A16", "R39"), default="reshuffle",
+        question="Robbery's card option when the Treachery deck is empty (only with bounds.deck): the discard pile "
+                 "is shuffled into a new deck and its top card drawn, or there is no top card and the Robbery gives "
+                 "nothing (with both piles empty it gives nothing under either choice)",
+        source="engine: the ordinary draw, which may refill from the discard pile; with both piles empty nothing "
+               "happens and no card is invented")
+class ROBBERY_EMPTY_DECK(Choices):
+    RESHUFFLE = "reshuffle"
+    NOTHING = "nothing"
+
+
+@switch("setup-destination", ("A27", "R1"), default="stronghold",
+        question="Where Moritani's setup forces may go (only with bounds.setup_forces): an unoccupied stronghold, or "
+                 "any unoccupied territory (the open desert included)",
+        source="engine (docs/CURRENT_STATUS.md, 7 Oct): an unoccupied printed stronghold, never a seated faction's "
+               "start; its rules document quotes 'any unoccupied territory' (E3 p.5)")
+class SETUP_DESTINATION(Choices):
+    STRONGHOLD = "stronghold"
+    TERRITORY = "territory"
+
+
+@switch("homeworld-occupation", ("R23",), default="offer-only",
+        question="A rival occupying Moritani's Homeworld (only with bounds.homeworld_occupier): Moritani may not "
+                 "offer it an alliance (R23); does the occupation also stop its entries (and its ally's) from "
+                 "opening Terror?",
+        source="engine: the printed alliance restriction (MORITANI_ENEMY_ALLIANCE; its Homeworld module stays "
+               "gated)")
+class HOMEWORLD_OCCUPATION(Choices):
+    OFFER_ONLY = "offer-only"
+    TRIGGER_AND_OFFER = "trigger-and-offer"
+
+
+@switch("placement-in-aftermath", ("A26",), default="allowed",
+        question="May a Terror token be placed in the Atomics Aftermath stronghold?",
+        source="engine: the pure placement function permits it")
+class PLACEMENT_IN_AFTERMATH(Choices):
+    ALLOWED = "allowed"
+    FORBIDDEN = "forbidden"
+
+
+def _listed(*classes: type[Choices]) -> tuple:
+    """The switches in the order files, reports and docs show them; every `Choices` class declared
+    must be listed exactly once (an unlisted one would be read by rules but unknown to proposal files)."""
+    declared = [c for c in Choices.__subclasses__() if c.__module__ == __name__]
+    missing = [c.__name__ for c in declared if c not in classes]
+    if missing or len(set(classes)) != len(classes) or any("switch" not in vars(c) for c in declared):
+        raise ModelError(f"every switch is declared with @switch and listed once in SWITCHES; not listed: {missing}")
+    return tuple(c.switch for c in classes)
+
+
+# In this order in proposal files' JSON Schema, `interpretations`, reports and docs.
+SWITCHES = _listed(
+    TERROR_VS_ARRIVAL_REACTIONS, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING, EXTORTION_MENTAT_ORDER,
+    ASSASSINATE_MENTAT_ORDER, EXTORTION_PAYERS, ATOMICS_PENALTY, SABOTAGE_GIFT_OVERFLOW, KARAMA_PLACEMENT,
+    SNEAK_ATTACK_IS_SHIPMENT, ADVISOR_INTO_AFTERMATH, ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED,
+    BG_ADVISORS_OCCUPY, ALLY_SEPARATION, STACK_REVEAL, CUNNING_REACH, BETRAYAL_TIMING, GRUMMAN_ADDITION,
+    GRUMMAN_REMOVAL, COLLECTION_OPERATIONS, ENTRY_CAUSES, CROSS_SHIP_INTO_AFTERMATH, ROBBERY_EMPTY_DECK,
+    SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH)
 SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
-SWITCH_BY_ID = {i: s for s in SWITCHES for i in s.ids if i.startswith("A")}
 
 
 @dataclass(frozen=True)
 class Interpretation:
-    """A choice for every switch; unspecified switches take the engine default."""
+    """A choice for every switch; unspecified switches take the engine default.
 
-    chosen: tuple = ()  # ((key, choice), ...) sorted
+    >>> i = Interpretation.of(KARAMA_EOME_TIMING.AFTER_REPLY)
+    >>> i.choice(KARAMA_EOME_TIMING), i.with_choices(KARAMA_EOME_TIMING.BEFORE_REPLY) == Interpretation.of()
+    (<KARAMA_EOME_TIMING.AFTER_REPLY: 'after-reply'>, False)
+    """
+
+    chosen: tuple = ()  # ((key, choice), ...) sorted, plain strings
 
     def __post_init__(self):
         for key, value in self.chosen:
@@ -195,14 +395,39 @@ class Interpretation:
                 raise ModelError(f"switch '{key}' has no choice '{value}'; valid: {choices(sw.choices)}")
 
     @classmethod
-    def of(cls, **kw) -> "Interpretation":
-        return cls(tuple(sorted((k.replace("_", "-"), v) for k, v in kw.items())))
+    def of(cls, *picks: Choices, **by_key: str) -> "Interpretation":
+        """The given choices, the rest at the engine default: `Interpretation.of(ALLY_SEPARATION.ADVANCED)`,
+        or by key with underscores (`ally_separation="advanced"`, checked when built)."""
+        return cls().with_choices(*picks, **by_key) if picks or by_key else cls()
 
-    def choice(self, key_or_id: str) -> str:
-        sw = SWITCH_BY_KEY.get(key_or_id) or SWITCH_BY_ID.get(key_or_id)
-        if sw is None:
-            raise ModelError(f"unknown switch '{key_or_id}'; valid: {choices(SWITCH_BY_KEY)}")
-        return dict(self.chosen).get(sw.key, sw.default)
+    def with_choices(self, *picks: Choices, **by_key: str) -> "Interpretation":
+        """This interpretation with the given choices set (as `of`); a switch given twice is an error."""
+        new = [(type(p).switch.key, p.value) for p in picks] + [(k.replace("_", "-"), v) for k, v in by_key.items()]
+        keys = [k for k, _ in new]
+        for k in keys:
+            if keys.count(k) > 1:
+                raise ModelError(f"switch '{k}' is given twice")
+        return Interpretation(tuple(sorted((dict(self.chosen) | dict(new)).items())))
+
+    @overload
+    def choice(self, sw: type[C]) -> C: ...
+
+    @overload
+    def choice(self, sw: str) -> str: ...
+
+    def choice(self, sw):
+        """The chosen member of a declared switch (what rules read), or by key the chosen string (what code
+        that walks `SWITCHES` reads). Never by catalogue ID: that is for proposal files (`Game.switch`)."""
+        if isinstance(sw, str):
+            decl = SWITCH_BY_KEY.get(sw)
+            if decl is None:
+                raise ModelError(f"unknown switch '{sw}'; valid: {choices(SWITCH_BY_KEY)}")
+            return dict(self.chosen).get(decl.key, decl.default)
+        return sw(dict(self.chosen).get(sw.switch.key, sw.switch.default))
+
+    def chose(self, pick: Choices) -> bool:
+        """Is `pick` (a member: `ALLY_SEPARATION.BASIC`) this interpretation's choice on its switch?"""
+        return self.choice(type(pick)) is pick
 
     def as_dict(self) -> dict:
         return {s.key: self.choice(s.key) for s in SWITCHES}

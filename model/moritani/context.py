@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from model.domains import Enum
 from model.expr import Const, Var, all_of, any_of, count, ite, lift, sum_of
-from model.moritani.config import Bounds, Interpretation
+from model.moritani.config import (ATOMICS_PENALTY, BG_ADVISORS_OCCUPY, GRUMMAN_REMOVAL, C, Bounds, Choices,
+                                   Interpretation)
 
 STAGES = (
     "storm", "bidding", "ship_move", "react", "advisor", "ambassador",
@@ -75,7 +76,7 @@ class Ctx:
                           + (("setup",) if b.setup_forces is not None else ())
                           + (("revival",) if b.revival is not None else ()))
         # A Grumman removal out of the game (A18) leaves a face nobody saw: a status of its own, still secret.
-        set_aside = self.grumman and self.interp.choice("A18") == "out-of-game"
+        set_aside = self.grumman and self.chose(GRUMMAN_REMOVAL.OUT_OF_GAME)
         self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
         self.Cause = Enum("Cause", CAUSES + (("worm ride",) if self.worms else ())
                           + (("revival",) if b.revival is not None else ())
@@ -106,8 +107,14 @@ class Ctx:
     def has(self, defect: str) -> bool:
         return defect in self.defects
 
-    def choice(self, sw: str) -> str:
+    def choice(self, sw: type[C]) -> C:
+        """The interpretation's choice on a declared switch, a member of it: `c.choice(ALLY_SEPARATION)`
+        (NOTE(switches) in config.py)."""
         return self.interp.choice(sw)
+
+    def chose(self, pick: Choices) -> bool:
+        """Is `pick` the interpretation's choice on its switch: `c.chose(ALLY_SEPARATION.BASIC)`?"""
+        return self.interp.chose(pick)
 
     def fac(self, name: str):
         """Index of a faction if it plays, else None."""
@@ -191,18 +198,18 @@ class Ctx:
         return out
 
     def penalty_follows_current(self, engine: bool = True) -> bool:
-        follows = self.choice("A10") == "follows-current-ally"
+        follows = self.chose(ATOMICS_PENALTY.FOLLOWS_CURRENT_ALLY)
         return follows != (engine and self.has("atomics-penalty-follows-new-ally"))
 
     def alliance_change_allowed(self):
         """H34: after Atomics, alliance changes involving Moritani are blocked unless A10 lets the penalty move."""
-        if self.choice("A10") == "follows-current-ally" or self.has("atomics-penalty-follows-new-ally"):
+        if self.chose(ATOMICS_PENALTY.FOLLOWS_CURRENT_ALLY) or self.has("atomics-penalty-follows-new-ally"):
             return Const(True)
         return self.v("aftermath").eq(self.none_dest)
 
     def advisors_coexist(self) -> bool:
         """BG advisors alone do not occupy (switch bg-advisors-occupy: coexist; treachery.online)."""
-        return self.choice("bg-advisors-occupy") == "coexist" and self.fac("Bene Gesserit") is not None
+        return self.chose(BG_ADVISORS_OCCUPY.COEXIST) and self.fac("Bene Gesserit") is not None
 
     def present(self, f: int, loc):
         """Does faction f occupy `loc`: forces there, and for BG under `coexist`, fighters (not advisors alone)."""

@@ -29,6 +29,7 @@ nothing.
 from __future__ import annotations
 
 from model.expr import Const, Fired, Param, post
+from model.moritani.config import CROSS_SHIP_INTO_AFTERMATH
 from model.moritani.context import Ctx
 from model.properties import Property, sometimes
 from model.rule import P, Rule
@@ -45,7 +46,7 @@ def guild(c: Ctx) -> int:
 
 
 def aftermath_banned(c: Ctx) -> bool:
-    return c.choice("cross-ship-into-aftermath") == "banned"
+    return c.chose(CROSS_SHIP_INTO_AFTERMATH.BANNED)
 
 
 def rules(c: Ctx, arrival, open_to, mine) -> list[Rule]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from model.domains import IntRange
 from model.expr import Const, implies, ite, minimum, post, sum_of
+from model.moritani.config import ROBBERY_EMPTY_DECK
 from model.moritani.context import Ctx
 from model.properties import Property, always, always_step, sometimes
 from model.schema import Field
@@ -94,7 +95,7 @@ def drew(c: Ctx, reshuffle: bool = True):
 
 def robbery_reshuffles(c: Ctx) -> bool:
     """A16: does the Robbery card option shuffle the discard pile into an empty deck?"""
-    return c.choice("A16") == "reshuffle"
+    return c.chose(ROBBERY_EMPTY_DECK.RESHUFFLE)
 
 
 def discard(c: Ctx, *amounts) -> dict:

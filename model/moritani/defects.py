@@ -11,7 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from model.errors import ModelError, choices
-from model.moritani.config import Interpretation
+from model.moritani.config import (ALLY_SEPARATION, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
+                                   HOMEWORLD_OCCUPATION, SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL)
 from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, RELOCATION_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
                                      GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
                                      SETUP_BOUNDS,
@@ -26,7 +27,7 @@ class Defect:
     doc: str
     bounds: tuple = ()  # ((field, value), ...) overrides that let the defect show within small bounds
     needs: tuple = ()   # ((field, value), ...) bounds without which the defect does not exist (its module)
-    # ((switch, choice), ...): the interpretation the buggy engine implements (a bug of one reading only)
+    # the choices (`ALLY_SEPARATION.ADVANCED`, ...) the buggy engine implements (a bug of one reading only)
     interpretation: tuple = ()
 
 
@@ -35,12 +36,11 @@ def defect_proposal(d: Defect, proposal):
 
     >>> from model.moritani.profiles import PROFILES
     >>> p = defect_proposal(DEFECT_BY_ID["advanced-keeps-basic-grace"], PROFILES["default"])
-    >>> p.interpretation.choice("A20"), p.defects
-    ('advanced', ('advanced-keeps-basic-grace',))
+    >>> p.interpretation.chose(ALLY_SEPARATION.ADVANCED), p.defects
+    (True, ('advanced-keeps-basic-grace',))
     """
-    chosen = dict(proposal.interpretation.chosen) | dict(d.interpretation)
     return dataclasses.replace(proposal, bounds=dataclasses.replace(proposal.bounds, **dict(d.bounds)),
-                               interpretation=Interpretation(tuple(sorted(chosen.items()))), defects=(d.id,))
+                               interpretation=proposal.interpretation.with_choices(*d.interpretation), defects=(d.id,))
 
 
 MODULE = (("assassinate_leaders", True),)
@@ -187,7 +187,7 @@ DEFECTS = (
     Defect("advanced-keeps-basic-grace", "allies-separate", ("R27", "A20"),
            "an engine moved to Advanced separation still honours Basic's formation-turn stamp, so an "
            "alliance accepted while sharing a stronghold keeps both partners there",
-           interpretation=(("ally-separation", "advanced"),)),
+           interpretation=(ALLY_SEPARATION.ADVANCED,)),
     Defect("ambassador-survives-atomics", "spice-payee", ("R36", "A2"),
            "Atomics in the Ecaz Ambassador's stronghold leaves the Ambassador there, still taking spice from "
            "later arrivals"),
@@ -195,10 +195,10 @@ DEFECTS = (
     Defect("intrusion-flips-one", "intrusion-flips-only-when-owed", ("A1", "R25"),
            "BG Intrusion turns one of BG's fighters in the stronghold into an advisor instead of all of them",
            (("forces", (("Atreides", 1, 1), ("Bene Gesserit", 2, 0))),),
-           interpretation=(("bg-advisors-occupy", "coexist"),)),
+           interpretation=(BG_ADVISORS_OCCUPY.COEXIST,)),
     Defect("intrusion-ignored-after-sneak", "intrusion-answered", ("A14", "R41"),
            "a positive Sneak Attack's arrival skips the BG Intrusion check that every other arrival runs",
-           interpretation=(("bg-advisors-occupy", "coexist"), ("sneak-attack-is-shipment", "arrival-checks"))),
+           interpretation=(BG_ADVISORS_OCCUPY.COEXIST, SNEAK_ATTACK_IS_SHIPMENT.ARRIVAL_CHECKS)),
     # Order sensitivity: a pair that should commute stops commuting (checks/analyses/ambiguity.py).
     Defect("advisor-overwrites-ambassador-payer", "bg-advisor~ecaz-ambassador", ("A1", "A2", "H9"),
            "the BG advisor's arrival overwrites the arrival the pending Ecaz Ambassador charges, so the "
@@ -259,7 +259,7 @@ DEFECTS = (
            NEXUS_CUNNING_BOUNDS, CUNNING),
     Defect("accept-returns-one", "acceptance-clears-stack", ("A17", "R20"),
            "under all-in-turn an accepted alliance returns only the token decided on and leaves the rest of "
-           "the stack", NEXUS_CUNNING_BOUNDS, CUNNING, interpretation=(("stack-reveal", "all-in-turn"),)),
+           "the stack", NEXUS_CUNNING_BOUNDS, CUNNING, interpretation=(STACK_REVEAL.ALL_IN_TURN,)),
     # Grumman module (model/moritani/grumman.py).
     Defect("grumman-ignores-threshold", "low-grumman-threshold", ("R45", "H13"),
            "the arrival opens Terror on Grumman's low side whatever the size of the entering group",
@@ -281,31 +281,32 @@ DEFECTS = (
            GRUMMAN_BOUNDS, GRUMMAN),
     Defect("grumman-remove-keeps-id", "public-ids-fresh", ("A18", "H4", "H12"),
            "a token removed to supply by Grumman keeps the public ID everyone saw on the map", GRUMMAN_BOUNDS,
-           GRUMMAN, interpretation=(("grumman-removal", "to-supply"),)),
+           GRUMMAN, interpretation=(GRUMMAN_REMOVAL.TO_SUPPLY,)),
     Defect("grumman-stacks-when-low", "stack-made-legally", ("R46", "R45", "H11"),
            "under mentat-placement the Mentat placement may go onto a token on the low side too (Moritani ships, "
-           "so its reserves fall below 8 before a Mentat Pause)", GRUMMAN_BOUNDS + (("moritani_ships", True),), GRUMMAN, interpretation=(("grumman-addition", "mentat-placement"),)),
+           "so its reserves fall below 8 before a Mentat Pause)", GRUMMAN_BOUNDS + (("moritani_ships", True),), GRUMMAN,
+           interpretation=(GRUMMAN_ADDITION.MENTAT_PLACEMENT,)),
     Defect("set-aside-face-shown", "hidden-identity", ("A18", "H12"),
            "a token the Grumman removal set aside out of the game shows its face to everyone, as if revealed",
-           GRUMMAN_SMALL_BOUNDS, GRUMMAN, interpretation=(("grumman-removal", "out-of-game"),)),
+           GRUMMAN_SMALL_BOUNDS, GRUMMAN, interpretation=(GRUMMAN_REMOVAL.OUT_OF_GAME,)),
     Defect("eome-ignores-homeworld", "no-alliance-with-homeworld-occupier", ("R23",),
            "the Enemy of My Enemy offer forgets the Homeworld restriction: Moritani allies with the faction "
            "occupying its Homeworld", GRUMMAN_OCCUPIED_BOUNDS, (("homeworld_occupier", "Bene Gesserit"),)),
     Defect("occupier-triggers-terror", "occupier-opens-no-terror", ("R23", "H13"),
            "under trigger-and-offer the arrival still opens Terror for the Homeworld's occupier (one of the places "
            "that ask 'does this entry open Terror?' forgets the occupation)", GRUMMAN_OCCUPIED_BOUNDS,
-           (("homeworld_occupier", "Bene Gesserit"),), interpretation=(("homeworld-occupation", "trigger-and-offer"),)),
+           (("homeworld_occupier", "Bene Gesserit"),), interpretation=(HOMEWORLD_OCCUPATION.TRIGGER_AND_OFFER,)),
     # Worm-ride module (model/moritani/worms.py).
     Defect("ride-continuation-skipped", "ride-continues", ("H20",),
            "a worm ride's resolved entry goes on to Shipment & Movement: the remaining rides are lost",
            WORM_BOUNDS, WORMS),
     Defect("ride-ignores-entry-causes", "entry-causes-respected", ("A24", "R11"),
            "under shipment-and-movement a worm ride still opens Terror", WORM_BOUNDS, WORMS,
-           interpretation=(("entry-causes", "shipment-and-movement"),)),
+           interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,)),
     Defect("ride-recorded-as-shipment", "entry-causes-respected", ("A24", "R11", "R17"),
            "under shipment-and-movement the worm ride is carried out through the shipment call site: its entry is "
            "recorded as a shipment, so it opens Terror (a check reading the recorded cause would not see it)",
-           WORM_BOUNDS, WORMS, interpretation=(("entry-causes", "shipment-and-movement"),)),
+           WORM_BOUNDS, WORMS, interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,)),
     Defect("ride-resumes-at-close", "nothing-pending-outside-its-window", ("H20", "H35"),
            "the ride sequence resumes when the ride's Terror entry closes, before the arrival is settled "
            "(finishTerrorEntry resuming nextWormRide itself)", WORM_BOUNDS, WORMS),
@@ -325,11 +326,11 @@ DEFECTS = (
     # Revival module (model/moritani/revival.py).
     Defect("revival-ignores-entry-causes", "revival-respects-entry-causes", ("A24", "R11"),
            "under shipment-and-movement a revival onto the planet still opens Terror", REVIVAL_BOUNDS,
-           (("revival", "Atreides"),), interpretation=(("entry-causes", "shipment-and-movement"),)),
+           (("revival", "Atreides"),), interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,)),
     Defect("revival-recorded-as-shipment", "revival-respects-entry-causes", ("A24", "R11", "R17"),
            "under shipment-and-movement the revival is carried out through the shipment call site: its entry is "
            "recorded as a shipment, so it opens Terror (a check reading the recorded cause would not see it)",
-           REVIVAL_BOUNDS, (("revival", "Atreides"),), interpretation=(("entry-causes", "shipment-and-movement"),)),
+           REVIVAL_BOUNDS, (("revival", "Atreides"),), interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,)),
     Defect("revival-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
            "under every-arrival the revival's entry forgets to queue its Terror decision (a call site that does not "
            "open Terror for an entry other than shipment and movement)", REVIVAL_BOUNDS, (("revival", "Atreides"),)),
@@ -357,7 +358,7 @@ DEFECTS = (
            "still under way: that arrival's own Terror decision is lost", RELOCATION_BOUNDS, RELOCATION),
     Defect("relocation-ignores-entry-causes", "terror-needs-an-entry", ("A24", "R11"),
            "under shipment-and-movement the relocation still queues a Terror decision", RELOCATION_BOUNDS, RELOCATION,
-           interpretation=(("entry-causes", "shipment-and-movement"),)),
+           interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,)),
     Defect("relocation-ignores-occupancy", "arrival-respects-occupancy", ("R25",),
            "the relocation's destinations check only the storm: Ecaz joins two other factions or its ally",
            RELOCATION_BOUNDS, RELOCATION),

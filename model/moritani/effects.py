@@ -10,6 +10,7 @@ from __future__ import annotations
 from model.expr import Const, Div, Param, half_up, ite, minimum
 from model.moritani import deck, intrusion, stacks, worms
 from model.moritani.arrivals import advisor_eligible, ambassador_eligible
+from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, SABOTAGE_GIFT_OVERFLOW, SNEAK_ATTACK_IS_SHIPMENT
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
 from model.rule import P, Rule
@@ -69,7 +70,7 @@ def _assassination(c: Ctx) -> list[Rule]:
                & ~c.any_of(v("leader", e, j2) for j2 in range(len(c.bounds.leaders))),
                {("stage", ()): c.st("entry_done")}, ("R35", "A11"), kind="system",
                doc="the entrant has no living leader: the revealed Assassination kills nobody and pays nothing")]
-         if c.choice("A11") == "fizzles" else [])
+         if c.chose(ASSASSINATION_WITHOUT_LEADER.FIZZLES) else [])
 
 
 def _atomics(c: Ctx) -> list[Rule]:
@@ -145,18 +146,18 @@ def _sabotage(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
     e, done = Param("e"), c.st("entry_done")
     has = v("hand", e) > 0
-    policy = c.choice("A12")
+    policy = c.choice(SABOTAGE_GIFT_OVERFLOW)
     fits = v("hand", e) + 1 <= c.hand_limit_param(e)
     gift_guard = c.stage_is("sabotage_gift") & v("entrant").eq(e) & e.ne(M) & (v("hand", M) >= 1)
     new_hand = v("hand", e) + 1
     if c.has("gift-discards"):  # the bug: the gift card is discarded instead of handed over
         new_hand = v("hand", e)
-    if policy == "reject":
+    if policy == SABOTAGE_GIFT_OVERFLOW.REJECT:
         gift_guard = gift_guard & fits
-    elif policy == "force-discard":
+    elif policy == SABOTAGE_GIFT_OVERFLOW.FORCE_DISCARD:
         new_hand = minimum(v("hand", e) + 1, c.hand_limit_param(e))
     # A gift the entrant cannot keep (force-discard at its limit) goes to the discard pile (finite deck only).
-    gift_discard = deck.discard(c, ite(fits, 0, 1)) if policy == "force-discard" else {}
+    gift_discard = deck.discard(c, ite(fits, 0, 1)) if policy == SABOTAGE_GIFT_OVERFLOW.FORCE_DISCARD else {}
     return [
         _reveal(c, "Sabotage", (), {
             ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("stage", ()): c.st("sabotage_gift")}
@@ -186,9 +187,9 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
     adv = advisor_eligible(c, M) & (n > 0)
     eff = {("reserves", (Const(M),)): v("reserves", M) - n,
            ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): c.st("entry_done")}
-    if c.choice("A14") == "shipment":
+    if c.chose(SNEAK_ATTACK_IS_SHIPMENT.SHIPMENT):
         eff |= {("pend_advisor", ()): v("pend_advisor") + ite(adv, 1, 0)}
-    elif c.choice("A14") == "arrival-checks":
+    elif c.chose(SNEAK_ATTACK_IS_SHIPMENT.ARRIVAL_CHECKS):
         # treachery.online: the Sneak Attack's arrival runs the arrival checks, so the Ecaz Ambassador reacts
         # to Moritani unless they are allies. One Ambassador reaction is pending at a time: with the
         # engine's order (A2 ambassador-first) the entry's own reaction has resolved before its Terror.

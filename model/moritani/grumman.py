@@ -35,6 +35,7 @@ from __future__ import annotations
 from model.domains import IntRange
 from model.expr import Const, Param, count, implies, ite, lift, post, sum_of
 from model.moritani import homeworld, stacks
+from model.moritani.config import COLLECTION_OPERATIONS, GRUMMAN_ADDITION, GRUMMAN_REMOVAL
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always, always_step, sometimes
 from model.rule import P, Rule
@@ -80,7 +81,7 @@ def qualifies(c: Ctx, n, f=None):
 
 
 def addition_at_placement(c: Ctx) -> bool:
-    return enabled(c) and c.choice("grumman-addition") == "mentat-placement"
+    return enabled(c) and c.chose(GRUMMAN_ADDITION.MENTAT_PLACEMENT)
 
 
 def after_shipment(c: Ctx, first_mentat: str) -> str:
@@ -119,24 +120,24 @@ def collection_rules(c: Ctx, next_stage: str) -> list[Rule]:
     v, M, S = c.v, c.M, c.Status
     k, to = Param("k"), Param("to")
     at = c.stage_is("collection") & high(c) & (v("bank") >= PAY)
-    done = c.st("collection") if c.choice("collection-operations") == "repeatable" or c.has("grumman-twice") \
+    done = c.st("collection") if c.chose(COLLECTION_OPERATIONS.REPEATABLE) or c.has("grumman-twice") \
         else c.st(next_stage)
     pay = {("spice", (Const(M),)): v("spice", M) + PAY, ("bank", ()): v("bank") - PAY, ("stage", ()): done}
     if c.has("grumman-add-uses-placement"):  # the bug: the operation is handled as the Mentat placement (H11)
         pay |= {("placement_used", ()): True}
     rules = []
-    if c.choice("grumman-addition") == "collection-operation":
+    if c.chose(GRUMMAN_ADDITION.COLLECTION_OPERATION):
         onto = to.ne(c.none_dest) & (Const(True) if c.has("grumman-adds-anywhere") else c.any_token_at(to))
         rules.append(Rule(
             "grumman_add", (P("k", c.K), P("to", c.Dest)), at & v("tstatus", k).eq(S.index("supply")) & onto,
             {("tstatus", (k,)): S.index("placed"), ("tloc", (k,)): to} | pay, ("R46", "R47", "H11", "H42"),
             actor=Const(M), doc="Grumman high side: a hidden token from supply joins the token in a stronghold; "
                                 "Moritani takes 4 bank spice"))
-    removal = c.choice("A18")
-    if removal != "unavailable":
-        eff = {("tstatus", (k,)): S.index("supply" if removal == "to-supply" else "set aside"),
+    removal = c.choice(GRUMMAN_REMOVAL)
+    if removal != GRUMMAN_REMOVAL.UNAVAILABLE:
+        eff = {("tstatus", (k,)): S.index("supply" if removal == GRUMMAN_REMOVAL.TO_SUPPLY else "set aside"),
                ("tloc", (k,)): c.none_dest}
-        if removal == "to-supply" and not c.has("grumman-remove-keeps-id"):
+        if removal == GRUMMAN_REMOVAL.TO_SUPPLY and not c.has("grumman-remove-keeps-id"):
             eff |= c.rotate_ids(k)
         rules.append(Rule(
             "grumman_remove", (P("k", c.K),), at & v("tstatus", k).eq(S.index("placed")), eff | pay,
@@ -269,7 +270,7 @@ def witnesses(c: Ctx) -> list[Property]:
         sometimes("witness-grumman-stack-entry", fires=("open_terror",),
                   when=stacks.others_at(c, Param("k"), v("entry_loc")), rules=("R46", "R47", "A17")),
     ]
-    if c.choice("A18") != "unavailable":
+    if not c.chose(GRUMMAN_REMOVAL.UNAVAILABLE):
         out.append(sometimes("witness-grumman-remove", fires=("grumman_remove",), rules=("R46", "A18")))
     return out + _combined_witnesses(c)
 

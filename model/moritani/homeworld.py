@@ -25,6 +25,7 @@ on rivals' Homeworlds are not modelled. Off, this adds no rule or property.
 from __future__ import annotations
 
 from model.expr import Const, Param, implies, lift, post
+from model.moritani.config import HOMEWORLD_OCCUPATION
 from model.moritani.context import Ctx
 from model.properties import Property, always_step, sometimes
 
@@ -37,7 +38,7 @@ def occupier(c: Ctx):
 
 
 def blocks_trigger(c: Ctx) -> bool:
-    return occupier(c) is not None and c.choice("homeworld-occupation") == "trigger-and-offer"
+    return occupier(c) is not None and c.chose(HOMEWORLD_OCCUPATION.TRIGGER_AND_OFFER)
 
 
 def side_occupies(c: Ctx, f):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from model.domains import Bool
 from model.expr import Const, Fired, Param, implies, ite, lift, post
+from model.moritani.config import SNEAK_ATTACK_IS_SHIPMENT
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always_step, sometimes
 from model.rule import P, Rule
@@ -55,7 +56,7 @@ def on_arrival(c: Ctx, f, to) -> dict:
 
 def on_sneak(c: Ctx, to, positive) -> dict:
     """A positive Sneak Attack is an arrival by Moritani (unless A14 not-shipment)."""
-    if not enabled(c) or c.choice("A14") == "not-shipment" or c.has("intrusion-ignored-after-sneak"):
+    if not enabled(c) or c.chose(SNEAK_ATTACK_IS_SHIPMENT.NOT_SHIPMENT) or c.has("intrusion-ignored-after-sneak"):
         return {}  # (the seeded defect: the Sneak Attack's arrival skips the Intrusion check)
     return {("pend_intrusion", ()): pending(c) | (positive & due(c, c.M, to))}
 
@@ -92,7 +93,7 @@ def monitor(c: Ctx) -> list[Monitor]:
     out = v("intrusion_owed")
     decided = c.stage_is("react") & v("pend_intrusion") & ~post("pend_intrusion")
     out = ite(decided, Const(c.none_dest), out)
-    counts = ~c.stage_is("sneak") if c.choice("A14") == "not-shipment" else Const(True)  # A14
+    counts = ~c.stage_is("sneak") if c.chose(SNEAK_ATTACK_IS_SHIPMENT.NOT_SHIPMENT) else Const(True)  # A14
     for h in reversed(c.holds):
         arrives = counts & c.any_of((post("forces", f, h) > v("forces", f, h)) & v("ally", bg).ne(f)
                                     for f in range(len(c.bounds.factions)) if f != bg)

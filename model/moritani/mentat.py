@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from model.expr import Const, Param, ite
 from model.moritani import deck, grumman, nexus, revival, separation, worms
+from model.moritani.config import (ASSASSINATE_MENTAT_ORDER, EXTORTION_MENTAT_ORDER, EXTORTION_PAYERS, KARAMA_PLACEMENT,
+                                   PLACEMENT_IN_AFTERMATH)
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -19,42 +21,45 @@ from model.rule import P, Rule
 def hub_mode(c: Ctx) -> bool:
     """The Mentat events wait at the `mentat_open` hub: A5 is unordered, or (with the Assassinate
     Leaders module) A6 is, so the scheduler picks among the pending events under the other switch's order."""
-    return c.choice("A5") == "unordered" or (c.module and c.choice("A6") == "unordered")
+    return c.chose(EXTORTION_MENTAT_ORDER.UNORDERED) or (c.module and c.chose(ASSASSINATE_MENTAT_ORDER.UNORDERED))
 
 
 def _events_end(c: Ctx) -> str:
     """Where the Mentat Pause goes once placement and Extortion are done (A6 draw-last: the draw)."""
-    return "traitor_draw" if c.module and c.choice("A6") == "draw-last" else "mentat_end"
+    return "traitor_draw" if c.module and c.chose(ASSASSINATE_MENTAT_ORDER.DRAW_LAST) else "mentat_end"
 
 
 def _a5_first(c: Ctx) -> str:
-    return {"placement-first": "mentat_place", "extortion-first": "extortion_collect"}[c.choice("A5")]
+    return {EXTORTION_MENTAT_ORDER.PLACEMENT_FIRST: "mentat_place",
+            EXTORTION_MENTAT_ORDER.EXTORTION_FIRST: "extortion_collect"}[c.choice(EXTORTION_MENTAT_ORDER)]
 
 
 def _after_placement(c: Ctx) -> str:
     if hub_mode(c):
         return "mentat_open"
-    return {"placement-first": "extortion_collect", "extortion-first": _events_end(c)}[c.choice("A5")]
+    return {EXTORTION_MENTAT_ORDER.PLACEMENT_FIRST: "extortion_collect",
+            EXTORTION_MENTAT_ORDER.EXTORTION_FIRST: _events_end(c)}[c.choice(EXTORTION_MENTAT_ORDER)]
 
 
 def _after_extortion(c: Ctx) -> str:
     if hub_mode(c):
         return "mentat_open"
-    return {"placement-first": _events_end(c), "extortion-first": "mentat_place"}[c.choice("A5")]
+    return {EXTORTION_MENTAT_ORDER.PLACEMENT_FIRST: _events_end(c),
+            EXTORTION_MENTAT_ORDER.EXTORTION_FIRST: "mentat_place"}[c.choice(EXTORTION_MENTAT_ORDER)]
 
 
 def after_draw(c: Ctx) -> str:
     """Where the Mentat Pause goes after the Assassinate Leaders replacement draw (A6)."""
     if hub_mode(c):
         return "mentat_open"
-    return _a5_first(c) if c.choice("A6") == "draw-first" else "mentat_end"
+    return _a5_first(c) if c.chose(ASSASSINATE_MENTAT_ORDER.DRAW_FIRST) else "mentat_end"
 
 
 def first_mentat_stage(c: Ctx) -> str:
     """Where every Mentat Pause starts under switches A5 (and A6 with the Assassinate Leaders module)."""
     if hub_mode(c):
         return "mentat_open"
-    if c.module and c.choice("A6") == "draw-first":
+    if c.module and c.chose(ASSASSINATE_MENTAT_ORDER.DRAW_FIRST):
         return "traitor_draw"
     return _a5_first(c)
 
@@ -70,20 +75,20 @@ def hub_rules(c: Ctx) -> list[Rule]:
         return []
     v = c.v
     hub = c.stage_is("mentat_open")
-    a5, a6 = c.choice("A5"), c.choice("A6")
+    a5, a6 = c.choice(EXTORTION_MENTAT_ORDER), c.choice(ASSASSINATE_MENTAT_ORDER)
     place_g = hub & ~v("placement_used")
     ext_g = hub & v("ext_reserved")
     close_g = hub & v("placement_used") & ~v("ext_reserved")
-    if a5 == "extortion-first":
+    if a5 == EXTORTION_MENTAT_ORDER.EXTORTION_FIRST:
         place_g = place_g & ~v("ext_reserved")
-    elif a5 == "placement-first":
+    elif a5 == EXTORTION_MENTAT_ORDER.PLACEMENT_FIRST:
         ext_g = ext_g & v("placement_used")
     rules = []
     if c.module:
         draw_g = hub & v("tr_pending")
-        if a6 == "draw-first":
+        if a6 == ASSASSINATE_MENTAT_ORDER.DRAW_FIRST:
             place_g, ext_g = place_g & ~v("tr_pending"), ext_g & ~v("tr_pending")
-        elif a6 == "draw-last":
+        elif a6 == ASSASSINATE_MENTAT_ORDER.DRAW_LAST:
             draw_g = draw_g & v("placement_used") & ~v("ext_reserved")
         close_g = close_g & ~v("tr_pending")
         rules.append(Rule("begin_draw", (), draw_g, {("stage", ()): c.st("traitor_draw")}, ("A6", "R43"),
@@ -106,7 +111,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
     dest_ok = (to.ne(c.none_dest) & ~c.any_token_at(to))
     if c.has("placement-ignores-stack"):  # the bug: the placement no longer checks for a token there (R8)
         dest_ok = to.ne(c.none_dest)
-    if c.choice("A26") == "forbidden":
+    if c.chose(PLACEMENT_IN_AFTERMATH.FORBIDDEN):
         dest_ok = dest_ok & v("aftermath").ne(to)
     opportunity = ~v("placement_used")
     # NOTE(final-mentat): a token placed in the last Mentat Pause could never be triggered within
@@ -116,7 +121,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
                ("pending_dest", ()): to, ("placement_used", ()): True}
     def declare_guard(k_, to_):  # the declaration's guard without the empty-destination test (Nexus Cunning)
         g = c.stage_is("mentat_place") & opportunity & live
-        return g & v("aftermath").ne(to_) if c.choice("A26") == "forbidden" else g
+        return g & v("aftermath").ne(to_) if c.chose(PLACEMENT_IN_AFTERMATH.FORBIDDEN) else g
 
     def declaration(k_, to_):
         return {("stage", ()): c.st("placement_karama"), ("pending_face", ()): k_,
@@ -137,7 +142,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
               ("placement_used", ()): True},
              ("R9",), actor=Const(M), doc="declining uses up the opportunity"),
     ]
-    after_cancel = "mentat_place" if c.choice("A13") == "retry" else _after_placement(c)
+    after_cancel = "mentat_place" if c.chose(KARAMA_PLACEMENT.RETRY) else _after_placement(c)
     f = Param("f")
     params, guard, lands = (P("f", c.F),), c.stage_is("placement_karama") & f.ne(M) & v("karama", f), {}
     if c.has("karama-placement-still-commits"):  # the bug: the card is spent but the token lands anyway
@@ -147,7 +152,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
         "karama_placement", params, guard,
         {("stage", ()): c.st(after_cancel), ("karama", (f,)): False, ("pending_face", ()): 0}
         | ({} if c.has("cancelled-placement-kept") else {("pending_dest", ()): c.none_dest})
-        | ({("placement_used", ()): False} if c.choice("A13") == "retry" else {}) | lands,
+        | ({("placement_used", ()): False} if c.chose(KARAMA_PLACEMENT.RETRY) else {}) | lands,
         ("R29", "A13", "H29"), actor=f,
         doc="a rival plays Karama: the placement is cancelled, custody unchanged"))
     renumber: dict = {}
@@ -170,11 +175,11 @@ def placement_rules(c: Ctx) -> list[Rule]:
 def _eligible_payer(c: Ctx, f):
     """A8: who may pay to keep Extortion out of the game (never Moritani itself)."""
     v = c.v
-    rule = c.choice("A8")
+    rule = c.choice(EXTORTION_PAYERS)
     out = f.ne(c.M)
-    if rule == "exclude-ally":
+    if rule == EXTORTION_PAYERS.EXCLUDE_ALLY:
         out = out & v("ally", c.M).ne(f)
-    elif rule == "entrant-only":
+    elif rule == EXTORTION_PAYERS.ENTRANT_ONLY:
         out = out & v("ext_entrant").eq(f)
     return out
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 from model.domains import Bool, IntRange
 from model.expr import Arg, Const, Fired, count, ite, post
 from model.moritani import crossship, grumman, relocation, revival, worms
+from model.moritani.config import KARAMA_EOME_TIMING, SNEAK_ATTACK_IS_SHIPMENT
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.properties import Monitor
 from model.schema import Field
@@ -84,7 +85,7 @@ def monitors(c: Ctx) -> list[Monitor]:
         out.append(_ambassador_due(c))
     if c.module:
         out += _traitor_monitors(c)
-    if c.choice("A4") == "pre-emptive-phase":
+    if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         out.append(_karama_preempted(c))
     if worms.enabled(c) or revival.enabled(c) or crossship.enabled(c):
         out.append(_entry_begun(c))
@@ -232,7 +233,8 @@ def _ambassador_due(c: Ctx) -> Monitor:
     arrival = c.stage_is("ship_move") & standing & c.any_of(
         (post("forces", f, amb) > v("forces", f, amb)) & v("ally", ecaz).ne(f)
         for f in range(len(c.bounds.factions)) if f != ecaz)
-    if c.choice("A14") == "arrival-checks":  # a positive Sneak Attack is an arrival the Ambassador reacts to
+    # A14 arrival-checks: a positive Sneak Attack is an arrival the Ambassador reacts to
+    if c.chose(SNEAK_ATTACK_IS_SHIPMENT.ARRIVAL_CHECKS):
         arrival = arrival | (c.stage_is("sneak") & standing & (post("forces", c.M, amb) > v("forces", c.M, amb))
                              & v("ally", c.M).ne(ecaz))
     resolved = becomes(c, "stage", c.st("ambassador"))

@@ -31,6 +31,7 @@ from __future__ import annotations
 from model.domains import IntRange
 from model.expr import Arg, Const, Param, implies, ite, post
 from model.moritani import stacks
+from model.moritani.config import BETRAYAL_TIMING, CUNNING_REACH
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always, always_step, sometimes
 from model.rule import P, Rule
@@ -87,7 +88,7 @@ def cunning_rules(c: Ctx, declare_guard, declare) -> list[Rule]:
                   declare(k, to) | spend, ("R48", "R47", "R9", "H11"), actor=Const(M),
                   doc="Nexus Cunning: Moritani declares a hidden token from supply for a stronghold that already "
                       "holds one (a stack); the card is spent now, so Karama cancels both")]
-    if c.choice("A19") == "placement-and-move":
+    if c.chose(CUNNING_REACH.PLACEMENT_AND_MOVE):
         rules.append(Rule("move_token_cunning", who,
                           declare_guard(k, to) & play & v("tstatus", k).eq(c.Status.index("placed"))
                           & v("tloc", k).ne(to) & onto,
@@ -105,7 +106,7 @@ def betrayal_rules(c: Ctx) -> list[Rule]:
     k = Param("k")
     # Between Shipment & Movement actions; under `any-time` also while an arrival's reactions wait (before its
     # Terror decision opens).
-    stages = ("ship_move", "react") if c.choice("betrayal-timing") == "any-time" else ("ship_move",)
+    stages = ("ship_move", "react") if c.chose(BETRAYAL_TIMING.ANY_TIME) else ("ship_move",)
     when = c.stage_is(*stages) & v("nexus_holder").eq(h) & v("ally", h).eq(c.none_ally)
     to = "removed" if c.has("betrayal-loses-token") else "supply"  # the bug: treachery.online before v169
     eff = {("tstatus", (k,)): c.Status.index(to), ("tloc", (k,)): c.none_dest, ("nexus_holder", ()): c.none_ally}
@@ -197,7 +198,8 @@ def witnesses(c: Ctx) -> list[Property]:
     k = Param("k")
     out = []
     if holder(c) == M:
-        fires = ("place_token_cunning",) + (("move_token_cunning",) if c.choice("A19") == "placement-and-move" else ())
+        moves = c.chose(CUNNING_REACH.PLACEMENT_AND_MOVE)
+        fires = ("place_token_cunning",) + (("move_token_cunning",) if moves else ())
         stacked = stacks.others_at(c, k, v("entry_loc"))
         lower = c.any_of(c.token_at(j, v("entry_loc")) & (Const(j) < k) for j in c.faces)
         out += [
@@ -212,7 +214,7 @@ def witnesses(c: Ctx) -> list[Property]:
     h = holder(c)
     if h is not None and h != M:
         out.append(sometimes("witness-betrayal", fires=("betrayal",), rules=("R48",)))
-        if c.choice("betrayal-timing") == "any-time":
+        if c.chose(BETRAYAL_TIMING.ANY_TIME):
             out.append(sometimes("witness-betrayal-before-decision", fires=("betrayal",),
                                  when=c.stage_is("react") & v("pend_terror") & v("tloc", k).eq(v("entry_loc")),
                                  rules=("R48", "H35"), doc="Betrayal takes the token an arrival's pending Terror "

@@ -30,6 +30,19 @@ def public_slots(model) -> tuple:
                  if not f.ghost and f.name not in SECRET_FIELDS | ENGINE_FIELDS)
 
 
+def owner_slots(model) -> tuple:
+    """The slots Moritani reads directly: the public board, its own tokens' custody, faces and public
+    IDs (per-face fields), the face it declared or decides on, its Traitor cards' custody and its own
+    Karama card; never another faction's Karama card, the supply epoch (H5: private to the engine,
+    the owner included) or engine and ghost fields. The explorer's Moritani view shows these
+    (checks/formats/explorer_view.py); no leak check needs it, Moritani being the secrets' owner."""
+    sch, c = model.schema, model.vocabulary
+    own = {"tstatus", "tloc", "pid", "pid_shown", "pending_face", "entry_face", "trz"}
+    mine = {sch.slot("karama", (c.M,))}
+    return tuple(i for i, f in enumerate(sch.slot_fields)
+                 if i in public_slots(model) or i in mine or (not f.ghost and f.name in own))
+
+
 def face_params(action) -> list:
     return [p.name for p in action.rule.params if p.domain.name == "Face"]
 

@@ -1,13 +1,20 @@
 """Proposals: a named interpretation with bounds; the embedded profiles.
 
->>> PROFILES["default"].interpretation.choice("A4")
-'before-reply'
+>>> PROFILES["default"].interpretation.choice(KARAMA_EOME_TIMING)
+<KARAMA_EOME_TIMING.BEFORE_REPLY: 'before-reply'>
+>>> PROFILES["treachery-online"].interpretation.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE)
+True
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model.moritani.config import Bounds, Interpretation
+from model.moritani.config import (ALLY_SEPARATION, AMBASSADOR_VS_TERROR, ASSASSINATION_WITHOUT_LEADER,
+                                   ATOMICS_PENALTY, BETRAYAL_TIMING, BG_ADVISORS_OCCUPY, COLLECTION_OPERATIONS,
+                                   CROSS_SHIP_INTO_AFTERMATH, CUNNING_REACH, EOME_WHEN_REVEAL_BLOCKED,
+                                   EXTORTION_MENTAT_ORDER, GRUMMAN_ADDITION, GRUMMAN_REMOVAL, HOMEWORLD_OCCUPATION,
+                                   KARAMA_EOME_TIMING, SABOTAGE_GIFT_OVERFLOW, SETUP_DESTINATION,
+                                   SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL, TERROR_VS_ARRIVAL_REACTIONS, Bounds, Interpretation)
 
 
 @dataclass(frozen=True)
@@ -20,9 +27,11 @@ class Proposal:
     defects: tuple = ()  # seeded defects to build in (demonstrations and tests of the checker itself)
     # The bounds entries a proposal file wrote itself (check's default depth never overrides one of them).
     given_bounds: frozenset = field(default=frozenset(), compare=False)
+    # The embedded profile a proposal file started from (`extends:`); what the game is, is in the fields above.
+    extends: str | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
-        out = {"name": self.name, "source": self.source,
+        out = {"name": self.name, "source": self.source} | ({"extends": self.extends} if self.extends else {}) | {
                "interpretation": self.interpretation.as_dict(), "bounds": self.bounds.as_dict()}
         if self.defects:
             out["defects"] = list(self.defects)
@@ -99,14 +108,14 @@ WORM_NEXUS_BOUNDS = WORM_BOUNDS + (("nexus_card", "Moritani"),)
 
 # treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
 TREACHERY_ONLINE = Interpretation.of(
-    terror_vs_arrival_reactions="terror-first", ambassador_vs_terror="ambassador-first",
-    karama_eome_timing="pre-emptive-phase", extortion_mentat_order="extortion-first",
-    atomics_penalty="follows-current-ally", sabotage_gift_overflow="allow-overflow",
-    sneak_attack_is_shipment="arrival-checks", assassination_without_leader="fizzles", bg_advisors_occupy="coexist",
-    eome_when_reveal_blocked="offer-anyway", ally_separation="later-mover", stack_reveal="all-in-turn",
-    cunning_reach="placement-and-move", betrayal_timing="any-time", grumman_addition="mentat-placement",
-    grumman_removal="to-supply", collection_operations="repeatable", setup_destination="territory",
-    homeworld_occupation="trigger-and-offer", cross_ship_into_aftermath="banned")
+    TERROR_VS_ARRIVAL_REACTIONS.TERROR_FIRST, AMBASSADOR_VS_TERROR.AMBASSADOR_FIRST,
+    KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE, EXTORTION_MENTAT_ORDER.EXTORTION_FIRST,
+    ATOMICS_PENALTY.FOLLOWS_CURRENT_ALLY, SABOTAGE_GIFT_OVERFLOW.ALLOW_OVERFLOW,
+    SNEAK_ATTACK_IS_SHIPMENT.ARRIVAL_CHECKS, ASSASSINATION_WITHOUT_LEADER.FIZZLES, BG_ADVISORS_OCCUPY.COEXIST,
+    EOME_WHEN_REVEAL_BLOCKED.OFFER_ANYWAY, ALLY_SEPARATION.LATER_MOVER, STACK_REVEAL.ALL_IN_TURN,
+    CUNNING_REACH.PLACEMENT_AND_MOVE, BETRAYAL_TIMING.ANY_TIME, GRUMMAN_ADDITION.MENTAT_PLACEMENT,
+    GRUMMAN_REMOVAL.TO_SUPPLY, COLLECTION_OPERATIONS.REPEATABLE, SETUP_DESTINATION.TERRITORY,
+    HOMEWORLD_OCCUPATION.TRIGGER_AND_OFFER, CROSS_SHIP_INTO_AFTERMATH.BANNED)
 
 PROFILES = {
     "default": Proposal(
@@ -115,8 +124,8 @@ PROFILES = {
     "printed-rules": Proposal(
         "printed-rules",
         "Only what the printed rules fix: every order they leave open (A1, A2, A5) is explored",
-        Interpretation.of(terror_vs_arrival_reactions="unordered", ambassador_vs_terror="unordered",
-                          extortion_mentat_order="unordered")),
+        Interpretation.of(TERROR_VS_ARRIVAL_REACTIONS.UNORDERED, AMBASSADOR_VS_TERROR.UNORDERED,
+                          EXTORTION_MENTAT_ORDER.UNORDERED)),
     # The two public engines (docs/engines.md: each switch's choice with the file and commit it was read from).
     "quintine": Proposal(
         "quintine",

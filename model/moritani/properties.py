@@ -7,6 +7,7 @@ The step properties are in model/moritani/steps.py.
 from __future__ import annotations
 
 from model.expr import Param, count, implies
+from model.moritani.config import KARAMA_EOME_TIMING
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani import crossship, deck, grumman, homeworld, intrusion, nexus, relocation, revival, separation, setup, \
     worms
@@ -130,7 +131,8 @@ def witnesses(c: Ctx) -> list[Property]:
         sometimes("witness-eome-refused", fires=("refuse_alliance",), rules=("R21",)),
         sometimes("witness-karama-placement", fires=("karama_placement",), rules=("R29",)),
         sometimes("witness-karama-eome", rules=("R30",),
-                  fires=("karama_eome_preempt",) if c.choice("A4") == "pre-emptive-phase" else ("karama_eome",)),
+                  fires=(("karama_eome_preempt",) if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE)
+                         else ("karama_eome",))),
     ]
     if c.face("Sabotage") is not None:
         out.append(sometimes("witness-no-gift", fires=("no_gift",), rules=("R40",)))

@@ -14,7 +14,8 @@ its Traitor replacement draw; A5, A6). These tables sit next to the rules they n
 """
 from __future__ import annotations
 
-from model.moritani.config import Interpretation
+from model.moritani.config import (AMBASSADOR_VS_TERROR, ASSASSINATE_MENTAT_ORDER, EXTORTION_MENTAT_ORDER,
+                                   TERROR_VS_ARRIVAL_REACTIONS, Interpretation)
 
 NAMES = {"advisor": "bg-advisor", "ambassador": "ecaz-ambassador", "terror": "terror",
          "placement": "mentat-placement", "extortion": "extortion-collection", "draw": "traitor-replacement"}
@@ -25,12 +26,12 @@ SCHEDULER = {"resolve_advisor": "advisor", "resolve_ambassador": "ambassador",
 # The Assassinate Leaders replacement draw ("draw") exists only with that module on (A6).
 HUBS = {"react": ("terror", "advisor", "ambassador"), "mentat_open": ("placement", "extortion", "draw")}
 # The switch that settles each pair, and the catalogue IDs it concerns.
-SETTLES = {frozenset(("advisor", "terror")): ("terror-vs-arrival-reactions", ("A1", "A25")),
-           frozenset(("ambassador", "terror")): ("ambassador-vs-terror", ("A2",)),
-           frozenset(("advisor", "ambassador")): ("terror-vs-arrival-reactions", ("A1", "A2")),
-           frozenset(("placement", "extortion")): ("extortion-mentat-order", ("A5", "A6")),
-           frozenset(("draw", "placement")): ("assassinate-mentat-order", ("A6", "R43")),
-           frozenset(("draw", "extortion")): ("assassinate-mentat-order", ("A6", "R43"))}
+SETTLES = {frozenset(("advisor", "terror")): (TERROR_VS_ARRIVAL_REACTIONS, ("A1", "A25")),
+           frozenset(("ambassador", "terror")): (AMBASSADOR_VS_TERROR, ("A2",)),
+           frozenset(("advisor", "ambassador")): (TERROR_VS_ARRIVAL_REACTIONS, ("A1", "A2")),
+           frozenset(("placement", "extortion")): (EXTORTION_MENTAT_ORDER, ("A5", "A6")),
+           frozenset(("draw", "placement")): (ASSASSINATE_MENTAT_ORDER, ("A6", "R43")),
+           frozenset(("draw", "extortion")): (ASSASSINATE_MENTAT_ORDER, ("A6", "R43"))}
 ORDER = ("terror", "advisor", "ambassador", "placement", "extortion", "draw")  # fixes how a pair id is spelled
 # Each reaction's own rules (scheduler step first): only these fire inside its macro step (Z3 commute proof).
 MACRO_RULES = {
@@ -47,12 +48,8 @@ LAPSES = {"lapse_terror": "terror lapses"}
 
 def printed_rules(interp: Interpretation, module: bool = False) -> Interpretation:
     """The interpretation with every reaction order left open (A6 too with the module on)."""
-    chosen = dict(interp.chosen)
-    chosen.update({"terror-vs-arrival-reactions": "unordered", "ambassador-vs-terror": "unordered",
-                   "extortion-mentat-order": "unordered"})
-    if module:
-        chosen["assassinate-mentat-order"] = "unordered"
-    return Interpretation(tuple(sorted(chosen.items())))
+    return interp.with_choices(TERROR_VS_ARRIVAL_REACTIONS.UNORDERED, AMBASSADOR_VS_TERROR.UNORDERED,
+                               EXTORTION_MENTAT_ORDER.UNORDERED, *([ASSASSINATE_MENTAT_ORDER.UNORDERED] if module else []))
 
 
 class MoritaniReactions:
@@ -119,5 +116,6 @@ class MoritaniReactions:
         return tuple(back[x] for x in pid.split("~"))
 
     def settles(self, a: str, b: str) -> tuple:
-        """(the switch that settles the pair, the catalogue IDs it concerns)."""
-        return SETTLES[frozenset((a, b))]
+        """(the key of the switch that settles the pair, the catalogue IDs it concerns)."""
+        sw, ids = SETTLES[frozenset((a, b))]
+        return sw.switch.key, ids

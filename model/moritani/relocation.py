@@ -26,6 +26,7 @@ Grumman or Assassinate Leaders modules yet. Off, this module adds nothing.
 from __future__ import annotations
 
 from model.expr import Const, Param
+from model.moritani.config import ENTRY_CAUSES
 from model.moritani.context import Ctx
 from model.properties import Property, sometimes
 from model.rule import P, Rule
@@ -39,7 +40,7 @@ def enabled(c: Ctx) -> bool:
 
 
 def counts_for_terror(c: Ctx) -> bool:
-    return c.choice("A24") == "every-arrival"
+    return c.chose(ENTRY_CAUSES.EVERY_ARRIVAL)
 
 
 def fields(c: Ctx) -> tuple:

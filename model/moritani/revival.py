@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from model.domains import Bool
 from model.expr import Const, Param, implies, ite, post
+from model.moritani.config import ENTRY_CAUSES
 from model.moritani.context import Ctx
 from model.properties import Property, always_step, sometimes
 from model.rule import P, Rule
@@ -42,7 +43,7 @@ def reviver(c: Ctx) -> int:
 
 
 def counts_for_terror(c: Ctx) -> bool:
-    return c.choice("A24") == "every-arrival"
+    return c.chose(ENTRY_CAUSES.EVERY_ARRIVAL)
 
 
 def first_stage(c: Ctx, otherwise: str) -> str:

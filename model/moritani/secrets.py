@@ -32,6 +32,7 @@ class FaceSecrets:
         c = model.vocabulary
         self.c = c
         self.observers = tuple(c.rivals)
+        self.owner = c.M  # the secrets are Moritani's own: its view shows them (the explorer)
         self.values = tuple(c.faces)
         self.value_labels = c.K.labels
         self.card_labels = c.T.labels
@@ -60,6 +61,14 @@ class FaceSecrets:
 
     def public_slots(self) -> tuple:
         return observe.public_slots(self.model)
+
+    def visible_slots(self, observer: int) -> tuple:
+        """The slots `observer` reads directly: a rival's public board and own Karama card (its
+        `Observer`), or the owner's (`observe.owner_slots`)."""
+        if observer == self.owner:
+            return observe.owner_slots(self.model)
+        o = self.observer(observer)
+        return tuple(sorted(set(o.public) | set(o.own)))
 
     # -- faces ------------------------------------------------------------------------------------
     def hidden(self, s: tuple) -> list:

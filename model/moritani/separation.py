@@ -33,6 +33,7 @@ one at position `mover - 1`.
 from __future__ import annotations
 
 from model.expr import Const, Param, implies, ite, post
+from model.moritani.config import ALLY_SEPARATION
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always_step, sometimes
 from model.rule import P, Rule
@@ -43,7 +44,7 @@ IDS = ("R26", "R27", "A20", "H22")
 
 
 def basic(c: Ctx) -> bool:
-    return c.choice("A20") == "basic"
+    return c.chose(ALLY_SEPARATION.BASIC)
 
 
 def moritani_boards(c: Ctx) -> bool:
@@ -83,7 +84,7 @@ def just_finished(c: Ctx, g: int):
 def _shares(c: Ctx, g: int, l: int, ignore_order: bool = False):
     """g and its ally both occupy l, and (except under `advanced`) the ally has already taken its turn."""
     v = c.v
-    anyway = ignore_order or c.choice("A20") == "advanced"
+    anyway = ignore_order or c.chose(ALLY_SEPARATION.ADVANCED)
     return c.present(g, l) & c.any_of(v("ally", g).eq(h) & c.present(h, l) & (Const(True) if anyway
                                                                               else c.before(h, g))
                                       for h in counted(c) if h != g)

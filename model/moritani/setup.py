@@ -25,6 +25,7 @@ adds no stage, rule or property.
 from __future__ import annotations
 
 from model.expr import Const, Param, implies, post
+from model.moritani.config import SETUP_DESTINATION
 from model.moritani.context import Ctx
 from model.properties import Property, always_step, sometimes
 from model.rule import P, Rule
@@ -42,7 +43,7 @@ def first_stage(c: Ctx, otherwise: str) -> str:
 
 
 def to_strongholds_only(c: Ctx) -> bool:
-    return c.choice("A27") == "stronghold"
+    return c.chose(SETUP_DESTINATION.STRONGHOLD)
 
 
 def unoccupied(c: Ctx, loc):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from model.domains import IntRange
 from model.expr import Const, count, implies, ite, post
+from model.moritani.config import STACK_REVEAL
 from model.moritani.context import TERROR_STAGES, Ctx
 from model.properties import Monitor, Property, always, always_step
 from model.schema import Field
@@ -26,7 +27,7 @@ IDS = ("R47", "A17", "H10")
 
 
 def all_in_turn(c: Ctx) -> bool:
-    return c.stacks and c.choice("A17") == "all-in-turn"
+    return c.stacks and c.chose(STACK_REVEAL.ALL_IN_TURN)
 
 
 def others_at(c: Ctx, k, loc):

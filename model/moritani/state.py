@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from model.domains import Bool, IntRange
 from model.errors import ModelError
+from model.moritani.config import KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
 from model.moritani import deck, intrusion, nexus, relocation, revival, separation, setup, worms
 from model.moritani.mentat import first_mentat_stage
@@ -30,7 +31,7 @@ def schema(c: Ctx) -> Schema:
     if c.advisors_coexist():
         log += (Field("advisors", IntRange(0, forces_max), (c.L,),
                       doc="how many of BG's forces in each place are advisors (they do not occupy)"),)
-    if c.choice("A4") == "pre-emptive-phase":
+    if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         log += (Field("eome_prevented", Bool(),
                       doc="a pre-emptive Karama prevents any alliance offer for the rest of this Shipment & Movement"),)
     log += separation.fields(c) + intrusion.fields(c) + nexus.fields(c) + worms.fields(c) + deck.fields(c) + revival.fields(c) \
@@ -152,7 +153,7 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["declined_log"] = 0
     if c.has("robbery-takes-both"):
         values["robbed"] = False
-    if c.choice("A4") == "pre-emptive-phase":
+    if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         values["eome_prevented"] = False
     if separation.stamped(c):
         values["ally_new"] = False

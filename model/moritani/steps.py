@@ -17,6 +17,7 @@ import itertools
 
 from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
 from model.moritani import crossship, intrusion, relocation, revival, separation, setup
+from model.moritani.config import ADVISOR_INTO_AFTERMATH, EXTORTION_PAYERS, KARAMA_EOME_TIMING, SABOTAGE_GIFT_OVERFLOW
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -42,7 +43,7 @@ def step_properties(c: Ctx) -> list[Property]:
         out.append(_assassination_bounty(c))
     if c.module:
         out.append(_assassinate_forfeit(c))
-    if c.choice("A4") == "pre-emptive-phase":
+    if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         out.append(_no_offer_after_preemption(c))
     return out + separation.properties(c) + intrusion.properties(c)
 
@@ -104,13 +105,13 @@ def _extortion_payer(c: Ctx) -> Property:
     """R37, A8, A9, H25: a payment to keep Extortion out is 3 spice from the rival whose turn it is in
     storm order, eligible under A8, to Moritani."""
     v, M = c.v, c.M
-    rule = c.choice("A8")
+    rule = c.choice(EXTORTION_PAYERS)
     ok = Const(True)
     for f in c.rivals:
         eligible = Const(True)
-        if rule == "exclude-ally":
+        if rule == EXTORTION_PAYERS.EXCLUDE_ALLY:
             eligible = v("ally", M).ne(f)
-        elif rule == "entrant-only":
+        elif rule == EXTORTION_PAYERS.ENTRANT_ONLY:
             eligible = v("ext_entrant").eq(f)
         pays = delta(c, "spice", f) < 0
         ok = ok & implies(pays, delta(c, "spice", f).eq(-3) & delta(c, "spice", M).eq(3)
@@ -226,7 +227,7 @@ def _no_shipment_into_aftermath(c: Ctx) -> Property:
         shipped = am.ne(c.none_dest) & (post("reserves", f) < v("reserves", f)) \
             & (post("forces", f, am) > v("forces", f, am))
         exempt = c.stage_is("sneak") if f == M else Const(False)
-        if f == c.fac("Bene Gesserit") and c.choice("A23") == "allowed":  # the free advisor, by this reading
+        if f == c.fac("Bene Gesserit") and c.chose(ADVISOR_INTO_AFTERMATH.ALLOWED):  # the free advisor, by this reading
             exempt = c.stage_is("advisor")
         ok = ok & implies(shipped, exempt)
         if crossship.enabled(c) and f == crossship.guild(c):  # a cross-ship is a shipment too (A23)
@@ -347,7 +348,7 @@ def _gift_is_a_transfer(c: Ctx) -> Property:
     v, M = c.v, c.M
     e = v("entrant")
     received = (post("hand", e) - v("hand", e)).eq(1)
-    if c.choice("A12") == "force-discard":  # the recipient discards down to its limit at once
+    if c.chose(SABOTAGE_GIFT_OVERFLOW.FORCE_DISCARD):  # the recipient discards down to its limit at once
         received = received | (post("hand", e).eq(v("hand", e)) & v("hand", e).eq(c.hand_limit_param(e)))
     gives = post("hand", M) < v("hand", M)
     ok = implies(gives, delta(c, "hand", M).eq(-1) & received)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from model.expr import Const, Param, ite, minimum
 from model.moritani import deck, homeworld, separation, stacks
+from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED, KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
 from model.rule import P, Rule
 
@@ -16,7 +17,7 @@ from model.rule import P, Rule
 def reveal_possible(c: Ctx, face: int, e):
     """Can the token be revealed against entrant e? Assassination needs a living leader (A11), unless the
     interpretation lets it reveal and fizzle."""
-    if face != c.face("Assassination") or c.choice("A11") == "fizzles":
+    if face != c.face("Assassination") or c.chose(ASSASSINATION_WITHOUT_LEADER.FIZZLES):
         return Const(True)
     return c.any_of(c.v("leader", e, j) for j in range(len(c.bounds.leaders)))
 
@@ -81,13 +82,14 @@ def rules(c: Ctx) -> list[Rule]:
                   closes | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
-    timing = c.choice("A4")
-    before = timing in ("before-reply", "pre-emptive-phase")  # the alliance forms at the entrant's reply
-    window = timing != "pre-emptive-phase"  # a Karama window follows the offer (or the acceptance)
+    timing = c.choice(KARAMA_EOME_TIMING)
+    # the alliance forms at the entrant's reply
+    before = timing in (KARAMA_EOME_TIMING.BEFORE_REPLY, KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE)
+    window = timing != KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE  # a Karama window follows the offer (or the acceptance)
     e, k = Param("e"), Param("k")
     for face in c.faces:
         # A21 block-offer, the engine gate: no offer whose refusal could not be resolved.
-        gate = reveal_possible(c, face, e) if c.choice("A21") == "block-offer" else Const(True)
+        gate = reveal_possible(c, face, e) if c.chose(EOME_WHEN_REVEAL_BLOCKED.BLOCK_OFFER) else Const(True)
         offer_guard = (at & v("entry_face").eq(face) & ~refused & v("entrant").eq(e)
                        & gate & c.alliance_change_allowed())
         if not c.has("karama-block-ignored"):

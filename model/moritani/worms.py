@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from model.domains import IntRange
 from model.expr import Const, Param, count, implies, ite, post
+from model.moritani.config import ENTRY_CAUSES
 from model.moritani.context import Ctx
 from model.properties import Property, always_step, sometimes
 from model.rule import P, Rule
@@ -46,7 +47,7 @@ def fremen(c: Ctx) -> int:
 
 def counts_for_terror(c: Ctx) -> bool:
     """Does a worm ride open Terror (A24)?"""
-    return c.choice("A24") == "every-arrival"
+    return c.chose(ENTRY_CAUSES.EVERY_ARRIVAL)
 
 
 def first_stage(c: Ctx, otherwise: str) -> str:
