@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from processes import needs_proc, survivors, wait_for_group
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -245,3 +247,36 @@ def test_a_signal_inside_a_write_is_raised_once_the_write_is_over(tmp_path, monk
     finally:
         INTERRUPTS.signum = None
     assert target.read_text() == "text" and temporaries(tmp_path) == []
+
+
+# -- worker processes (issue 40): none outlives its parent ----------------------------------------------
+
+# Each script makes one kind of pool whose workers then wait (for a task, a step or a model that never
+# comes) and then waits itself; the test kills the script with SIGKILL, so no cleanup of its own runs.
+POOLS = {
+    "sweep": ("import time\nfrom checks.analyses.sweep_exec import PoolExecutor\n"
+              "list(PoolExecutor(2).map(time.sleep, [600, 600]))\n", 3),
+    "mutate": ("import time\nfrom checks.analyses.mutate import Setup, run_mutants\n"
+               "run_mutants(Setup(build=lambda: time.sleep(600), small=None, config=None), None, [0, 1], jobs=2)\n", 3),
+    "background": ("import time\nfrom checks.engines.background import Background\n"
+                   "job = Background(lambda: time.sleep(600))\ntime.sleep(600)\n", 2),
+    "vector": ("import time\nfrom checks.engines.parallel import ProcessPool\nfrom checks.engines.vector import VectorModel\n"
+               "from tests.conftest import counter_model\n"
+               "pool = ProcessPool(VectorModel.build(counter_model()), 64, 2, 64)\ntime.sleep(600)\n", 3),
+}
+
+
+@needs_proc
+@pytest.mark.parametrize("pool", sorted(POOLS))
+def test_workers_die_with_a_parent_killed_outright(pool):
+    """NOTE(workers): SIGKILL of the parent alone (no handler runs, no pool is closed) left sweep's and the
+    vector engine's workers alive for over a minute; every pool's workers now go with it."""
+    code, size = POOLS[pool]
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, start_new_session=True)
+    try:
+        workers = [w for w in wait_for_group(p.pid, size, limit=120) if w != p.pid]
+        assert len(workers) == size - 1
+    finally:
+        p.kill()
+        p.wait()
+    assert survivors(p.pid, limit=10) == []

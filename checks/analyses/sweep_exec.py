@@ -8,7 +8,7 @@ is None. Nothing goes missing: a task that raises, or whose worker dies, is retr
 - `PoolExecutor`: forked worker processes (concurrent.futures), at most `jobs` tasks in flight, so a
   worker that dies (the pool breaks) costs only the tasks that were running one attempt each; the
   pool is then rebuilt and the rest go on. Workers ignore SIGINT: the parent decides what a signal
-  means (checks/interrupt.py) and kills them.
+  means (checks/interrupt.py) and kills them; they die with the parent (NOTE(workers)).
 - `DaskExecutor`: a `distributed.Client` on an existing scheduler's address (or a cluster object,
   e.g. a `LocalCluster` in tests). Dask itself reschedules a task whose worker died and reports
   `KilledWorker` once it gave up; `retries=RETRIES` covers a task that raised. An unreachable
@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+
+from checks.interrupt import become_worker
 
 RETRIES = 1  # a failed task runs once more before it is reported failed
 CONNECT_TIMEOUT = "10s"
@@ -37,12 +38,6 @@ class SchedulerUnreachable(Exception):
 def _describe(err: BaseException) -> str:
     text = str(err).strip().splitlines()
     return f"{type(err).__name__}: {text[0] if text else ''}".rstrip(": ")
-
-
-def _quiet_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.set_wakeup_fd(-1)
 
 
 class PoolExecutor:
@@ -72,7 +67,8 @@ class PoolExecutor:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         self._stop(kill=True)
-        self._pool = ProcessPoolExecutor(self.jobs, mp_context=mp.get_context("fork"), initializer=_quiet_worker)
+        self._pool = ProcessPoolExecutor(self.jobs, mp_context=mp.get_context("fork"), initializer=become_worker,
+                                         initargs=(os.getpid(),))
         return self._pool
 
     def map(self, fn, jobs):
