@@ -9,14 +9,21 @@ Leaders module: merged), so four combinations build two models.
 """
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import os
+import socket
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from checks.analyses import sweep_exec
+from checks.analyses import sweep_scheduler
 from checks.analyses.sweep import check_task
 from checks.analyses.sweep_exec import DaskExecutor, PoolExecutor, SchedulerUnreachable
 from checks.analyses.sweep_summary import explain
@@ -29,6 +36,7 @@ from checks.pipelines.common import Options, UsageProblem
 SMALL = ("name: small\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
          "interpretation: {terror-vs-arrival-reactions: terror-first}\ndefects: [advisor-entry-overwrites-terror]\n")
 SWITCHES = ("A1=arrival-first,terror-first", "A6=draw-first,draw-last")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def proposal(tmp_path) -> str:
@@ -85,14 +93,96 @@ def test_a_worker_dying_is_retried_once_then_reported_never_lost(tmp_path):
     assert got == [(3, None, "RuntimeError: bad 3")]
 
 
-def test_an_unreachable_scheduler_is_a_usage_error_before_any_work(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweep_exec, "CONNECT_TIMEOUT", "1s")
-    with pytest.raises(SchedulerUnreachable, match="no Dask scheduler answered at tcp://127.0.0.1:9"):
-        DaskExecutor("tcp://127.0.0.1:9")
+@contextlib.contextmanager
+def server(kind: str):
+    """A local TCP server that is not a Dask scheduler: `http` (waits for a request, as the dashboard
+    does) or `garbage` (at once sends 8 bytes that Dask's framing reads as a 16 EiB message). Yields
+    its address."""
+    if kind == "http":
+        srv = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+        thread = threading.Thread(target=srv.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"tcp://127.0.0.1:{srv.server_address[1]}"
+        finally:
+            srv.shutdown()
+            srv.server_close()
+        return
+    sock = socket.create_server(("127.0.0.1", 0))
+    conns: list = []
+
+    def serve():
+        while True:
+            try:
+                c, _ = sock.accept()
+            except OSError:
+                return
+            conns.append(c)
+            c.sendall(b"\xff" * 8 + b"garbage" * 10)
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        sock.close()
+        for c in conns:
+            c.close()
+
+
+def within(seconds: float, fn):
+    """fn() in a thread; its exception, or a failure if it still runs after `seconds` (a hang)."""
+    box: dict = {}
+
+    def go():
+        try:
+            box["value"] = fn()
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            box["error"] = err
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), f"still waiting after {seconds} s"
+    return box.get("error")
+
+
+@pytest.mark.parametrize("kind, says", [
+    ("refused", "no Dask scheduler answered at tcp://127.0.0.1:9 (Connection refused)"),
+    ("http", "but it is not a Dask scheduler (no Dask handshake within 1 s"),
+    ("garbage", "but it is not a Dask scheduler: its first message does not have Dask's framing"),
+    ("scheme", "'garbage://x' is not a Dask scheduler address: unknown scheme 'garbage'"),
+    ("port", "'tcp://host:http' is not a Dask scheduler address: expected tcp://host:port"),
+])
+def test_an_address_where_no_dask_scheduler_answers_is_refused_at_once(monkeypatch, kind, says):
+    """Issue 40: an HTTP server made the client wait past 120 s, garbage made it allocate 3.07 EiB
+    (MemoryError, exit 1), an unknown scheme failed after 21 s. The probe reads the handshake itself."""
+    monkeypatch.setattr(sweep_scheduler, "PROBE_SECONDS", 1.0)
+    fixed = {"refused": "tcp://127.0.0.1:9", "scheme": "garbage://x", "port": "tcp://host:http"}
+    with (contextlib.nullcontext(fixed[kind]) if kind in fixed else server(kind)) as address:
+        err = within(30, lambda: DaskExecutor(address))
+    assert isinstance(err, SchedulerUnreachable) and says in str(err), repr(err)
+
+
+def test_an_unreachable_scheduler_is_a_usage_error_before_any_work(tmp_path):
     r = CliRunner().invoke(main, ["sweep", "--switch", "A4", "--scheduler", "tcp://127.0.0.1:9",
                                   "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "--scheduler" in r.output and "nothing was run" in r.output, r.output
     assert not (tmp_path / "o" / "sweep.jsonl").exists()
+
+
+@pytest.mark.heavy
+def test_the_cli_refuses_a_scheduler_that_is_not_dask_within_10_s_without_a_traceback(tmp_path):
+    """The whole command, default deadlines: an HTTP server's port and an unknown scheme are exit 2 well
+    within the 10 s docs/sweep.md promises (the interpreter's start included; the machine is shared),
+    with no traceback (a failed Dask client printed one from its destructor at exit)."""
+    with server("http") as http_address:
+        for address in (http_address, "garbage://x"):
+            t0 = time.perf_counter()
+            r = subprocess.run([sys.executable, "-c", "from checks.launch import run; run()", "sweep", "--switch", "A4",
+                                "--scheduler", address, "--out", str(tmp_path / "o")], cwd=ROOT, capture_output=True,
+                               text=True, timeout=120)
+            secs = time.perf_counter() - t0
+            assert r.returncode == 2 and "nothing was run" in r.stderr, r.stderr
+            assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+            assert secs < 12, secs
 
 
 # -- bad input -----------------------------------------------------------------------------------------
