@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from ruamel.yaml import YAML
 
-from checks.formats.inputs import load_yaml
+from checks.formats.inputs import LIMITS, load_yaml
 from checks.formats.outputs import write_new
 from checks.formats.proposal import (NAME_LENGTH, bound_node, build_proposal, check_document, defect_needs,
                                      defects_schema, proposal_schema)
@@ -41,7 +41,7 @@ from model.evaluate import apply, enabled, eval_expr
 from model.trace import Trace
 
 EXPECTATIONS = ("violates", "reachable", "blocked_at", "values")
-MAX_STEPS = 10_000
+MAX_STEPS = LIMITS.max_items  # what the reader lets through (checks/formats/inputs.py)
 
 
 def trace_to_scenario(model, trace: Trace, proposal, name: str, expect: dict, cites=()) -> dict:
