@@ -495,6 +495,39 @@ def test_the_verdict_reaches_stdout_when_a_file_fails_after_the_run(tmp_path, mo
     assert "caught 1/1 seeded defects" in r.output and "No space left on device" in r.output
 
 
+@pytest.mark.heavy
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="sets a file size limit in the child (POSIX)")
+def test_a_full_disk_during_the_writes_leaves_no_partial_file(tmp_path):
+    """Issue 37, with real partial writes (above, the writers are replaced): a file size limit of 3,000
+    bytes (RLIMIT_FSIZE: a write past it fails part of the way, as on a full disk) while `check` writes
+    its witnesses, its HTML report and its JUnit file. The verdict is printed, exit 2 (it would be 0),
+    each lost file is named on stderr, and whatever is on disk is whole: no partial file, no temporary."""
+    import resource
+    (tmp_path / "tiny.yaml").write_text("bounds: {factions: [Moritani, Atreides, Bene Gesserit], alliances: [], "
+                                        "strongholds: [Arrakeen], ambassador: null, turns: 1, faces: [Sabotage, "
+                                        "Extortion], karama: [Atreides]}\n")
+    out, page, junit = tmp_path / "out", tmp_path / "r.html", tmp_path / "j.xml"
+
+    def small_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))  # Python ignores SIGXFSZ: writes fail, EFBIG
+    r = subprocess.run([sys.executable, "-c", "from checks.launch import run; import sys; sys.exit(run())", "check",
+                        "--proposal", tmp_path / "tiny.yaml", "--z3-budget", "0", "--engine", "scalar", "--jobs", "1",
+                        "--out", out, "--html", page, "--junit", junit], cwd=ROOT, capture_output=True, text=True,
+                       timeout=600, preexec_fn=small_disk, env=dict(os.environ, RULECHECK_CACHE=str(tmp_path / "c")))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "summary: holds" in r.stdout and "Traceback" not in r.stderr
+    assert "cannot write the traces under" in r.stderr and "cannot write the HTML report" in r.stderr
+    assert not page.exists()  # the page is larger than the limit: absent, never cut
+    assert not list(tmp_path.rglob(".*.tmp"))
+    from checks.formats.scenario import load_scenario
+    from model.moritani import GAME
+    for f in out.rglob("*.scenario.yaml"):  # the witnesses that fit are whole
+        load_scenario(GAME, str(f))
+    if junit.exists():
+        import xml.etree.ElementTree as ET
+        ET.parse(junit)
+
+
 NAMES = ["../../escape", "/abs/evil", "a/../../b", "..", ".", "~root", "C:\\windows\\x", "nul\x00x", "x" * 300, ""]
 
 
