@@ -98,8 +98,8 @@ def test_a_worker_dying_is_retried_once_then_reported_never_lost(tmp_path):
 @contextlib.contextmanager
 def server(kind: str):
     """A local TCP server that is not a Dask scheduler: `http` (waits for a request, as the dashboard
-    does) or `garbage` (at once sends 8 bytes that Dask's framing reads as a 16 EiB message). Yields
-    its address."""
+    does) or `garbage` (at once sends 8 bytes that Dask's framing reads as a 2.6 EiB message: Dask
+    tried to allocate it, MemoryError). Yields its address."""
     if kind == "http":
         srv = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
         thread = threading.Thread(target=srv.serve_forever, daemon=True)
@@ -120,7 +120,7 @@ def server(kind: str):
             except OSError:
                 return
             conns.append(c)
-            c.sendall(b"\xff" * 8 + b"garbage" * 10)
+            c.sendall(b"\x00" * 7 + b"\x2a" + b"garbage" * 10)
     threading.Thread(target=serve, daemon=True).start()
     try:
         yield f"tcp://127.0.0.1:{sock.getsockname()[1]}"
