@@ -184,3 +184,20 @@ def test_defect_is_caught_by_its_target(defect, tmp_path):
     itf = itf_py.trace_from_json(json.loads(
         (tmp_path / "defects" / f"{defect.id}.itf.json").read_text(encoding="utf-8")))
     assert len(itf.states) == r.depth + 1
+
+
+@pytest.mark.parametrize("engine", ["explicit", "bmc"])
+def test_a_spent_timeout_builds_no_further_defect_model(engine):
+    """Issue 40: `selftest --timeout 1` ran 94 s, building all 107 defects' models after the budget was
+    gone. Once it is spent, the defects left are unknown (inconclusive, never missed) and not built."""
+    import dataclasses
+    import time
+    from checks.analyses.selftest import run_selftest
+
+    def build(*a, **kw):
+        raise AssertionError("a model was built after the timeout")
+    game = dataclasses.replace(GAME, build=build)
+    spent = CheckConfig(timeout=1.0, started=time.perf_counter() - 2.0)
+    results = run_selftest(game, PROFILES["default"], spent, engine=engine)
+    assert len(results) > 50 and {r.verdict for r in results} == {"unknown"}
+    assert all("not run: --timeout 1s reached" in r.detail for r in results)

@@ -263,6 +263,61 @@ def test_the_renderer_knows_no_game():
         assert not any(n.startswith("model.moritani") for n in names), path
 
 
+# -- hostile text (issues 37, 40) ---------------------------------------------------------------------
+
+# A name that a raw U+202E shows as "safe<script...>lmth.exe"-like text reversed, markup, and an isolate,
+# a mark and markup in the description; the schema lets them through (they are not control characters).
+HOSTILE = ('name: "safe\u202eexe.lmth <script>alert(1)</script>"\n'
+           'description: "an \u2066isolate\u2069, a \u200f mark, <img src=x onerror=alert(2)>"\n'
+           + SMALL.format(turns=1))
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+@pytest.fixture(scope="module")
+def hostile(rendered, tmp_path_factory):
+    """The buggy check's results drawn under a hostile proposal (`check`'s page) and a sweep page naming it:
+    {kind: path}."""
+    from checks.formats import sweep_report
+    from checks.pipelines.sweep import parse_axes
+    d = tmp_path_factory.mktemp("hostile")
+    model, results, _, _ = rendered
+    prop = proposal(d, HOSTILE)
+    axes = parse_axes(prop, ("A1",))
+    cid = "check \u202eevil"
+    checks = [{"id": cid, "verdict": "violated", "holds_iff": "holds iff A1=\u2067x", "statement_agrees": "1/1",
+               "smallest_violations": []}]
+    rows = [{"index": 0, "id": "A1=arrival-first", "combination": {axes[0].key: "arrival-first"}, "status": "done",
+             "verdicts": {cid: "violated"}, "same_model_as": "\u202ex"}]
+    meta = {"combinations": 1, "models": 1, "failed": [], "where": "a pool", "states": 1, "seconds": 1.0}
+    pages = {"check": html.report(results, "check", prop, 0, 1, 1.0, model),
+             "sweep": sweep_report.html_page(checks, rows, axes, prop, 0, meta)}
+    for kind, text in pages.items():
+        (d / f"{kind}.html").write_text(text, encoding="utf-8")
+    return {kind: d / f"{kind}.html" for kind in pages}
+
+
+@pytest.mark.parametrize("kind", ["check", "sweep"])
+def test_bidi_overrides_control_characters_and_markup_from_input_are_inert(hostile, kind):
+    """Issue 40: the report showed a raw U+202E, so a name rendered as `safehtml.exe`. Every text goes
+    through one escaper (html_board.e): markup as entities, bidirectional and control characters as
+    visible escapes, as on the terminal (an entity such as &#x202e; would still be the character)."""
+    page = hostile[kind].read_text(encoding="utf-8")
+    bad = UNSAFE.search(page)
+    assert bad is None, page[max(0, bad.start() - 80):bad.end() + 80]
+    shown = "safe\\u202eexe.lmth &lt;script&gt;alert(1)&lt;/script&gt;"
+    assert page.count(shown) >= 1 and page.count("&lt;img src=x onerror=alert(2)&gt;") == 1
+    assert page.count("<script") == 1 and page.count("<img") == 0  # the page's own script, no element from input
+
+
+def test_every_html_page_escapes_through_the_one_escaper():
+    """No module draws HTML with its own escaping, which could miss the bidirectional characters."""
+    for path in (ROOT / "checks").rglob("*.py"):
+        if path.name == "html_board.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "from html import" not in text and "html.escape" not in text, path
+
+
 @pytest.mark.parametrize("where", ["file", "dir"])
 def test_an_unwritable_path_is_a_usage_error_before_the_run(tmp_path, where):
     (tmp_path / "plain").write_text("x")
@@ -426,3 +481,18 @@ def test_compare_per_switch_table_comes_first_and_links_to_each_game(tmp_path):
     # The game is drawn under A beside its replay under B, which refuses step 10.
     last = steps[("sw-karama-eome-timing", 10)]
     assert "refuses step 10" in last
+
+
+def test_hostile_text_is_shown_as_escapes_in_the_browser(browser, hostile):
+    """In Chromium: no dialog opens, no element comes from the proposal's text, and the name reads with
+    its override shown as `\\u202e`, not obeyed."""
+    for kind in ("check", "sweep"):
+        page, errors = _open(browser, hostile[kind])
+        dialogs: list = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        text = page.locator("body").inner_text()
+        assert not UNSAFE.search(text) and "safe\\u202eexe.lmth <script>alert(1)</script>" in text
+        assert page.evaluate("document.querySelectorAll('script').length") == 1
+        assert page.evaluate("document.querySelectorAll('img').length") == 0
+        assert dialogs == [] and errors == []
+        page.close()

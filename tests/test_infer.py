@@ -198,6 +198,41 @@ def test_the_guard_round_proves_what_needs_a_lemma_under_a_flag(monkeypatch):
     assert without.guards == 0 and "quiet" not in without.proved and "quiet" in without.failures
 
 
+def test_every_query_of_an_inference_is_bounded_by_its_timeout(monkeypatch):
+    """Issue 40: `prove --timeout 120` ran 520 s, 454 s of it in one blocking round whose queries
+    (LemmaSolver.failure) had no timeout. Every Z3 query the inference asks now runs under what is left
+    of its budget: recorded here as the timeout each solver had when `decide` asked it."""
+    from checks.analyses.templates import Miner
+    from checks.engines import houdini as hd
+    model = armed()
+    monkeypatch.setattr(Miner, "guards", lambda self, exclude=None: [])  # "quiet" is left to a blocking round
+    limits: dict = {}
+    real_set, real_decide = z3.Solver.set, hd.decide
+
+    def set_(self, *args, **kw):
+        if args and args[0] == "timeout":
+            limits[id(self)] = args[1]
+        return real_set(self, *args, **kw)
+
+    asked: list = []
+    failures: list = []
+    real_failure = hd.LemmaSolver.failure
+
+    def decide(solver, *args):
+        asked.append(limits.get(id(solver)))
+        return real_decide(solver, *args)
+
+    def failure(self, *args, **kw):
+        failures.append(args)
+        return real_failure(self, *args, **kw)
+    monkeypatch.setattr(z3.Solver, "set", set_)
+    monkeypatch.setattr(hd, "decide", decide)
+    monkeypatch.setattr(hd.LemmaSolver, "failure", failure)
+    infer(model, [model], rounds=1, timeout=60)
+    assert failures  # a blocking round (or the conclusion) asked for an induction failure
+    assert asked and all(ms is not None and ms <= 60_000 for ms in asked), asked
+
+
 def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     """`cone`: of the survivors, the lemmas the proved invariant's step needs, closed under their own
     steps' needs; that set alone re-proves the invariant, and it is what `prove` stores."""

@@ -1,4 +1,7 @@
-"""SIGINT and SIGTERM stop a run within a second, exit 130 and never print a verdict (NOTE(signals))."""
+"""SIGINT and SIGTERM stop a run within a second, exit 130 and never print a verdict (NOTE(signals)); no
+process of the command's group is left afterwards, and no worker outlives a parent killed outright
+(NOTE(workers)). Every command here runs in a process group of its own, listed through /proc
+(tests/processes.py)."""
 from __future__ import annotations
 
 import os
@@ -10,31 +13,78 @@ from pathlib import Path
 
 import pytest
 
+from processes import group, needs_proc, survivors, wait_for_group
+
 ROOT = Path(__file__).resolve().parent.parent
+# The console script (checks/launch.py): its handlers are in before the heavy imports, so a signal that lands
+# while a loaded machine is still importing exits 130 as it would for a user (`checks.cli.run` alone would not).
+LAUNCH = "from checks.launch import run; import sys; sys.exit(run())"
+TINY = "name: tiny\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
 
 
-def interrupt(args: list[str], after: float, sig: int, tmp_path) -> tuple[int, float, str, str]:
-    env = dict(os.environ, RULECHECK_CACHE=str(tmp_path / "cache"))
-    # The console script's own entry (checks/launch.py): on a loaded machine the signal may land while the CLI
-    # is still being imported, and the contract (exit 130, no verdict) holds there too.
-    p = subprocess.Popen([sys.executable, "-c", "import sys; from checks.launch import run; sys.exit(run())", *args],
-                         cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(after)
+def send(p: subprocess.Popen, sig: int) -> float:
+    """`sig` as a user sends it: SIGINT to the whole process group (a terminal's Ctrl-C reaches every
+    process of the job), SIGTERM to the command alone (`kill PID`). Returns when it was sent."""
     sent = time.perf_counter()
-    p.send_signal(sig)
+    if sig == signal.SIGINT:
+        os.killpg(p.pid, sig)
+    else:
+        p.send_signal(sig)
+    return sent
+
+
+def finish(p: subprocess.Popen, sent: float) -> tuple[int, float, str, str]:
+    """Wait for the command; no process of its group may outlive it by more than 5 s (issue 37)."""
     out, err = p.communicate(timeout=60)
-    return p.returncode, time.perf_counter() - sent, out, err
+    secs = time.perf_counter() - sent
+    left = survivors(p.pid, limit=5)
+    assert left == [], f"processes of {p.args[3:]} left after it exited: {left}"
+    return p.returncode, secs, out, err
+
+
+def workers(n: int):
+    """Ready once the command's process group holds it and `n` workers (a pool has started)."""
+    return lambda p: len(group(p.pid)) >= n + 1
+
+
+def interrupt(args: list[str], after, sig: int, tmp_path) -> tuple[int, float, str, str]:
+    """`rulecheck ARGS` (`{tmp}` in an argument: the test's directory; `{tiny}`: a one-stronghold, one-turn
+    proposal) in a process group of its own, stopped by `sig` after `after` seconds or once
+    `after(process)` is true."""
+    env = dict(os.environ, RULECHECK_CACHE=str(tmp_path / "cache"))
+    (tmp_path / "tiny.yaml").write_text(TINY)
+    args = [a.replace("{tmp}", str(tmp_path)).replace("{tiny}", str(tmp_path / "tiny.yaml")) for a in args]
+    p = subprocess.Popen([sys.executable, "-c", LAUNCH, *args], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    if callable(after):
+        wait_for(p, lambda: after(p))
+    else:
+        time.sleep(after)
+    return finish(p, send(p, sig))
 
 
 @pytest.mark.parametrize("args, after, sig", [
-    # during the explicit search, then during Spacer (no proof cache, so Spacer really runs)
-    (["check", "--proof-cache", "off"], 1.5, signal.SIGINT),
-    (["check", "--proof-cache", "off"], 8.0, signal.SIGINT),
-    (["prove", "--check", "extortion-once"], 3.0, signal.SIGTERM),
-    (["leaks", "--engine", "z3"], 3.0, signal.SIGINT),
+    # during the explicit search (--jobs: every core, so the vector engine's workers and the guards' child
+    # run), then during Spacer (no proof cache, so Spacer really runs)
+    pytest.param(["check", "--proof-cache", "off"], 1.5, signal.SIGINT, id="check-search-INT"),
+    pytest.param(["check", "--proof-cache", "off"], 8.0, signal.SIGINT, id="check-spacer-INT"),
+    # in the lemma inference (no cache: minutes of it; by 6 s the models are built)
+    pytest.param(["prove", "--check", "extortion-once", "--proof-cache", "off"], 6.0, signal.SIGTERM,
+                 id="prove-inference-TERM"),
+    pytest.param(["prove", "--check", "extortion-once", "--proof-cache", "off"], 6.0, signal.SIGINT,
+                 id="prove-inference-INT"),
+    pytest.param(["leaks", "--engine", "z3"], 3.0, signal.SIGINT, id="leaks-z3-INT"),
+    pytest.param(["leaks", "--engine", "z3"], 3.0, signal.SIGTERM, id="leaks-z3-TERM"),
+    # once their process pools have started
+    pytest.param(["mutate", "--proposal", "{tiny}", "--jobs", "2", "--max-mutants", "6"], workers(2), signal.SIGINT,
+                 id="mutate-jobs2-INT"),
+    pytest.param(["mutate", "--proposal", "{tiny}", "--jobs", "2", "--max-mutants", "6"], workers(2), signal.SIGTERM,
+                 id="mutate-jobs2-TERM"),
+    pytest.param(["sweep", "--switch", "A4", "--switch", "A13", "--jobs", "2", "--out", "{tmp}/sweep"], workers(2),
+                 signal.SIGTERM, id="sweep-jobs2-TERM"),
 ])
 @pytest.mark.heavy
+@needs_proc
 def test_a_signal_stops_the_run_with_130_and_no_verdict(args, after, sig, tmp_path):
     code, stop, out, err = interrupt(args, after, sig, tmp_path)
     assert code == 130, (out, err)
@@ -111,15 +161,12 @@ BUGGY = "name: custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token
 
 def start(args: list[str], tmp_path) -> subprocess.Popen:
     env = dict(os.environ, RULECHECK_CACHE=str(tmp_path / "cache"))
-    return subprocess.Popen([sys.executable, "-c", "from checks.cli import run; run()", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([sys.executable, "-c", LAUNCH, *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def stop(p: subprocess.Popen, sig: int) -> tuple[int, float, str, str]:
-    sent = time.perf_counter()
-    p.send_signal(sig)
-    out, err = p.communicate(timeout=60)
-    return p.returncode, time.perf_counter() - sent, out, err
+    return finish(p, send(p, sig))
 
 
 def wait_for(p: subprocess.Popen, ready, limit: float = 60.0) -> None:
@@ -142,6 +189,7 @@ def assert_stopped(code, secs, out, err):
     assert "interrupted by" in err and "Traceback" not in err
 
 
+@needs_proc
 @pytest.mark.heavy
 @pytest.mark.parametrize("point", ["exploring", "writing"])
 def test_explore_graph_interrupted_leaves_the_old_file_or_none(tmp_path, point):
@@ -179,6 +227,7 @@ def complete_files(folder: Path) -> None:
             assert f.read_text().endswith("\n"), f
 
 
+@needs_proc
 @pytest.mark.heavy
 @pytest.mark.parametrize("point", ["searching", "saving"])
 def test_check_out_interrupted_leaves_only_whole_files(tmp_path, point):
@@ -199,6 +248,7 @@ def test_check_out_interrupted_leaves_only_whole_files(tmp_path, point):
     complete_files(out)
 
 
+@needs_proc
 @pytest.mark.heavy
 @pytest.mark.parametrize("args, after, sig", [
     (["prove", "--check", "placement-once", "--engine", "spacer"], 0.8, signal.SIGINT),   # encoding, first query
@@ -214,6 +264,7 @@ def test_a_signal_at_other_points_stops_the_run_too(args, after, sig, tmp_path):
     assert_stopped(*interrupt(args, after, sig, tmp_path))
 
 
+@needs_proc
 @pytest.mark.heavy
 def test_an_interrupted_html_report_is_not_written(tmp_path):
     page = tmp_path / "r.html"
@@ -248,3 +299,36 @@ def test_a_signal_inside_a_write_is_raised_once_the_write_is_over(tmp_path, monk
     finally:
         INTERRUPTS.signum = None
     assert target.read_text() == "text" and temporaries(tmp_path) == []
+
+
+# -- worker processes (issue 40): none outlives its parent ----------------------------------------------
+
+# Each script makes one kind of pool whose workers then wait (for a task, a step or a model that never
+# comes) and then waits itself; the test kills the script with SIGKILL, so no cleanup of its own runs.
+POOLS = {
+    "sweep": ("import time\nfrom checks.analyses.sweep_exec import PoolExecutor\n"
+              "list(PoolExecutor(2).map(time.sleep, [600, 600]))\n", 3),
+    "mutate": ("import time\nfrom checks.analyses.mutate import Setup, run_mutants\n"
+               "run_mutants(Setup(build=lambda: time.sleep(600), small=None, config=None), None, [0, 1], jobs=2)\n", 3),
+    "background": ("import time\nfrom checks.engines.background import Background\n"
+                   "job = Background(lambda: time.sleep(600))\ntime.sleep(600)\n", 2),
+    "vector": ("import time\nfrom checks.engines.parallel import ProcessPool\nfrom checks.engines.vector import VectorModel\n"
+               "from tests.conftest import counter_model\n"
+               "pool = ProcessPool(VectorModel.build(counter_model()), 64, 2, 64)\ntime.sleep(600)\n", 3),
+}
+
+
+@needs_proc
+@pytest.mark.parametrize("pool", sorted(POOLS))
+def test_workers_die_with_a_parent_killed_outright(pool):
+    """NOTE(workers): SIGKILL of the parent alone (no handler runs, no pool is closed) left sweep's and the
+    vector engine's workers alive for over a minute; every pool's workers now go with it."""
+    code, size = POOLS[pool]
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, start_new_session=True)
+    try:
+        workers = [w for w in wait_for_group(p.pid, size, limit=120) if w != p.pid]
+        assert len(workers) == size - 1
+    finally:
+        p.kill()
+        p.wait()
+    assert survivors(p.pid, limit=10) == []

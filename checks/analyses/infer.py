@@ -339,7 +339,7 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
         for name, e in goals:
             if clock.out():
                 return list(found.values())
-            cti = ls.failure(e)
+            cti = ls.failure(e, clock.left())
             if cti is None:
                 continue
             action = model.action(cti[1])
@@ -368,14 +368,14 @@ def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit,
     out.lemmas = [f for f in facts if f[0] not in names]
     out.invariants = [f for f in facts if f[0] in names]
     for n, e in out.invariants:
-        core = ls.used(e) or []
+        core = ls.used(e, clock.left()) or []
         out.proved[n] = [facts[i][0] for i in core if facts[i][0] != n and facts[i][0] not in names] + \
             [facts[i][0] for i in core if facts[i][0] in names and facts[i][0] != n]
     if not left:
         return
     ev = compile_table(model.schema, [c.expr for c in cands])
     for n, e in left:
-        cti = ls.failure(e)
+        cti = ls.failure(e, clock.left())
         if cti is None:
             continue
         pre, act, post = cti
@@ -407,7 +407,7 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
     todo = sorted(need)
     for text in (certificates or {}).values():
         try:
-            core = ls.used_by_certificate(state_formula(text, ls.enc.state(0), ls.enc.ctx))
+            core = ls.used_by_certificate(state_formula(text, ls.enc.state(0), ls.enc.ctx), clock.left())
         except BadCertificate:
             core = None
         if core is None:
@@ -417,7 +417,7 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
     while todo:
         if clock.out():
             return list(lemmas)
-        core = ls.used(facts[todo.pop()][1])
+        core = ls.used(facts[todo.pop()][1], clock.left())
         if core is None:
             return list(lemmas)
         todo += [i for i in core if i not in need]

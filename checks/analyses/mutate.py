@@ -47,7 +47,6 @@ import dataclasses
 import hashlib
 import multiprocessing as mp
 import os
-import signal
 import time
 import traceback
 from dataclasses import dataclass
@@ -58,6 +57,7 @@ from checks.analyses.mutants import Mutant, NotApplicable, edit_rules
 from checks.analyses.verdicts import explicit_results, make_explorer
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
+from checks.interrupt import become_worker
 from checks.results import CheckResult, InternalError, isolated
 from model.compile import CompiledModel
 from model.errors import ModelError
@@ -399,12 +399,11 @@ class Setup:
 _WORKER: dict = {}
 
 
-def _init_worker(setup: Setup, ref: Reference) -> None:
+def _init_worker(parent: int, setup: Setup, ref: Reference) -> None:
     # The parent decides what a signal means (checks/interrupt.py) and terminates the pool; a worker
-    # must not raise Interrupted halfway through a mutant, nor write to the parent's wake-up pipe.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.set_wakeup_fd(-1)
+    # must not raise Interrupted halfway through a mutant, nor write to the parent's wake-up pipe, nor
+    # outlive a parent that was killed (NOTE(workers)).
+    become_worker(parent)
     _WORKER.update(model=setup.build(), small=setup.small() if setup.small else None, ref=ref,
                    config=setup.config)
 
@@ -436,7 +435,8 @@ def run_mutants(setup: Setup, ref: Reference, mutants: list, jobs: int | None = 
                               lambda e, m=m: _failed(m, t0, e))
             tally.done(out[i])
         return out
-    pool = mp.get_context("fork").Pool(jobs, initializer=_init_worker, initargs=(setup, ref))
+    pool = mp.get_context("fork").Pool(jobs, initializer=_init_worker,
+                                        initargs=(os.getpid(), setup, ref))
     try:
         for i, r, err in pool.imap_unordered(_work, list(enumerate(mutants)), chunksize=1):
             if err is not None:  # one mutant's failure in a worker is that mutant's `error` (issue 39)

@@ -8,11 +8,12 @@ is None. Nothing goes missing: a task that raises, or whose worker dies, is retr
 - `PoolExecutor`: forked worker processes (concurrent.futures), at most `jobs` tasks in flight, so a
   worker that dies (the pool breaks) costs only the tasks that were running one attempt each; the
   pool is then rebuilt and the rest go on. Workers ignore SIGINT: the parent decides what a signal
-  means (checks/interrupt.py) and kills them.
+  means (checks/interrupt.py) and kills them; they die with the parent (NOTE(workers)).
 - `DaskExecutor`: a `distributed.Client` on an existing scheduler's address (or a cluster object,
   e.g. a `LocalCluster` in tests). Dask itself reschedules a task whose worker died and reports
-  `KilledWorker` once it gave up; `retries=RETRIES` covers a task that raised. An unreachable
-  scheduler raises `SchedulerUnreachable` before any work.
+  `KilledWorker` once it gave up; `retries=RETRIES` covers a task that raised. An address where no
+  Dask scheduler answers within 10 s (nothing, an HTTP server, garbage, an unknown scheme) raises
+  `SchedulerUnreachable` before any work (checks/analyses/sweep_scheduler.py).
 
 >>> with PoolExecutor(1) as ex:
 ...     [(j, r, e) for j, r, e in ex.map(abs, [-3])]
@@ -22,27 +23,15 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
+from checks.analyses.sweep_scheduler import SchedulerUnreachable, connect, describe
+from checks.interrupt import become_worker
+
+__all__ = ["DaskExecutor", "PoolExecutor", "SchedulerUnreachable"]
+
 RETRIES = 1  # a failed task runs once more before it is reported failed
-CONNECT_TIMEOUT = "10s"
-
-
-class SchedulerUnreachable(Exception):
-    """No Dask scheduler answered at the given address (or Dask is not installed)."""
-
-
-def _describe(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0] if text else ''}".rstrip(": ")
-
-
-def _quiet_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.set_wakeup_fd(-1)
 
 
 class PoolExecutor:
@@ -72,7 +61,8 @@ class PoolExecutor:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         self._stop(kill=True)
-        self._pool = ProcessPoolExecutor(self.jobs, mp_context=mp.get_context("fork"), initializer=_quiet_worker)
+        self._pool = ProcessPoolExecutor(self.jobs, mp_context=mp.get_context("fork"), initializer=become_worker,
+                                         initargs=(os.getpid(),))
         return self._pool
 
     def map(self, fn, jobs):
@@ -92,9 +82,9 @@ class PoolExecutor:
                     yield job, fut.result(), None
                     continue
                 except BrokenProcessPool as err:
-                    broken, error = True, f"a worker process died ({_describe(err)})"
+                    broken, error = True, f"a worker process died ({describe(err)})"
                 except Exception as err:  # noqa: BLE001 - reported with the task, never lost
-                    error = _describe(err)
+                    error = describe(err)
                 attempts[id(job)] = attempts.get(id(job), 0) + 1
                 if attempts[id(job)] > RETRIES:
                     yield job, None, error
@@ -113,18 +103,11 @@ class PoolExecutor:
 
 class DaskExecutor:
     """Tasks on a Dask distributed cluster: `address` is a scheduler address (tcp://host:8786) or a
-    cluster object (a LocalCluster)."""
+    cluster object (a LocalCluster). The address is probed first (checks/analyses/sweep_scheduler.py):
+    anything but a Dask scheduler answering within 10 s is `SchedulerUnreachable`."""
 
     def __init__(self, address):
-        try:
-            from distributed import Client
-        except ImportError:
-            raise SchedulerUnreachable("Dask is not installed: pip install 'dune-rulecheck[sweep]'") from None
-        try:
-            self.client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as err:
-            raise SchedulerUnreachable(f"no Dask scheduler answered at {address} within {CONNECT_TIMEOUT} "
-                                       f"({_describe(err)})") from None
+        self.client = connect(address)
         self.workers = max(1, sum(w.get("nthreads", 1) for w in
                                   self.client.scheduler_info().get("workers", {}).values()))
         shown = address if isinstance(address, str) else type(address).__name__
@@ -150,6 +133,6 @@ class DaskExecutor:
             try:
                 yield job, fut.result(), None
             except Exception as err:  # noqa: BLE001 - a task that failed after its retry, or KilledWorker
-                yield job, None, _describe(err)
+                yield job, None, describe(err)
             fut.release()
         self._futures = []

@@ -3,9 +3,9 @@ small-bounds guards run beside its main search on a second core).
 
 NOTE(background): the child is a plain `os.fork` (not a multiprocessing.Process: a mutant or sweep
 worker is itself a daemonic pool process, which multiprocessing forbids to have children). It
-ignores SIGINT and dies on SIGTERM: the parent owns the signals (NOTE(signals) in
-checks/interrupt.py), and cancels the child whenever it stops waiting for it, on an interruption or
-an error as much as at the end. The child's wake-up pipe is detached so that the child's own
+ignores SIGINT, dies on SIGTERM and dies with its parent (NOTE(workers) in checks/interrupt.py): the
+parent owns the signals (NOTE(signals)), and cancels the child whenever it stops waiting for it, on an
+interruption or an error as much as at the end. The child's wake-up pipe is detached so that the child's own
 signals never look like the parent's. Its value (or its exception) comes back pickled through a
 pipe; a child that ends without one is an internal error, never a verdict.
 
@@ -24,6 +24,8 @@ import pickle
 import signal
 import traceback
 from typing import Callable
+
+from checks.interrupt import become_worker
 
 
 class BackgroundFailed(RuntimeError):
@@ -45,14 +47,13 @@ class Background:
 
     def _start(self) -> None:
         read_fd, write_fd = os.pipe()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child: compute, send, leave without running the parent's exit handlers
             os.close(read_fd)
             code = 0
             try:
-                signal.set_wakeup_fd(-1)
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                become_worker(parent)
                 _send(write_fd, _outcome(self._fn))
             except BaseException:  # noqa: BLE001 - nothing may escape a forked child
                 code = 1

@@ -372,8 +372,17 @@ class LemmaSolver:
         r = decide(self.solver, self._goal(z3.Not(at1)), *self.lits)
         return None if r == z3.unsat else f"step: {r}"
 
-    def used(self, predicate) -> list | None:
-        """Indices of lemmas that the step P /\\ L /\\ T => P' uses (an unsat core), or None if it fails."""
+    def _limit(self, left: float | None) -> None:
+        """The next query's timeout: what is left of the caller's budget (None: leave it as it is). Every
+        query of an inference is bounded so (issue 40: one blocking round's query, asked with no timeout,
+        ran 454 s of a 120 s `prove --timeout`)."""
+        if left is not None:
+            self.solver.set("timeout", max(1, int(left * 1000)))
+
+    def used(self, predicate, left: float | None = None) -> list | None:
+        """Indices of lemmas that the step P /\\ L /\\ T => P' uses (an unsat core), or None if it fails
+        (or `left` seconds were not enough)."""
+        self._limit(left)
         enc = self.enc
         g = self._goal(z3.And(enc.as_bool(enc.translate(predicate, 0)),
                               z3.Not(enc.as_bool(enc.translate(predicate, 1)))))
@@ -381,19 +390,21 @@ class LemmaSolver:
             return None
         return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
 
-    def used_by_certificate(self, c0) -> list | None:
+    def used_by_certificate(self, c0, left: float | None = None) -> list | None:
         """Indices of lemmas that the step of a Spacer certificate C (a Z3 formula over the step-0
         state: `checks.engines.certificates.state_formula` parses and checks the stored text) uses,
-        C /\\ L /\\ T => C'; None if the step fails."""
+        C /\\ L /\\ T => C'; None if the step fails. `left`: seconds of the budget left for the query."""
+        self._limit(left)
         enc = self.enc
         c1 = z3.substitute(c0, *zip(enc.state(0), enc.state(1)))
         if decide(self.solver, self._goal(z3.And(c0, z3.Not(c1))), *self.lits) != z3.unsat:
             return None
         return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
 
-    def failure(self, predicate):
+    def failure(self, predicate, left: float | None = None):
         """(pre, action label, post): a step from a state satisfying P and every lemma to one violating
-        P, or None (no such step, or the solver could not say)."""
+        P, or None (no such step, or the solver could not say within `left` seconds)."""
+        self._limit(left)
         enc = self.enc
         g = self._goal(z3.And(enc.as_bool(enc.translate(predicate, 0)),
                               z3.Not(enc.as_bool(enc.translate(predicate, 1)))))

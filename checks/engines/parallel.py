@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import mmap
 import multiprocessing as mp
-import signal
+import os
 import time
 import traceback
 
 import numpy as np
 
 from checks.engines.worker import Expansion, Worker, owner_of
+from checks.interrupt import become_worker
 
 def _shared(shape: tuple, dtype) -> np.ndarray:
     size = int(np.prod(shape)) * np.dtype(dtype).itemsize
@@ -43,13 +44,13 @@ class _Outbox:
         return (self.keys[lo:hi], self.parent[lo:hi], self.action[lo:hi], self.hash[lo:hi])
 
 
-def _serve(conn, compiled, K, boxes, me: int, jobs: int) -> None:
-    from checks.engines.visited import hash_rows
-    # NOTE(worker-signals): the fork copied the CLI's handlers, which would turn a Ctrl-C into an exception
+def _serve(conn, compiled, K, boxes, me: int, jobs: int, parent: int) -> None:
+    # NOTE(workers): the fork copied the CLI's handlers, which would turn a Ctrl-C into an exception
     # that this loop reports down a pipe nobody reads any more. The coordinator alone handles interrupts
-    # and stops the workers (`ProcessPool.close`); SIGTERM and SIGKILL end a worker at once.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # and stops the workers (`ProcessPool.close`); SIGTERM and SIGKILL end a worker at once, and so does
+    # the coordinator's death.
+    become_worker(parent)
+    from checks.engines.visited import hash_rows
     w = Worker(compiled, K, me, jobs)
     while True:
         cmd, args = conn.recv()
@@ -95,7 +96,8 @@ class ProcessPool:
         self.conns, self.procs = [], []
         for j in range(jobs):
             a, b = ctx.Pipe()
-            p = ctx.Process(target=_serve, args=(b, c, self.K, self.boxes, j, jobs), daemon=True)
+            p = ctx.Process(target=_serve, args=(b, c, self.K, self.boxes, j, jobs, os.getpid()),
+                            daemon=True)
             p.start()
             b.close()
             self.conns.append(a)

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from checks.formats.terminal import clean
+
 MAX_CHANGES = 10  # changes listed in words under a step; the board marks all of them
 
 
@@ -38,7 +40,15 @@ class Lane:
 
 
 def e(x) -> str:
-    return escape(str(x), quote=True)
+    """Text for the page: markup characters as entities, and control characters and bidirectional
+    overrides as visible escapes (checks/formats/terminal.py `clean`), so a name holding U+202E cannot
+    show reversed text in any HTML output (an entity such as `&#x202e;` would still be the character).
+    Every piece of text on every page (check, compare, sweep, ...) goes through here.
+
+    >>> print(e('exe.\u202elmth<b>'), e("a\x1b[2J"))
+    exe.\\u202elmth&lt;b&gt; a\\x1b[2J
+    """
+    return escape(clean(str(x)), quote=True)
 
 
 # -- the model's declarations, or a plain fallback ---------------------------------------------

@@ -16,7 +16,9 @@
 - `slug` turns a name taken from input (a proposal's `name`, a check ID) into one safe path
   component, and `inside` joins components under an output directory and refuses anything that would
   land outside it, so `../x` or `/etc/x` as a name never escapes `--out`.
-- `append_line` grows a results file (a sweep's `sweep.jsonl`) by one whole line at a time, fsynced.
+- `append_line` grows a results file (a sweep's `sweep.jsonl`) by one whole line at a time, fsynced;
+  a line the disk had no room for is taken back whole. `cut_torn_tail` removes a line a killed run
+  left cut, before a resumed run appends.
 
 >>> import tempfile
 >>> d = Path(tempfile.mkdtemp())
@@ -223,16 +225,45 @@ def write_new(path: Path, text: str) -> Path:
 def append_line(path, line: str) -> None:
     """Append one whole line to `path` (created if missing) and make it durable (fsync): the file only
     ever grows by whole lines, so a run interrupted or killed between two appends leaves every line
-    before it intact (a signal is raised once the line is written). A line never holds a newline."""
+    before it intact (a signal is raised once the line is written). A write that fails part of the way
+    (a full disk: ENOSPC, a file size limit) is taken back (the file is cut to its old length) before
+    the error is raised, so no line is ever left cut. A line never holds a newline."""
     data = (line.replace("\n", " ") + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        while data:
-            data = data[os.write(fd, data):]
-        os.fsync(fd)
+        size = os.fstat(fd).st_size
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
     finally:
         os.close(fd)
     INTERRUPTS.raise_if_interrupted()
+
+
+def cut_torn_tail(path) -> int:
+    """Remove the end of `path` after its last newline (a line a killed run was writing) so the next
+    `append_line` starts a line of its own; returns the number of bytes removed.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "rows.jsonl"
+    >>> _ = p.write_bytes(b'{"a": 1}\\n{"b": ')
+    >>> cut_torn_tail(p), p.read_bytes()
+    (6, b'{"a": 1}\\n')
+    """
+    p = Path(path)
+    with open(p, "r+b") as fh:
+        data = fh.read()
+        keep = data.rfind(b"\n") + 1
+        if keep < len(data):
+            fh.truncate(keep)
+            os.fsync(fh.fileno())
+    INTERRUPTS.raise_if_interrupted()
+    return len(data) - keep
 
 
 def slug(name, limit: int = SLUG_LENGTH) -> str:

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from ruamel.yaml import YAML
 
-from checks.formats.inputs import load_yaml
+from checks.formats.inputs import LIMITS, load_yaml
 from checks.formats.outputs import write_new
 from checks.formats.proposal import (NAME_LENGTH, bound_node, build_proposal, check_document, defect_needs,
                                      defects_schema, proposal_schema)
@@ -45,7 +45,7 @@ from model.guards import explain
 from model.trace import Trace
 
 EXPECTATIONS = ("violates", "reachable", "blocked_at", "values")
-MAX_STEPS = 10_000
+MAX_STEPS = LIMITS.max_items  # what the reader lets through (checks/formats/inputs.py)
 GUARD_LENGTH = 4000  # the longest conjunct of the embedded profiles' guards is about 2,100 characters
 
 

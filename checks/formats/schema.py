@@ -1,7 +1,7 @@
 """The shape of a file the tool reads, declared once: it validates (errors at `file:line:col`, saying
 what was expected, what was found and the valid choices) and it prints itself as a JSON Schema.
 
-A declaration is a tree of nodes (`Text`, `Integer`, `Boolean`, `Choice`, `Const`, `Scalar`,
+A declaration is a tree of nodes (`Text`, `Integer`, `Number`, `Boolean`, `Choice`, `Const`, `Scalar`,
 `ListOf`, `Row`, `Record`, `MapOf`) and, inside a `Record`, relations between its fields
 (checks/formats/relations.py: `Within`, `AtMost`, `OncePerRow`, `Exclusive`, `Alone`, `Requires`). `node.check(value, loc)` validates a
 parsed YAML value (ruamel's round-trip types carry positions), appends every problem to
@@ -195,6 +195,24 @@ class Integer(Node):
     def json(self) -> dict:
         return self._meta({"type": ["integer", "null"] if self.null else "integer", "minimum": self.lo,
                            "maximum": self.hi})
+
+
+@dataclass(frozen=True)
+class Number(Node):
+    """A finite number in [lo, hi], whole or not (seconds in a sweep row)."""
+
+    lo: float = 0.0
+    hi: float = 1e12
+    doc: str = ""
+
+    def check(self, value, loc: Loc):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not self.lo <= value <= self.hi:
+            loc.error(f"expected a number from {self.lo:g} to {self.hi:g}; found {found(value)}")
+            return INVALID
+        return value
+
+    def json(self) -> dict:
+        return self._meta({"type": "number", "minimum": self.lo, "maximum": self.hi})
 
 
 @dataclass(frozen=True)

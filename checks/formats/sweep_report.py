@@ -4,7 +4,9 @@ JSON and HTML, and the smallest violations' counterexamples as scenario files.
 `sweep.jsonl` grows by whole lines (checks/formats/outputs.py `append_line`), in the order the
 combinations finish; once every combination has a line it is rewritten (atomically) in combination
 order, so two sweeps of the same space give the same file whatever ran them, apart from the times,
-which sit in each line's `seconds` field alone. Keys are sorted.
+which sit in each line's `seconds` field alone. Keys are sorted. A line is one row, declared once
+(`row_schema`): what `--resume` reads is checked against it, and a bad row is a bad input file (exit
+3, at its line) rather than a KeyError or an extra combination.
 
 >>> rows = [{"id": "A4=x", "index": 0, "seconds": {"check": 1.5}}]
 >>> row_line(rows[0])
@@ -20,7 +22,9 @@ from pathlib import Path
 from checks.analyses.sweep_summary import explain, smallest_violations
 from checks.formats.outputs import append_line, inside, slug, write_atomic, write_new
 from checks.formats.scenario import dump
+from checks.formats.schema import Choice, Integer, ListOf, MapOf, Number, Record, Text
 from checks.results import summary_of
+from model.errors import InputError
 
 ROWS = "sweep.jsonl"
 DECIDED = ("holds", "bounded", "violated")
@@ -46,21 +50,54 @@ def append_row(path: Path, row: dict) -> None:
     append_line(path, row_line(row))
 
 
-def read_rows(path: Path) -> tuple[list, int]:
-    """The rows of an existing file, and how many lines could not be read (a line cut by a full disk or
-    a crash of another tool; never one this tool half-wrote): those combinations are simply run again."""
+def row_schema(axes: tuple, combinations: int, scenario: Record) -> Record:
+    """One line of `sweep.jsonl` (what `Sweep.row` in checks/pipelines/sweep.py writes): `scenario`
+    is the scenario file's schema, which each stored counterexample must meet. Verdicts are any short
+    text: the summary reads `holds` and `violated` and counts the rest as undecided."""
+    check_id, text = Text(200), Text(10_000, multiline=True)
+    return Record({
+        "sweep": Text(64), "index": Integer(0, combinations - 1), "id": Text(10_000),
+        "combination": Record({a.key: Choice(tuple(a.choices)) for a in axes}, required=tuple(a.key for a in axes),
+                              what="switch"),
+        "distance": Integer(0, len(axes)), "status": Choice(("done", "failed")),
+        "error": Text(10_000, multiline=True, optional_null=True), "model": Text(64, optional_null=True),
+        "same_model_as": Text(10_000, optional_null=True), "states": Integer(0, 10**12, null=True),
+        "verdicts": MapOf(check_id, Text(40)), "depths": MapOf(check_id, Integer(0, 10**9, null=True)),
+        "seconds": MapOf(Text(40), Number()),
+        "checks": MapOf(check_id, Record({"kind": Text(40), "rules": ListOf(text)}, required=("kind", "rules"))),
+        "counterexamples": MapOf(check_id, scenario),
+    }, required=("sweep", "index", "id", "combination", "distance", "status", "error", "model", "same_model_as",
+                 "states", "verdicts", "depths", "seconds"), what="row key")
+
+
+def read_rows(path: Path, check=None) -> tuple[list, int]:
+    """The rows of an existing file, and how many lines were not read: the last line when it does not end
+    in a newline (cut short by a kill, a crash or a full disk while it was written; never one this tool
+    left behind: `append_line` takes a failed line back), a blank line aside. `check(row, line)` (the
+    pipeline's, for `--resume`) raises on a line that is not a row of this sweep, a line that is not
+    JSON included (InputError at its line); without it such lines are counted and skipped."""
     rows, bad = [], 0
     if not path.exists():
         return rows, bad
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.split("\n")
+    bad += lines.pop() != ""  # the text after the last newline: a line cut short, or nothing
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-        except ValueError:
+        except ValueError as e:
+            if check is not None:
+                raise InputError(str(path), n, getattr(e, "colno", None),
+                                 f"not a JSON row ({getattr(e, 'msg', e)}); each line of {ROWS} is one JSON object"
+                                 f" that rulecheck wrote: remove the line to run its combination again") from None
             bad += 1
             continue
-        if isinstance(row, dict) and "id" in row and "sweep" in row:
+        if check is not None:
+            check(row, n)
+            rows.append(row)
+        elif isinstance(row, dict) and "id" in row and "sweep" in row:
             rows.append(row)
         else:
             bad += 1

@@ -23,6 +23,8 @@ and a time budget; this is how the Grumman profiles' last properties were proved
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
+import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from checks.analyses.sweep import model_digest
 from checks.analyses.templates import Miner
 from checks.engines.induction import HornSystem, spacer
 from checks.engines.lemmacache import FILE, SEED, LemmaCache, _load, from_data, reseed, to_data
+from checks.interrupt import become_worker
 from checks.pipelines.common import GAME
 from checks.pipelines.proofs import lemma_samples
 
@@ -77,7 +80,8 @@ def unite(dirs: list, every: bool = False, jobs: int = 1) -> int:
     reseed(dirs)
     todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
     if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"), initializer=become_worker,
+                                 initargs=(os.getpid(),)) as pool:  # NOTE(workers)
             trimmed = dict(pool.map(_trim_one, todo))
     else:
         trimmed = dict(map(_trim_one, todo))

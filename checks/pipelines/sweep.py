@@ -8,7 +8,11 @@
    checks (no Z3), on the executor (checks/analyses/sweep_exec.py). A model already checked in the
    file being resumed is not checked again.
 3. Every finished combination becomes one line of `--out/sweep.jsonl` at once; `--resume` skips
-   the combinations the file already holds (failed ones run again). Progress on stderr.
+   the combinations the file already holds (failed ones run again), after checking every line against
+   the row schema (a bad row: exit 3 at its line; a last line cut short by a kill is dropped and its
+   combination runs again). A line the disk has no room for is taken back whole; the sweep goes on in
+   memory, the verdict is printed and the exit code says the rows could not be written (`Run.lost`).
+   Progress on stderr.
 4. The summary (checks/formats/sweep_report.py): per check a "holds iff" statement over the
    switches checked against every row, the smallest violating combinations with their shortest
    counterexamples as scenario files under `--out/violations/`.
@@ -31,10 +35,12 @@ from pathlib import Path
 from checks.analyses.sweep import Axis, Job, check_task, combinations, combo_id, distance, fingerprint_task
 from checks.analyses.sweep_exec import DaskExecutor, PoolExecutor, SchedulerUnreachable
 from checks.formats import sweep_report as rep
-from checks.formats.outputs import OutputError, check_dir
-from checks.formats.scenario import trace_to_scenario
+from checks.formats.outputs import OutputError, check_dir, cut_torn_tail
+from checks.formats.scenario import scenario_schema, trace_to_scenario
+from checks.formats.schema import INVALID, Loc
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, write_html
 from checks.results import exit_code
+from model.errors import InputError
 
 DEFAULT_OUT = "sweep-results"
 
@@ -89,6 +95,7 @@ class Sweep:
     rows: dict = dataclasses.field(default_factory=dict)  # index -> row
     proposals: list = dataclasses.field(default_factory=list)
     ids: list = dataclasses.field(default_factory=list)
+    lost: OSError | None = None  # the first row the disk refused: no more appends, the rows stay in memory
 
     def job(self, i: int) -> Job:
         return Job(i, self.proposals[i], GAME.build, self.budget, trace_to_scenario)
@@ -100,7 +107,11 @@ class Sweep:
                "model": None, "same_model_as": None, "states": None, "verdicts": {}, "depths": {},
                "seconds": {}} | kw
         self.rows[i] = row
-        rep.append_row(self.path, row)
+        if self.lost is None:
+            try:
+                rep.append_row(self.path, row)
+            except OSError as err:  # a full disk: the line was taken back whole (outputs.append_line)
+                self.lost = err
         return row
 
 
@@ -132,19 +143,50 @@ def _prepare(opts: Options, specs: tuple, resume: bool) -> tuple:
     budget = tuple(sorted({"max_states": opts.max_states, "max_depth": opts.max_depth, "timeout": opts.timeout,
                            "seed": opts.seed}.items()))
     sw = Sweep(base, axes, _key(base, axes, budget), out / rep.ROWS, budget)
-    old, bad = rep.read_rows(sw.path)
-    if (old or bad) and not resume:
-        raise UsageProblem(f"{sw.path} already holds a sweep: add --resume to continue it, or choose another --out")
-    if any(r["sweep"] != sw.key for r in old):
-        raise UsageProblem(f"{sw.path} holds another sweep (other base, switches or budgets); --resume continues "
-                           f"only the same sweep: choose another --out")
-    sw.rows = {r["index"]: r for r in old if r["status"] == "done"}
     for combo in combinations(axes):
         chosen = dict(base.interpretation.chosen) | dict(combo)
         interp = GAME.interpretation(tuple(sorted(chosen.items())))
         sw.proposals.append(dataclasses.replace(base, interpretation=interp))
         sw.ids.append(combo_id(combo, axes))
-    return sw, len(sw.rows), bad
+    if not resume:
+        old, bad = rep.read_rows(sw.path)
+        if old or bad:
+            raise UsageProblem(f"{sw.path} already holds a sweep: add --resume to continue it, or choose another "
+                               f"--out")
+        return sw, 0, 0
+    old, torn = rep.read_rows(sw.path, _row_check(sw))
+    if torn:
+        cut_torn_tail(sw.path)  # the next line appended starts a line of its own
+    sw.rows = {r["index"]: r for r in old if r["status"] == "done"}
+    return sw, len(sw.rows), torn
+
+
+def _row_check(sw: Sweep):
+    """`check(row, line)` for `--resume`: the row schema (sweep_report.row_schema), then that the row is the
+    combination its index says and that no combination is done twice. Another sweep's row is a usage
+    error (exit 2: another --out), a bad row a bad input file (exit 3 at its line)."""
+    node = rep.row_schema(sw.axes, len(sw.ids), scenario_schema(GAME))
+    done: dict = {}
+
+    def check(row, line: int) -> None:
+        if isinstance(row, dict) and isinstance(row.get("sweep"), str) and row["sweep"] != sw.key:
+            raise UsageProblem(f"{sw.path} holds another sweep (other base, switches or budgets; line {line}); "
+                               f"--resume continues only the same sweep: choose another --out")
+        errors: list = []
+        loc = Loc(str(sw.path), errors, line=line)
+        if node.check(row, loc) is not INVALID:
+            i = row["index"]
+            if row["id"] != sw.ids[i] or row["combination"] != dict(combinations_at(sw.axes, i)):
+                loc.error(f"row {i} is combination {sw.ids[i]!r}; found {row['id']!r}")
+            elif row["status"] == "done" and row["model"] is None:
+                loc.error("a done row names its model; found none")
+            elif row["status"] == "done" and i in done:
+                loc.error(f"combination {sw.ids[i]!r} is done already at line {done[i]}")
+            elif row["status"] == "done":
+                done[i] = line
+        if errors:
+            raise InputError.all_of(errors)
+    return check
 
 
 def _progress_line(what: str, done: int, total: int, failed: int, started: float) -> str:
@@ -233,7 +275,7 @@ def sweep(opts: Options, switches: tuple = (), jobs: int | None = None, schedule
     sw, resumed, bad = _prepare(opts, tuple(switches), resume)
     if resume:
         progress(f"sweep: resuming: {resumed} of {len(sw.ids)} combination(s) already done in {sw.path}"
-                 + (f"; {bad} unreadable line(s) ignored" if bad else ""))
+                 + ("; its last line was cut short (removed: that combination runs again)" if bad else ""))
     todo = [i for i in range(len(sw.ids)) if i not in sw.rows]
     with _executor(jobs, scheduler) as ex:
         where = ex.where
@@ -244,15 +286,28 @@ def sweep(opts: Options, switches: tuple = (), jobs: int | None = None, schedule
         progress(f"sweep: {len(todo)} combination(s) build {len(groups)} distinct model(s): {merged} merged"
                  + "".join(f"\n  same model: {' = '.join(sw.ids[i] for i in sorted(ix))}" for ix in shown))
         _check(sw, ex, groups, progress)
-    if len(sw.rows) == len(sw.ids):
-        rep.rewrite_sorted(sw.path, list(sw.rows.values()))
+    lost = sw.lost
+    if len(sw.rows) == len(sw.ids):  # whole and in order; after a refused line, every row written at last
+        try:
+            rep.rewrite_sorted(sw.path, list(sw.rows.values()))
+            lost = None
+        except OSError as err:
+            lost = lost or err
     rows = [sw.rows[i] for i in sorted(sw.rows)]
     checks = rep.summarize(rows, sw.axes)
     out = sw.path.parent
-    rep.save_scenarios(out, checks, rows)
+    try:
+        rep.save_scenarios(out, checks, rows)
+        unsaved = None
+    except (OSError, ValueError) as err:  # a full disk (an OutputError is a ValueError)
+        unsaved = err
     meta = _meta(sw, resumed, where, time.perf_counter() - t0)
     text = rep.to_json(checks, sw.base, opts.seed, meta) if opts.fmt == "json" \
         else rep.to_text(checks, sw.base, opts.seed, meta)
     run = Run(text, exit_code(rep.sweep_verdicts(checks, meta)))
+    if lost is not None:
+        run.lost("the sweep's rows (each line written is whole: --resume continues) to", sw.path, lost)
+    if unsaved is not None:
+        run.lost("the counterexamples under", out / rep.SCENARIO_DIR, unsaved)
     write_html(opts, run, lambda h: rep.html_page(checks, rows, sw.axes, sw.base, opts.seed, meta))
     return run
