@@ -185,7 +185,8 @@ SLOW_BMC: set = {
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d.id in SLOW_BMC else d
-                                    for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity") and "~" not in d.target
+                                    for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity", "possibilistic")
+                                    and "~" not in d.target
                                     and not d.target.startswith("witness-")],
                          ids=lambda d: d.id)
 def test_bmc_catches_defect_at_the_explicit_depth(defect):

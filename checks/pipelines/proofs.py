@@ -57,11 +57,23 @@ def lemma_samples(prop) -> list:
     return [GAME.build(prop)]
 
 
+LEAK_CHECKS = ("hidden-identity", "possibilistic")  # `rulecheck leaks --check` (docs/noninterference.md)
+
+
 def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: int = 6,
-          z3_proof: bool = True) -> Run:
-    """hidden-identity: explicit state and step pairs, Z3 self-composition, or both."""
+          z3_proof: bool = True, only: tuple = ()) -> Run:
+    """hidden-identity (explicit state and step pairs, Z3 self-composition, or both) and the possibilistic
+    check (explicit only), each per rival observer; `only` selects among `LEAK_CHECKS`."""
     from checks.analyses.leaks import check_leaks, side_by_side
     from checks.analyses.leaks_z3 import check_leaks_z3
+    from checks.analyses.possible import check_possible
+    from checks.engines.explicit import Explorer
+    selected = tuple(only) or LEAK_CHECKS
+    for c in selected:
+        if c not in LEAK_CHECKS:
+            raise UsageProblem(f"unknown leak check '{c}'; valid: {', '.join(LEAK_CHECKS)}")
+    if engine == "z3" and "hidden-identity" not in selected:
+        raise UsageProblem("the possibilistic check has no Z3 engine; use --engine explicit or both")
     prop = opts.resolve()
     model = GAME.build(prop)
     valid = [model.secrets.label(f) for f in model.secrets.observers]
@@ -69,21 +81,32 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
         if o not in valid:
             raise UsageProblem(f"unknown observer '{o}'; valid: {', '.join(valid)}")
     t0 = time.perf_counter()
-    results, stats = [], {"states": None}
+    results, stats, extra = [], {"states": None}, {}
     if engine in ("explicit", "both"):
-        results, stats = check_leaks(model, opts.config(), list(observers) or None)
-    extra = {"product": stats}
-    if engine in ("z3", "both"):
+        # One exploration for both explicit checks.
+        explorer = Explorer(model, opts.config())
+        ex = explorer.run()
+        shared = dict(exploration=ex, compiled=explorer.cm)
+        if "hidden-identity" in selected:
+            results, stats = check_leaks(model, opts.config(), list(observers) or None, **shared)
+            extra["product"] = stats
+        if "possibilistic" in selected:
+            found, extra["possibilistic"] = check_possible(model, opts.config(), list(observers) or None, **shared)
+            results += found
+            stats = {"states": len(ex.states)}
+    if engine in ("z3", "both") and "hidden-identity" in selected:
         depth = z3_depth if opts.max_depth is None else min(z3_depth, opts.max_depth)  # one depth budget
         z3_results, extra["z3"] = check_leaks_z3(model, depth, opts.seed, list(observers) or None,
                                                  prove=z3_proof, timeout=opts.config().left())
         results += z3_results
+    if "product" not in extra and "possibilistic" not in extra:
+        extra["product"] = stats
     notes, pairs, saving = [], [], Run("", 0)
     for r in results:
         leak = r.extra.pop("leak", None)
         if leak is not None:
             pairs.append(leak)
-            notes.append(side_by_side(leak, model))
+            notes.append((f"{leak.check}:\n" if leak.check != "hidden-identity" else "") + side_by_side(leak, model))
             if opts.out:
                 r.trace_path = written(saving, "a leak pair under", opts.out, save_leak_pair, leak, model, prop,
                                        Path(opts.out), "-z3" if r.engine == "z3" else "")
@@ -103,8 +126,8 @@ def save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> str:
     from checks.formats.scenario import trace_to_scenario, write_scenario
     written = []
     for side, trace, m in (("A", leak.game_a, model), ("B", leak.game_b, leak.model_b)):
-        doc = trace_to_scenario(m, trace, prop, f"hidden-identity leak to {leak.observer}: game {side}",
+        doc = trace_to_scenario(m, trace, prop, f"{leak.check} leak to {leak.observer}: game {side}",
                                 {"reachable": True}, ("H3", "H6"))
-        name = f"hidden-identity-{slug(leak.observer)}{tag}-{side}.scenario.yaml"
+        name = f"{leak.check}-{slug(leak.observer)}{tag}-{side}.scenario.yaml"
         written.append(write_scenario(inside(out, "leaks", name), doc))
     return str(written[0])

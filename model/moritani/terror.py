@@ -93,6 +93,8 @@ def rules(c: Ctx) -> list[Rule]:
     e, k = Param("e"), Param("k")
     for face in c.faces:
         gate = offer_gate(c, face, e)
+        if c.has("offer-gate-misses-sabotage") and face == c.face("Sabotage"):
+            gate = Const(False)  # the bug: the gate's table of resolvable effects has no entry for Sabotage
         offer_guard = (at & v("entry_face").eq(face) & ~refused & v("entrant").eq(e)
                        & gate & c.alliance_change_allowed())
         if not c.has("karama-block-ignored"):
