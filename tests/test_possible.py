@@ -112,6 +112,20 @@ def test_a_missing_step_without_a_twin_game_is_an_internal_error_not_holds(monke
         check_possible(GAME.build(small(defects=(DEFECT.id,))), CheckConfig(), observers=["Atreides"])
 
 
+@pytest.mark.heavy
+def test_a_mutant_that_makes_the_offer_depend_on_the_face_is_killed_by_it():
+    """`negate-comparison@offer_alliance_5...` (the face-5 offer rule enabled for every face but 5) survived
+    `rulecheck mutate` on the default profile (docs/mutation.md); the possibilistic check kills it."""
+    from checks.analyses.mutants import generate
+    from checks.analyses.mutate import check_mutant, reference
+    m = GAME.build(small())
+    (mutant,) = [x for x in generate(m, ("negate-comparison",))
+                 if x.id == "negate-comparison@offer_alliance_5.guard/0.0.0.0.0.0.1"]
+    ref = reference(m, m, CheckConfig(), {mutant.rule})
+    r = check_mutant(mutant, m, m, ref, CheckConfig())
+    assert r.verdict == "killed" and r.extra["killed_by"] == ["possibilistic"], r.detail
+
+
 def test_every_report_carries_the_check(tmp_path):
     f = tmp_path / "p.yaml"
     f.write_text(f"name: gate\nbounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n"
