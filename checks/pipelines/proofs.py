@@ -81,26 +81,21 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
         if o not in valid:
             raise UsageProblem(f"unknown observer '{o}'; valid: {', '.join(valid)}")
     t0 = time.perf_counter()
-    results, stats, extra = [], {"states": None}, {}
+    results, states, extra = [], None, {"product": {"states": None}}
     if engine in ("explicit", "both"):
-        # One exploration for both explicit checks.
-        explorer = Explorer(model, opts.config())
+        explorer = Explorer(model, opts.config())  # one exploration for both explicit checks
         ex = explorer.run()
-        shared = dict(exploration=ex, compiled=explorer.cm)
+        states, shared = len(ex.states), dict(exploration=ex, compiled=explorer.cm)
         if "hidden-identity" in selected:
-            results, stats = check_leaks(model, opts.config(), list(observers) or None, **shared)
-            extra["product"] = stats
+            results, extra["product"] = check_leaks(model, opts.config(), list(observers) or None, **shared)
         if "possibilistic" in selected:
             found, extra["possibilistic"] = check_possible(model, opts.config(), list(observers) or None, **shared)
             results += found
-            stats = {"states": len(ex.states)}
     if engine in ("z3", "both") and "hidden-identity" in selected:
         depth = z3_depth if opts.max_depth is None else min(z3_depth, opts.max_depth)  # one depth budget
         z3_results, extra["z3"] = check_leaks_z3(model, depth, opts.seed, list(observers) or None,
                                                  prove=z3_proof, timeout=opts.config().left())
         results += z3_results
-    if "product" not in extra and "possibilistic" not in extra:
-        extra["product"] = stats
     notes, pairs, saving = [], [], Run("", 0)
     for r in results:
         leak = r.extra.pop("leak", None)
@@ -110,7 +105,7 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
             if opts.out:
                 r.trace_path = written(saving, "a leak pair under", opts.out, save_leak_pair, leak, model, prop,
                                        Path(opts.out), "-z3" if r.engine == "z3" else "")
-    run = report(dataclasses.replace(opts, out=None), results, prop, stats["states"],
+    run = report(dataclasses.replace(opts, out=None), results, prop, states,
                  time.perf_counter() - t0, model, extra, leaks=pairs)
     run.stderr[:0] = saving.stderr
     run.code = 2 if saving.stderr and run.code == 0 else run.code
