@@ -146,9 +146,9 @@ def prove(opts, only, engine, depth, rlimit, proof_cache, spacer_rlimit):
 @html_report
 @ci_reports
 @guarded
-def leaks(opts, observers, engine, z3_depth, z3_proof):
+def leaks(opts, observers, engine, z3_depth, z3_proof, only):
     """Noninterference: no rival can tell which hidden face lies where before it is revealed."""
-    return proofs.leaks(opts, tuple(observers), engine, z3_depth, z3_proof)
+    return proofs.leaks(opts, tuple(observers), engine, z3_depth, z3_proof, tuple(only))
 
 
 @main.command()

@@ -247,6 +247,8 @@ def leak_options(f):
         click.option("--z3-depth", type=DEPTH, default=6, show_default=True, help="BMC depth of the Z3 self-composition"),
         click.option("--z3-proof/--no-z3-proof", default=True, show_default=True,
                      help="after a clean BMC, attempt the unbounded relational proof (about 60 s on the default bounds)"),
+        click.option("--check", "only", multiple=True, type=click.Choice(["hidden-identity", "possibilistic"]),
+                     help="run only these checks (default: both; possibilistic is explicit only)"),
     ])
 
 

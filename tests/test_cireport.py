@@ -147,7 +147,7 @@ TINY = "name: tiny\nbounds:\n  turns: 1\n  strongholds: [Arrakeen]\n  ambassador
 
 
 @pytest.mark.parametrize("args, tests, skipped", [
-    (("leaks", "--engine", "explicit"), 3, 0),  # hidden-identity per rival observer
+    (("leaks", "--engine", "explicit"), 6, 0),  # hidden-identity and possibilistic per rival observer
     # the Z3 self-composition to a small depth without the proof is `bounded`: skipped, never a pass
     (("leaks", "--engine", "z3", "--z3-depth", "2", "--no-z3-proof"), 3, 3),
     (("ambiguities",), 2, 0),

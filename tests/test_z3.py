@@ -188,7 +188,8 @@ SLOW_BMC: set = {
 @pytest.mark.heavy
 @pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d.id in SLOW_BMC else d
                                     # `domain` is the explicit engines' (docs/checking.md): the encoding assumes it
-                                    for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity", "domain")
+                                    for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity", "possibilistic",
+                                                                         "domain")
                                     and "~" not in d.target
                                     and not d.target.startswith("witness-")],
                          ids=lambda d: d.id)

@@ -52,6 +52,7 @@ class Leak:
     seen_b: object
     model_b: object
     secret: str = "Face"  # the domain of the exchanged secrets: Terror faces, or Traitor cards
+    check: str = "hidden-identity"  # or `possibilistic` (checks/analyses/possible.py): a step game B cannot take
 
 
 class PartnerGameError(InternalError):

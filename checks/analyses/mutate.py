@@ -7,8 +7,8 @@ Each mutant is built with `model.provenance.sibling(edit_rules=...)`, so the gam
 - `killed`: some check's verdict differs definitely from the original's: an invariant, step
   property or `no-deadlock` violated with a replayed trace, a witness that became unreachable
   (vacuity, decided by a complete search) or reachable, a value outside its declared domain
-  (`domain` violated), or, on the game's small bounds, `hidden-identity` (when the rule writes a slot
-  a rival observes). `killed_by` lists the changed checks, `depth` the shortest replayed trace.
+  (`domain` violated), or, on the game's small bounds, `hidden-identity` or `possibilistic` (when the
+  rule writes a slot a rival observes). `killed_by` lists the changed checks, `depth` the shortest replayed trace.
 - `equivalent`: decided, never assumed: the mutant's reachable states are the original's (a
   fingerprint of the sorted packed states) and the mutated rule's labelled transitions from every
   one of them are the original rule's (a fingerprint of the sorted (state, label, successor)
@@ -99,10 +99,8 @@ def reference(model, small, config: CheckConfig, rules: set) -> Reference:
     mat = state_matrix(ex, model.schema)
     leak_verdicts, small_states, observed = None, 0, frozenset()
     if small is not None and small.secrets is not None:
-        from checks.analyses.leaks import check_leaks
-        leaks, stats = check_leaks(small, _plain(config))
-        leak_verdicts = {r.extra["observer"]: r.verdict for r in leaks}
-        small_states = stats["states"]
+        small_states, checks = _leak_checks(small, _plain(config))
+        leak_verdicts = {(r.id, r.extra["observer"]): r.verdict for leak_check in checks for r in leak_check()}
         observed = frozenset(f.name for f in small.schema.fields) - frozenset(small.secrets.unobserved_fields())
     return Reference(verdicts={r.id: r.verdict for r in results}, kinds={r.id: r.kind for r in results},
                      states=len(ex.states), fingerprint=state_fingerprint(mat),
@@ -361,26 +359,41 @@ def _leak_check(mutant: Mutant, small, ref: Reference, config: CheckConfig):
         else set()
     if not written & ref.observed:
         return "not run (the rule writes no slot a rival observes)"
+    results: list = []
     try:
         sm = build_mutant(small, mutant)
-        from checks.analyses.leaks import check_leaks
-        results, _ = check_leaks(sm, _plain(config, BUDGET_FACTOR * ref.small_states))
+        # hidden-identity first: a kill there needs no possibilistic run (and no failure of it can hide it).
+        for leak_check in _leak_checks(sm, _plain(config, BUDGET_FACTOR * ref.small_states))[1]:
+            results += leak_check()
+            kills = [(r.id, r.kind, r.depth, r.trace) for r in results if r.verdict == "violated"
+                     and ref.leak_verdicts.get((r.id, r.extra.get("observer"))) != "violated"]
+            if kills:
+                return kills[:1]
     except NotApplicable as e:
         return f"not run ({e})"
     except (ModelError, ArithmeticError, LookupError) as e:
         return f"not run (the mutant does not build or evaluate on the small bounds: {e})"
-    # A leak check that failed inside the tool (e.g. a difference without a partner game) is never read as
-    # `holds`: unless another rival's leak kills the mutant, its run ends in `error`.
-    kills = [("hidden-identity", r.kind, r.depth, r.trace) for r in results
-             if r.verdict == "violated" and ref.leak_verdicts.get(r.extra.get("observer")) != "violated"]
-    if kills:
-        return kills[:1]
+    except InternalError as e:  # e.g. a difference without a partner game: never read as `holds`
+        raise MutantCheckFailed(f"the small-bounds leak check failed: {str(e).splitlines()[0]}") from None
+    # A leak check that failed inside the tool is never read as `holds`: unless another rival's leak kills the
+    # mutant (returned above), its run ends in `error`.
     failed = [r for r in results if r.verdict == "error"]
     if failed:
         raise MutantCheckFailed(f"the small-bounds leak check failed: {failed[0].detail}")
     if any(r.verdict == "unknown" for r in results):
         return "inconclusive: " + next(r.detail for r in results if r.verdict == "unknown")
     return None
+
+
+def _leak_checks(small, config: CheckConfig) -> tuple[int, tuple]:
+    """(states explored, the calls): `hidden-identity`, then `possibilistic`, for every rival on `small`, from
+    one exploration; each call returns its results."""
+    from checks.analyses.leaks import check_leaks
+    from checks.analyses.possible import check_possible
+    explorer = Explorer(small, config)
+    ex = explorer.run()
+    return len(ex.states), (lambda: check_leaks(small, config, exploration=ex, compiled=explorer.cm)[0],
+                            lambda: check_possible(small, config, exploration=ex, compiled=explorer.cm)[0])
 
 
 # Many mutants ---------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ def defect_proposal(game, d, proposal):
 
 def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:
     p = defect_proposal(game, d, proposal)
-    if d.target == "hidden-identity":
+    if d.target in LEAK_TARGETS:
         return _run_leak(game, d, p, config)
     if "~" in d.target:
         return _run_order(game, d, p, config)
@@ -66,17 +66,22 @@ def _witness_target(model, name: str) -> bool:
     return any(p.name == name and p.kind == "witness" for p in model.properties)
 
 
+LEAK_TARGETS = ("hidden-identity", "possibilistic")  # checks/analyses/leaks.py, checks/analyses/possible.py
+
+
 def _run_leak(game, d, proposal, config: CheckConfig) -> CheckResult:
     from checks.analyses.leaks import check_leaks
+    from checks.analyses.possible import check_possible
     t0 = time.perf_counter()
-    results, stats = check_leaks(game.build(proposal), dataclasses.replace(config, fold=False))
+    run = check_leaks if d.target == "hidden-identity" else check_possible
+    results, stats = run(game.build(proposal), dataclasses.replace(config, fold=False))
     hit = [r for r in results if r.verdict == "violated"]
     common = dict(id=d.id, kind="defect", engine="product", rules=d.ids, states=stats["states"])
     if hit:
         r = min(hit, key=lambda r: r.depth)
         return CheckResult(**common, verdict="caught", depth=r.depth, seconds=time.perf_counter() - t0,
                            detail=f"{d.doc} ({r.detail})", trace=r.trace,
-                           extra={"target": d.target, "caught_by": "hidden-identity",
+                           extra={"target": d.target, "caught_by": d.target,
                                   "observer": r.extra["observer"]})
     # A leak check that failed inside the tool for some observer proves nothing either way: `error`.
     failed = [r for r in results if r.verdict == "error"]
@@ -148,7 +153,7 @@ def run_selftest(game, proposal, config: CheckConfig, only: tuple = (), engine: 
     (building the 107 models alone took 94 s of a `selftest --timeout 1`, issue 40)."""
     chosen = [d for d in game.defects if not only or d.id in only]
     if engine == "bmc":
-        chosen = [d for d in chosen if d.target not in ("no-deadlock", "hidden-identity", DOMAIN) and "~" not in d.target]
+        chosen = [d for d in chosen if d.target not in ("no-deadlock", DOMAIN) + LEAK_TARGETS and "~" not in d.target]
     out = []
     for d in chosen:
         if config.out_of_time():

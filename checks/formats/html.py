@@ -184,7 +184,8 @@ def ambiguity_viewers(r, model, anchor: str) -> str:
 
 
 def _leak_key(lk) -> tuple:
-    return (tuple(lk.game_a.labels), tuple(lk.game_b.labels), lk.component, repr(lk.seen_a), repr(lk.seen_b))
+    return (lk.check, tuple(lk.game_a.labels), tuple(lk.game_b.labels), lk.component, repr(lk.seen_a),
+            repr(lk.seen_b))
 
 
 def _seen(v) -> str:
@@ -208,7 +209,7 @@ def leak_viewers(leaks, model, anchor: str, command: str = "leaks", proposal=Non
                 f'<div class="panels"><div>game A<pre>{e(_seen(lk.seen_a))}</pre></div>'
                 f'<div>game B<pre>{e(_seen(lk.seen_b))}</pre></div></div></div>')
         out.append(f'<div class="leak">{seen}')
-        out.append(viewer(f"hidden-identity: {who} can tell two games apart ({lk.game_a.depth} steps)",
+        out.append(viewer(f"{lk.check}: {who} can tell two games apart ({lk.game_a.depth} steps)",
                           [Lane("game A", model, lk.game_a),
                            Lane("game B", lk.model_b, lk.game_b,
                                 f"game B cannot take game A's step {lk.game_a.depth}" if stuck else "")],
@@ -217,7 +218,7 @@ def leak_viewers(leaks, model, anchor: str, command: str = "leaks", proposal=Non
                           "public step is the same" + (", but for game A's last, which game B cannot take" if stuck
                                                        else ""), "the observer's view differs"))
         if proposal is not None:
-            out.append(explore_command(command, proposal, None, "leaks", f"hidden-identity-{slug(lk.observer)}-A"))
+            out.append(explore_command(command, proposal, None, "leaks", f"{lk.check}-{slug(lk.observer)}-A"))
         out.append("</div>")
     return "".join(out)
 

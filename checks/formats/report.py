@@ -84,7 +84,7 @@ def trace_place(r: CheckResult) -> tuple:
         # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
         # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
         # An order-sensitivity defect's trace reaches the state where the pair is pending.
-        expect = {"reachable": True} if target == "hidden-identity" or "~" in str(target) \
+        expect = {"reachable": True} if target in ("hidden-identity", "possibilistic") or "~" in str(target) \
             else {"violates": target}
         return "defects", expect
     if r.kind == "ambiguity":

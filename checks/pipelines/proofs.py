@@ -58,11 +58,24 @@ def lemma_samples(prop) -> list:
     return [GAME.build(prop)]
 
 
+LEAK_CHECKS = ("hidden-identity", "possibilistic")  # `rulecheck leaks --check` (docs/noninterference.md)
+
+
 def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: int = 6,
-          z3_proof: bool = True) -> Run:
-    """hidden-identity: explicit state and step pairs, Z3 self-composition, or both."""
+          z3_proof: bool = True, only: tuple = ()) -> Run:
+    """hidden-identity (explicit state and step pairs, Z3 self-composition, or both) and the possibilistic
+    check (explicit only), each per rival observer; `only` selects among `LEAK_CHECKS`. One engine or check
+    failing inside the tool gives its verdicts `error`; the others stand (issue 39)."""
     from checks.analyses.leaks import RULES as LEAK_RULES, check_leaks, side_by_side
     from checks.analyses.leaks_z3 import check_leaks_z3
+    from checks.analyses.possible import check_possible
+    from checks.engines.explicit import Explorer
+    selected = tuple(only) or LEAK_CHECKS
+    for c in selected:
+        if c not in LEAK_CHECKS:
+            raise UsageProblem(f"unknown leak check '{c}'; valid: {', '.join(LEAK_CHECKS)}")
+    if engine == "z3" and "hidden-identity" not in selected:
+        raise UsageProblem("the possibilistic check has no Z3 engine; use --engine explicit or both")
     prop = opts.resolve()
     model = GAME.build(prop)
     valid = [model.secrets.label(f) for f in model.secrets.observers]
@@ -70,32 +83,42 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
         if o not in valid:
             raise UsageProblem(f"unknown observer '{o}'; valid: {', '.join(valid)}")
     t0 = time.perf_counter()
-    results, stats = [], {"states": None}
+    results, states, extra = [], None, {"product": {"states": None}}
     chosen = list(observers) or valid
 
-    def failed(engine_name: str):  # one engine failing inside the tool: its verdicts are `error`, the other's stand
-        return lambda e: ([error_result(e, id="hidden-identity", kind="noninterference", engine=engine_name,
-                                        rules=LEAK_RULES, what=f"the {engine_name} leak check for {o}", observer=o)
-                           for o in chosen], {"states": None})
+    def failed(check: str, engine_name: str, stats: dict | None = None):
+        return lambda e: ([error_result(e, id=check, kind="noninterference", engine=engine_name, rules=LEAK_RULES,
+                                        what=f"the {engine_name} {check} check for {o}", observer=o)
+                           for o in chosen], stats if stats is not None else {"states": None})
     if engine in ("explicit", "both"):
-        results, stats = isolated(lambda: check_leaks(model, opts.config(), list(observers) or None), failed("product"))
-    extra = {"product": stats}
-    if engine in ("z3", "both"):
+        explorer = Explorer(model, opts.config())  # one exploration for both explicit checks
+        ex = explorer.run()
+        states, shared = len(ex.states), dict(exploration=ex, compiled=explorer.cm)
+        if "hidden-identity" in selected:
+            results, extra["product"] = isolated(
+                lambda: check_leaks(model, opts.config(), list(observers) or None, **shared),
+                failed("hidden-identity", "product"))
+        if "possibilistic" in selected:
+            found, extra["possibilistic"] = isolated(
+                lambda: check_possible(model, opts.config(), list(observers) or None, **shared),
+                failed("possibilistic", "explicit", {}))
+            results += found
+    if engine in ("z3", "both") and "hidden-identity" in selected:
         depth = z3_depth if opts.max_depth is None else min(z3_depth, opts.max_depth)  # one depth budget
         z3_results, extra["z3"] = isolated(lambda: check_leaks_z3(model, depth, opts.seed, list(observers) or None,
                                                                   prove=z3_proof, timeout=opts.config().left()),
-                                           failed("z3"))
+                                           failed("hidden-identity", "z3"))
         results += z3_results
     notes, pairs, saving = [], [], Run("", 0)
     for r in results:
         leak = r.extra.pop("leak", None)
         if leak is not None:
             pairs.append(leak)
-            notes.append(side_by_side(leak, model))
+            notes.append((f"{leak.check}:\n" if leak.check != "hidden-identity" else "") + side_by_side(leak, model))
             if opts.out:
                 r.trace_path = written(saving, "a leak pair under", opts.out, save_leak_pair, leak, model, prop,
                                        Path(opts.out), "-z3" if r.engine == "z3" else "")
-    run = report(dataclasses.replace(opts, out=None), results, prop, stats["states"],
+    run = report(dataclasses.replace(opts, out=None), results, prop, states,
                  time.perf_counter() - t0, model, extra, leaks=pairs)
     run.stderr[:0] = saving.stderr
     run.code = 2 if saving.stderr and run.code == 0 else run.code
@@ -111,8 +134,8 @@ def save_leak_pair(leak, model, prop, out: Path, tag: str = "") -> str:
     from checks.formats.scenario import trace_to_scenario, write_scenario
     written = []
     for side, trace, m in (("A", leak.game_a, model), ("B", leak.game_b, leak.model_b)):
-        doc = trace_to_scenario(m, trace, prop, f"hidden-identity leak to {leak.observer}: game {side}",
+        doc = trace_to_scenario(m, trace, prop, f"{leak.check} leak to {leak.observer}: game {side}",
                                 {"reachable": True}, ("H3", "H6"))
-        name = f"hidden-identity-{slug(leak.observer)}{tag}-{side}.scenario.yaml"
+        name = f"{leak.check}-{slug(leak.observer)}{tag}-{side}.scenario.yaml"
         written.append(write_scenario(inside(out, "leaks", name), doc))
     return str(written[0])

@@ -211,6 +211,21 @@ class EOME_WHEN_REVEAL_BLOCKED(Choices):
     OFFER_ANYWAY = "offer-anyway"
 
 
+# A switch of the leak check, not of the rules: no rule reads it, so the model, its digest and its state space are
+# the same under both choices; only what the possibilistic check (checks/analyses/possible.py) counts changes,
+# through the model's declared release (model/moritani/release.py).
+@switch("eome-gate-secrecy", ("A21", "H6"), default="face-independent",
+        question="May the A21 engine gate make Enemy of My Enemy's availability depend on the hidden face? "
+                 "face-independent: no, an offer available with one face and not with another is a leak (the "
+                 "possibilistic check reports it); gate-declassified: an offer the A21 block-offer gate withholds "
+                 "for one of two exchanged faces releases that this token cannot be revealed against this entrant",
+        source="the printed rules (R19 offers for any triggered token, R21); Quintine/Dune calls its gate temporary "
+               "and keeps the public opportunity independent of the face (MORITANI_ENEMY_ALLIANCE)")
+class EOME_GATE_SECRECY(Choices):
+    FACE_INDEPENDENT = "face-independent"
+    GATE_DECLASSIFIED = "gate-declassified"
+
+
 @switch("bg-advisors-occupy", ("R25", "A25"), default="occupy",
         question="Do BG advisors alone in a stronghold count toward its two-faction limit and block BG's ally (for "
                  "shipment, movement and Sneak Attack)?",
@@ -369,8 +384,8 @@ SWITCHES = _listed(
     TERROR_VS_ARRIVAL_REACTIONS, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING, EXTORTION_MENTAT_ORDER,
     ASSASSINATE_MENTAT_ORDER, EXTORTION_PAYERS, ATOMICS_PENALTY, SABOTAGE_GIFT_OVERFLOW, KARAMA_PLACEMENT,
     SNEAK_ATTACK_IS_SHIPMENT, ADVISOR_INTO_AFTERMATH, ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED,
-    BG_ADVISORS_OCCUPY, ALLY_SEPARATION, STACK_REVEAL, CUNNING_REACH, BETRAYAL_TIMING, GRUMMAN_ADDITION,
-    GRUMMAN_REMOVAL, COLLECTION_OPERATIONS, ENTRY_CAUSES, CROSS_SHIP_INTO_AFTERMATH, ROBBERY_EMPTY_DECK,
+    EOME_GATE_SECRECY, BG_ADVISORS_OCCUPY, ALLY_SEPARATION, STACK_REVEAL, CUNNING_REACH, BETRAYAL_TIMING,
+    GRUMMAN_ADDITION, GRUMMAN_REMOVAL, COLLECTION_OPERATIONS, ENTRY_CAUSES, CROSS_SHIP_INTO_AFTERMATH, ROBBERY_EMPTY_DECK,
     SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH)
 SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
 

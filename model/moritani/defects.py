@@ -220,6 +220,12 @@ DEFECTS = (
     Defect("decline-logs-face", "hidden-identity", ("H3", "H6"),
            "declining a Terror entry writes the kept token's face into the public game log (seen one step "
            "after the decision, not in the state where it is taken)", (("turns", 1),)),
+    # A possibilistic leak (checks/analyses/possible.py): a choice of Moritani's that depends on the face. No rival
+    # sees Moritani's prompt and every game stays legal, so only the possibilistic check catches it.
+    Defect("offer-gate-misses-sabotage", "possibilistic", ("A21", "H6", "R19"),
+           "the engine's A21 gate finds no resolver for Sabotage and treats that effect as unsupported: Enemy of "
+           "My Enemy is never offered for a Sabotage token, so every rival who sees an offer learns the token is "
+           "not Sabotage", (("turns", 1),)),
     # Assassinate Leaders module (model/moritani/assassinate.py): the bounds override turns it on.
     Defect("retired-card-reshuffled", "traitor-custody", ("R43",),
            "the Mentat replacement shuffles the revealed Traitor card back into the reserve deck instead of "

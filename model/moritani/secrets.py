@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 
-from model.moritani import observe
+from model.moritani import observe, release
 
 
 class FaceSecrets:
@@ -105,6 +105,11 @@ class FaceSecrets:
 
     def public_label(self, action, pre: tuple) -> str:
         return observe.public_label(self.model, action, pre)
+
+    def released(self, action, pre: tuple, twin: tuple) -> str | None:
+        """The declared release that lets `action` (enabled in `pre`) be missing from `twin`, `pre` with two
+        hidden faces exchanged (model/moritani/release.py), or None."""
+        return release.released(self.model, action, pre, twin)
 
     def value_params(self, action) -> list:
         return observe.face_params(action)

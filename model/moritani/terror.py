@@ -22,6 +22,13 @@ def reveal_possible(c: Ctx, face: int, e):
     return c.any_of(c.v("leader", e, j) for j in range(len(c.bounds.leaders)))
 
 
+def offer_gate(c: Ctx, face: int, e):
+    """A21 `block-offer`, the engine gate: no offer whose refusal could not be resolved (the reveal it would force
+    is not possible against entrant e); always true under `offer-anyway`. Read by the offer rules and by the
+    possibilistic check's declared release (model/moritani/release.py)."""
+    return reveal_possible(c, face, e) if c.chose(EOME_WHEN_REVEAL_BLOCKED.BLOCK_OFFER) else Const(True)
+
+
 def _accept_effects(c: Ctx) -> dict:
     """Effects of a committed acceptance, for parameters e (entrant) and k (face)."""
     v, M = c.v, c.M
@@ -88,8 +95,9 @@ def rules(c: Ctx) -> list[Rule]:
     window = timing != KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE  # a Karama window follows the offer (or the acceptance)
     e, k = Param("e"), Param("k")
     for face in c.faces:
-        # A21 block-offer, the engine gate: no offer whose refusal could not be resolved.
-        gate = reveal_possible(c, face, e) if c.chose(EOME_WHEN_REVEAL_BLOCKED.BLOCK_OFFER) else Const(True)
+        gate = offer_gate(c, face, e)
+        if c.has("offer-gate-misses-sabotage") and face == c.face("Sabotage"):
+            gate = Const(False)  # the bug: the gate's table of resolvable effects has no entry for Sabotage
         offer_guard = (at & v("entry_face").eq(face) & ~refused & v("entrant").eq(e)
                        & gate & c.alliance_change_allowed())
         if not c.has("karama-block-ignored"):
