@@ -99,7 +99,7 @@ def test_a_difference_without_a_partner_game_is_an_internal_error_not_holds(tmp_
     f = tmp_path / "p.yaml"
     f.write_text("name: leaky\nbounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n"
                  "defects: [face-printed]\n", encoding="utf-8")
-    r = CliRunner().invoke(main, ["leaks", "--engine", "explicit", "--proposal", str(f)])
+    r = CliRunner().invoke(main, ["leaks", "--engine", "explicit", "--check", "hidden-identity", "--proposal", str(f)])
     assert r.exit_code == 1, r.output
     assert "internal error" in r.output and "game A" in r.output and "holds" not in r.output
 
