@@ -163,3 +163,20 @@ def test_every_result_command_writes_junit(tmp_path, args, tests, skipped):
     assert len(root.findall(".//testcase")) == int(root.get("tests")) == tests
     assert root.get("skipped") == str(skipped) and root.get("failures") == "0"
     assert root.find("testsuite").get("name") == f"rulecheck {args[0]}: tiny"
+
+
+def test_user_text_reaches_junit_and_markdown_escaped():
+    """Issue 40: bidirectional overrides and control characters in a proposal's name or a check's detail
+    are shown as escapes in every CI output; raw, U+202E reorders what the CI page shows and ESC makes the
+    XML invalid."""
+    import types
+    nasty = "exe.\u202elmth\x1b[2J"
+    prop = types.SimpleNamespace(name=nasty, source="file", defects=())
+    results = [CheckResult(id="a", kind="invariant", verdict="violated", engine="explicit", detail=nasty), result("holds", "b")]
+    xml = junit_xml(results, "check", prop, 0, 1.0)
+    md = summary_markdown(results, "check", prop, 0, 10, 1.0)
+    for text in (xml, md):
+        assert "\u202e" not in text and "\x1b" not in text
+        assert "exe.\\u202elmth\\x1b[2J" in text
+    root = ET.fromstring(xml.encode())  # well-formed XML
+    assert root.find("testsuite").get("name") == "rulecheck check: exe.\\u202elmth\\x1b[2J"

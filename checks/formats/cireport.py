@@ -13,13 +13,16 @@ mapping never turns an inconclusive verdict into a pass:
 | `equivalent`, `invalid` | `<skipped>` | a mutant that is the original, or that does not build: not scored |
 
 Output is deterministic for a deterministic run: no timestamps or host names, results in the
-order the command produced them, times rounded to 0.1 s.
+order the command produced them, times rounded to 0.1 s. Control characters and bidirectional
+overrides from user text (a proposal's name, a scenario's labels) are shown as visible escapes
+(checks/formats/terminal.py `clean`): raw, they make the XML invalid and reorder what a CI page shows.
 """
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
 from checks.formats.outputs import write_atomic
+from checks.formats.terminal import clean
 from checks.results import CheckResult, summary_verdict
 
 PASS = ("holds", "proved", "caught", "killed")
@@ -115,7 +118,7 @@ def junit_xml(results: list[CheckResult], command: str, proposal, seed: int, sec
         if kind != "skipped":
             el.text = _trace_text(r, model) or r.detail
     ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    return clean(ET.tostring(root, encoding="unicode", xml_declaration=True)) + "\n"
 
 
 def _cell(text) -> str:
@@ -153,7 +156,7 @@ def summary_markdown(results: list[CheckResult], command: str, proposal, seed: i
             out += [f"{i}. `{label}`" for i, label in enumerate(r.trace.labels, 1)]
         if r.trace_path:
             out += ["", f"Scenario: `{r.trace_path}` (replay with `rulecheck replay`)"]
-    return "\n".join(out) + "\n"
+    return clean("\n".join(out)) + "\n"
 
 
 def write_reports(results: list[CheckResult], command: str, proposal, seed: int, states: int | None,

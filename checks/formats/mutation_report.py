@@ -18,6 +18,7 @@ from pathlib import Path
 
 from checks.formats.report import VERSION
 from checks.formats.scenario import dump
+from checks.formats.terminal import clean
 
 COLUMNS = ("generated", "checked", "valid", "killed", "survived", "equivalent", "unknown", "invalid", "error")
 
@@ -118,7 +119,7 @@ def summary_markdown(results: list, tally: dict, proposal, seed: int, meta: dict
         out += ["", "### Survivors", "", "| mutant | rule | catalogue IDs | change |", "| --- | --- | --- | --- |"]
         out += [f"| `{r.id}` | {r.extra['rule']} | {', '.join(r.rules)} | {_cell(r.extra['change'])} |"
                 for r in surv]
-    return "\n".join(out) + "\n"
+    return clean("\n".join(out)) + "\n"  # user text never reaches a CI page raw (cireport)
 
 
 def _cell(text: str) -> str:
