@@ -14,11 +14,13 @@ trees, used by tests and caching); write `a.eq(b)` for the expression.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Union, cast
+from typing import Any, ClassVar, Iterable, Union, cast
 
 
 class Expr:
     """Base class; operator overloads build new nodes."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # every node class is a dataclass (its fields are walked)
 
     def __add__(self, o): return Add((self, lift(o)))
     def __radd__(self, o): return Add((lift(o), self))

@@ -34,7 +34,7 @@ from checks.engines.packing import Layout, constant_slots
 from checks.engines.vector_compile import compile_buckets, compile_predicates, slots_read
 from checks.engines.visited import warm_up
 from checks.engines.worker import Worker
-from checks.engines.explicit import DOMAIN, BeyondDomain, Exploration
+from checks.engines.explicit import DOMAIN, BeyondDomain, ExplicitExploration, Exploration
 from model.errors import ModelError
 from model.evaluate import apply, holds
 from model.game import GameModel
@@ -126,9 +126,13 @@ class _Rows(_Ints):
 
 
 @dataclass
-class VectorExploration(Exploration):
+class VectorExploration(ExplicitExploration):
     """`checks.engines.explicit.Exploration` over the vector engine's arrays (same interface)."""
 
+    states: _Rows
+    parent: _Ints
+    via: _Ints
+    depth: _Depths
     reached: int = 0
     store_bytes: int = 0  # the search's own arrays at the end: keys, parents, actions, visited tables
 
@@ -167,7 +171,7 @@ class VectorExplorer:
             raise ModelError("--engine vector keeps no edge list (--graph); use --engine scalar")
         self.jobs = max(1, cfg.jobs or os.cpu_count() or 1)
         self.c = compiled or VectorModel.build(model)
-        self.beyond = None  # BeyondDomain, once a state leaves the domains (NOTE(domain))
+        self.beyond: BeyondDomain | None = None  # BeyondDomain, once a state leaves the domains (NOTE(domain))
         warm_up(self.c.lay.words)  # numba's functions load (or compile, the first time) here, not in the search
 
     def run(self, stop_when=None) -> Exploration:
@@ -204,7 +208,7 @@ class VectorExplorer:
                     search.stop(f"depth bound {cfg.max_depth} reached")
                     break
                 search.starts.append(search.n)  # the first state of depth d + 1
-                nxt = []
+                nxt: list = []
                 for r0 in range(0, len(frontier), ROUND):
                     if not search.round(frontier[r0:r0 + ROUND], d, nxt):
                         break
