@@ -57,6 +57,32 @@ class Outcome:
     stage_codes: frozenset
 
 
+class Settings(Protocol):
+    """A game's bounds or interpretation value, as checkers read it: its entries as plain data."""
+
+    def as_dict(self) -> dict: ...
+
+
+class Proposal(Protocol):
+    """A game's proposal as checkers see it: its name and where it came from, the game's own
+    interpretation (`.as_dict()`, `.choice(switch key)`) and bounds (`.as_dict()`), the seeded
+    defects built in, and its JSON form. Implemented by the game's proposal class."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def interpretation(self) -> Any: ...
+    @property
+    def bounds(self) -> Any: ...
+    @property
+    def defects(self) -> tuple: ...
+    def to_json(self) -> dict: ...
+
+
 class Secrets(Protocol):
     """The noninterference interface (`checks/analyses/leaks.py`, `leaks_z3.py`): what each rival
     observes, which values are secret, and how exchanging two secret values acts on states,

@@ -174,7 +174,7 @@ class VectorExplorer:
         self.beyond: BeyondDomain | None = None  # BeyondDomain, once a state leaves the domains (NOTE(domain))
         warm_up(self.c.lay.words)  # numba's functions load (or compile, the first time) here, not in the search
 
-    def run(self, stop_when=None) -> Exploration:
+    def run(self, stop_when=None) -> VectorExploration:
         t0 = time.perf_counter()
         model, cfg, c = self.model, self.config, self.c
         W = c.lay.words
@@ -197,7 +197,7 @@ class VectorExplorer:
         from checks.engines.parallel import ProcessPool
         return ProcessPool(self.c, cap, self.jobs, ROUND)
 
-    def _search(self, pool, cap: int, by_memory: bool, t0: float, stop_when) -> Exploration:
+    def _search(self, pool, cap: int, by_memory: bool, t0: float, stop_when) -> VectorExploration:
         search = _Round(self, pool, cap, by_memory, t0, stop_when)
         ex, cfg = search.ex, self.config
         frontier = search.seed()
@@ -378,7 +378,7 @@ class _Round:
             self.stop("stopped: target found")
         return not self.ex.complete
 
-    def finish(self) -> Exploration:
+    def finish(self) -> VectorExploration:
         ex, n, model = self.ex, self.n, self.model
         ex.depth.arr = np.array(self.starts)
         ex.reached = ex.depth[n - 1] if n else 0
