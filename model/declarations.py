@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 
+from model.expr import Expr
+
 
 @dataclass(frozen=True)
 class Provenance:
@@ -104,7 +106,7 @@ class Secrets(Protocol):
     def observer(self, observer: int): ...                   # .observe(state, enabled) and .public slots
     def spec(self, observer: int) -> tuple: ...              # the observation as model data (Z3)
     def hidden(self, state: tuple) -> list: ...              # secret values in state
-    def hidden_expr(self, value: int) -> Any: ...           # "value is still hidden" as a model expression
+    def hidden_expr(self, value: int) -> Expr: ...          # "value is still hidden" as a model expression
     def swap(self, state: tuple, a: int, b: int) -> tuple: ...
     def exchange_slots(self, a: int, b: int) -> tuple: ...  # the slot pairs an exchange of a and b swaps
     def live(self) -> dict: ...                              # the slots per value that are live (read) at all
