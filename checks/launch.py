@@ -25,7 +25,8 @@ def run() -> int | None:
         sys.stderr.write(f"rulecheck: {e}; stopped\n")
         return EXIT_INTERRUPTED
     tune_gc()
-    return cli.run()
+    cli.run()  # the CLI ends the process with the command's exit code (exit 0 if it returns)
+    return None
 
 
 def tune_gc() -> None:
