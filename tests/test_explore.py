@@ -22,7 +22,7 @@ SMALL_STATES = 2_358
 @pytest.mark.heavy
 def test_default_profile_count_and_verdicts(default_model, default_exploration):
     ex = default_exploration
-    assert ex.complete and len(ex.states) == DEFAULT_STATES >= 10_000
+    assert ex.complete and len(ex.states) == DEFAULT_STATES
     assert ex.violations == {} and ex.deadlocks == [] and ex.out_of_domain == []
     results = explicit_results(default_model, ex)
     assert {r.id: r.verdict for r in results if r.verdict != "holds"} == {}
@@ -66,10 +66,11 @@ def test_deadlock_is_reported_and_terminal_is_not():
 def test_budget_cut_is_never_holds():
     ex = Explorer(build_model(), CheckConfig(max_states=5_000)).run()
     assert not ex.complete and "budget" in ex.stop_reason
-    verdicts = {r.verdict for r in explicit_results(build_model(), ex)}
-    assert "holds" not in {v for v in verdicts if v != "holds"} and verdicts <= {"unknown", "holds"}
-    invariants = [r for r in explicit_results(build_model(), ex) if r.kind == "invariant"]
-    assert all(r.verdict == "unknown" for r in invariants)
+    results = explicit_results(build_model(), ex)
+    # No invariant or step property holds on a cut search; a witness it reached does, one it missed is unknown.
+    assert {r.verdict for r in results if r.kind != "witness"} == {"unknown"}
+    assert {r.verdict for r in results if r.kind == "witness"} == {"holds", "unknown"}
+    assert {r.kind for r in results} == {"invariant", "step", "witness"}
 
 
 def test_depth_bound_gives_bounded_verdicts():
