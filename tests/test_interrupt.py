@@ -354,7 +354,7 @@ POOLS = {
     "background": ("import time\nfrom checks.engines.background import Background\n"
                    "job = Background(lambda: time.sleep(600))\ntime.sleep(600)\n", 2),
     "vector": ("import time\nfrom checks.engines.parallel import ProcessPool\nfrom checks.engines.vector import VectorModel\n"
-               "from tests.conftest import counter_model\n"
+               "from tests.toys import counter_model\n"
                "pool = ProcessPool(VectorModel.build(counter_model()), 64, 2, 64)\ntime.sleep(600)\n", 3),
 }
 

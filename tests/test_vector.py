@@ -30,8 +30,12 @@ from model.moritani.profiles import PROFILES
 from model.properties import always, sometimes
 from model.rule import P, Rule
 from model.schema import Field, Schema
-from tests.conftest import SMALL, counter_model
-from tests.test_promela import PARITY, swap_model
+from tests.conftest import SMALL
+from tests.toys import counter_model
+from tests.pins import (DEFAULT_STATES, DEFAULT_TRANSITIONS, SMALL_STATES, THREE_TURNS_STATES,
+                        THREE_TURNS_TRANSITIONS)
+from tests.test_promela import PARITY
+from tests.toys import swap_model
 
 
 # Each profile on one stronghold and one turn (a starting garrison elsewhere is left out with its stronghold).
@@ -78,7 +82,7 @@ def test_same_as_scalar_on_every_profile_small_form(name):
 
 def test_default_profile_count_and_verdicts(default_model):
     ex = vector(default_model)
-    assert ex.complete and len(ex.states) == 294_232 and ex.transitions == 469_499
+    assert ex.complete and len(ex.states) == DEFAULT_STATES and ex.transitions == DEFAULT_TRANSITIONS
     assert not ex.violations and not ex.deadlocks
     assert {r.id: r.verdict for r in explicit_results(default_model, ex) if r.verdict != "holds"} == {}
 
@@ -108,7 +112,7 @@ def test_jobs_with_rounds_and_budget(monkeypatch):
     monkeypatch.setattr(v, "ROUND", 64)
     model = build_model(SMALL)
     full = [vector(model, jobs=j) for j in (1, 2, 3)]
-    assert len({tuple(x.states) for x in full}) == 1 and len(full[0].states) == 2_358
+    assert len({tuple(x.states) for x in full}) == 1 and len(full[0].states) == SMALL_STATES
     cut = [vector(model, jobs=j, max_states=1_000) for j in (1, 2)]
     assert not cut[0].complete and list(cut[0].states) == list(cut[1].states)
     assert "state budget" in cut[0].stop_reason and "depth" in cut[0].stop_reason
@@ -176,7 +180,8 @@ def test_symmetry_and_fold_are_refused():
 def test_cli_explore_and_budget_exit_codes():
     """`explore` with no options: the vector engine (auto), three turns of the default bounds (issue 17)."""
     r = CliRunner().invoke(main, ["explore", "--jobs", "1"])
-    assert r.exit_code == 0 and "states: 2,412,411" in r.output and "transitions: 3,944,803" in r.output
+    assert r.exit_code == 0 and f"states: {THREE_TURNS_STATES:,}" in r.output and \
+        f"transitions: {THREE_TURNS_TRANSITIONS:,}" in r.output
     r = CliRunner().invoke(main, ["explore", "--engine", "vector", "--jobs", "2", "--max-states", "1000"])
     assert r.exit_code == 4 and "state budget" in r.output
 
@@ -190,7 +195,7 @@ def test_toy_models_match():
 def test_three_turns_same_as_scalar():
     model = build_model(Bounds(turns=3))
     a, b = scalar(model, max_states=5_000_000), vector(model, max_states=5_000_000, jobs=2)
-    assert len(a.states) == len(b.states) == 2_412_411 and a.transitions == b.transitions
+    assert len(a.states) == len(b.states) == THREE_TURNS_STATES and a.transitions == b.transitions
     assert set(a.states) == set(b.states)
     per_layer = np.diff(np.append(b.depth.arr, len(b.states)))  # states per BFS layer: the same layers
     per_layer = np.trim_zeros(per_layer, "b")  # the vector engine marks the empty layer that ends its search

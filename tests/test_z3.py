@@ -17,7 +17,8 @@ from model.moritani.config import Bounds, Interpretation
 from model.moritani import GAME
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES
-from tests.conftest import SMALL, counter_model
+from tests.conftest import SMALL
+from tests.toys import counter_model
 
 AGREEMENT_CONFIGS = {
     "small-default": (SMALL, Interpretation()),
