@@ -14,6 +14,9 @@ DEFAULT_TRANSITIONS = 469_499
 # Three turns of the default bounds: `check` and `explore` without options (issue 17).
 THREE_TURNS_STATES = 2_412_411
 THREE_TURNS_TRANSITIONS = 3_944_803
+# One turn of the default bounds (`explore --turns 1`; tests/test_promela.py's two-strongholds-1-turn).
+ONE_TURN_STATES = 7_941
+ONE_TURN_TRANSITIONS = 11_272
 # tests/conftest.py SMALL: one stronghold, the Ambassador in it, one turn.
 SMALL_STATES = 2_358
 TREACHERY_ONLINE_STATES = 429_105

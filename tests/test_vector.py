@@ -32,8 +32,8 @@ from model.rule import P, Rule
 from model.schema import Field, Schema
 from tests.conftest import SMALL
 from tests.toys import counter_model
-from tests.pins import (DEFAULT_STATES, DEFAULT_TRANSITIONS, SMALL_STATES, THREE_TURNS_STATES,
-                        THREE_TURNS_TRANSITIONS)
+from tests.pins import (DEFAULT_STATES, DEFAULT_TRANSITIONS, ONE_TURN_STATES, ONE_TURN_TRANSITIONS, SMALL_STATES,
+                        THREE_TURNS_STATES, THREE_TURNS_TRANSITIONS)
 from tests.test_promela import PARITY
 from tests.toys import swap_model
 
@@ -177,11 +177,20 @@ def test_symmetry_and_fold_are_refused():
     assert r.exit_code == 3 and "symmetry" in r.output
 
 
-def test_cli_explore_and_budget_exit_codes():
-    """`explore` with no options: the vector engine (auto), three turns of the default bounds (issue 17)."""
+@pytest.mark.heavy
+def test_cli_explore_with_no_options_searches_three_turns():
+    """`explore` with no options: the vector engine (auto), three turns of the default bounds (issue 17): 2.4 M
+    states, so not in the fast tier (its bounded form is the next test)."""
     r = CliRunner().invoke(main, ["explore", "--jobs", "1"])
     assert r.exit_code == 0 and f"states: {THREE_TURNS_STATES:,}" in r.output and \
         f"transitions: {THREE_TURNS_TRANSITIONS:,}" in r.output
+
+
+def test_cli_explore_one_turn_and_budget_exit_codes():
+    """The bounded form: one turn of the default bounds through the same command, and a state budget (exit 4)."""
+    r = CliRunner().invoke(main, ["explore", "--jobs", "1", "--turns", "1"])
+    assert r.exit_code == 0 and f"states: {ONE_TURN_STATES:,}" in r.output and \
+        f"transitions: {ONE_TURN_TRANSITIONS:,}" in r.output and "complete: True" in r.output
     r = CliRunner().invoke(main, ["explore", "--engine", "vector", "--jobs", "2", "--max-states", "1000"])
     assert r.exit_code == 4 and "state budget" in r.output
 
