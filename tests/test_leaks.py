@@ -90,6 +90,7 @@ def test_secret_copied_into_a_public_field_is_caught_one_step_later():
     assert set(leak.seen_a) == {"declined_log"} and leak.seen_a != leak.seen_b
 
 
+@pytest.mark.heavy
 def test_a_difference_without_a_partner_game_is_an_internal_error_not_holds(tmp_path, monkeypatch):
     import checks.analyses.leaks as lk
     from click.testing import CliRunner
@@ -189,6 +190,7 @@ def test_game_b_that_looks_different_before_the_end_cuts_both_games_there(monkey
     assert leak.game_a.replay(m) == [] and leak.game_b.replay(leak.model_b) == []
 
 
+@pytest.mark.heavy
 def test_game_b_that_cannot_take_a_step_of_game_a_is_a_leak(monkeypatch, tmp_path):
     """Case (b): in game B's rules Moritani can never offer an alliance, so no game B takes game A's
     last step; the pair is game A (9 steps) and game B (8 steps), and every printer takes it."""
