@@ -1,8 +1,8 @@
-"""Shared fixtures (tiny hand-written models, the explored default profile), an isolated proof cache,
+"""Shared fixtures (the explored default profile, the small bounds; toy models: tests/toys.py), an isolated proof cache,
 and the test tiers.
 
-Tiers: `python -m pytest -m fast` is the edit-test loop (about four minutes on two cores): every test
-except those marked `heavy` (each takes several seconds: big explorations, Z3 proofs, subprocesses)
+Tiers: `python -m pytest -m fast` is the edit-test loop (about 400 s of CPU, 3.4 minutes on two idle cores,
+2026-12-03): every test except those marked `heavy` (each takes several seconds: big explorations, Z3 proofs, subprocesses)
 or `slow`. The default selection (`python -m pytest`, what CI runs) is everything but `slow`;
 `-m slow` runs the larger configurations whose bounded form the default selection covers.
 """
@@ -15,29 +15,10 @@ import pytest
 
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
-from model.domains import Bool, IntRange
-from model.expr import Var
-from model.game import GameModel
-from model.properties import always, sometimes
-from model.rule import Rule
-from model.schema import Field, Schema
 from model.moritani.build import build_model
-from model.moritani.config import Bounds
-
-# A small configuration every test can afford to enumerate completely.
-SMALL = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
-
-
-def counter_model(limit: int = 3, broken: bool = False) -> GameModel:
-    """x counts up to `limit`; `broken` lets it overshoot, which the invariant catches."""
-    sch = Schema((Field("x", IntRange(0, limit + 1)), Field("done", Bool())))
-    top = limit + 1 if broken else limit
-    rules = (
-        Rule("inc", (), Var("x") < top, {("x", ()): Var("x") + 1}, ("T1",)),
-        Rule("finish", (), Var("x").eq(limit) & ~Var("done"), {("done", ()): True}, ("T2",), kind="system"),
-    )
-    props = (always("bounded", Var("x") <= limit, ("T1",)), sometimes("can-finish", fires=("finish",)))
-    return GameModel("counter", sch, ((0, False),), rules, props, terminal=Var("done"))
+# SMALL: a configuration every test can afford to enumerate completely (one stronghold with the Ambassador, one
+# turn). The toy models moved to tests/toys.py; both names stay importable from here.
+from tests.toys import SMALL, counter_model, explored_config as _explored_config  # noqa: F401
 
 
 @pytest.fixture(scope="session")
@@ -53,6 +34,21 @@ def default_exploration(default_model):
 @pytest.fixture(scope="session")
 def small_model():
     return build_model(SMALL)
+
+
+@pytest.fixture(scope="session")
+def small_exploration(small_model):
+    """The complete scalar exploration of SMALL (2,358 states), shared: tests must not change it."""
+    ex = Explorer(small_model, CheckConfig()).run()
+    assert ex.complete
+    return ex
+
+
+@pytest.fixture(scope="session")
+def explored_config():
+    """`explored_config(name)`: the model of tests/toys.py AGREEMENT_CONFIGS[name] and its complete exploration,
+    built once per test process (shared by the agreement, SPIN and module tests)."""
+    return _explored_config
 
 
 def pytest_configure(config):

@@ -13,6 +13,7 @@ from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, RELOCATION_BOUNDS
+from tests.pins import PROFILE_STATES
 
 RELOCATION = Bounds(**dict(RELOCATION_BOUNDS))
 
@@ -34,7 +35,9 @@ def test_relocation_needs_ecaz_in_the_desert_and_an_ambassador():
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("causes, states", [("every-arrival", 79_418), ("shipment-and-movement", 71_296)])
+@pytest.mark.parametrize("causes, states", [
+    (c, PROFILE_STATES["ambassador-relocation", f"entry-causes={c}"])
+    for c in ("every-arrival", "shipment-and-movement")])
 def test_both_readings_hold_with_every_witness(causes, states):
     """Every check holds under both readings; the relocation opens Terror only under every-arrival."""
     m = build_model(RELOCATION, Interpretation.of(entry_causes=causes))
@@ -47,13 +50,11 @@ def test_both_readings_hold_with_every_witness(causes, states):
     assert ("witness-relocation-opens-terror" in wanted) == (causes == "every-arrival")
 
 
-def test_the_relocation_never_touches_the_arrival_record():
+def test_the_relocation_never_touches_the_arrival_record(explored_config):
     """H9: replayed on every reachable relocation step (small configuration), the arrival that triggered the
     Ambassador keeps its entrant, stronghold, cause and queued Terror decision; only the queue slot records
     where Ecaz went."""
-    from tests.test_z3 import AGREEMENT_CONFIGS
-    m = build_model(*AGREEMENT_CONFIGS["small-relocation"])
-    ex = Explorer(m, CheckConfig()).run()
+    m, ex = explored_config("small-relocation")
     sch = m.schema
     record = [sch.slot(n, ()) for n in ("entrant", "entry_loc", "entry_cause", "pend_terror")]
     queued, stage = sch.slot("relocated", ()), sch.slot("stage", ())
