@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from typing import IO, cast
 
 import click
 
@@ -229,7 +230,7 @@ def run() -> None:
     except Interrupted as e:  # outside a guarded command (e.g. while click parses options)
         _fail(f"rulecheck: {e}; stopped", EXIT_INTERRUPTED)
     except click.ClickException as e:
-        e.show(file=CleanStream(sys.stderr))
+        e.show(file=cast(IO[str], CleanStream(sys.stderr)))  # show() only writes to it
         sys.exit(e.exit_code)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)

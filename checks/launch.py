@@ -25,7 +25,8 @@ def run() -> int | None:
         sys.stderr.write(f"rulecheck: {e}; stopped\n")
         return EXIT_INTERRUPTED
     tune_gc()
-    return cli.run()
+    cli.run()  # exits itself (sys.exit) with the command's code
+    return None
 
 
 def tune_gc() -> None:

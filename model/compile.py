@@ -8,7 +8,8 @@ both give the same successors on every state of small models.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, substitute, walk)
 from model.game import GameModel
@@ -143,8 +144,8 @@ class CompiledModel:
     unpinned: list
     dispatch_slot: int | None
     invariants: list  # [(name, fn)]
-    terminal: object
-    dispatchers: dict = None  # bucket value -> generated successor function of that bucket
+    terminal: Callable[[tuple], bool]
+    dispatchers: dict = field(default_factory=dict)  # bucket value -> generated successor function (set by build)
 
     @classmethod
     def build(cls, model: GameModel) -> "CompiledModel":
@@ -171,7 +172,7 @@ class CompiledModel:
         effects = [ns[f"e{n}"] for n in range(n_act)]
         dslot = schema.slot(model.dispatch) if model.dispatch else None
         buckets: dict = {}
-        unpinned = []
+        unpinned: list[int] = []
         for n, a in enumerate(model.actions):
             v = _pinned(a.guard, dslot, schema) if dslot is not None else None
             (buckets.setdefault(v, []) if v is not None else unpinned).append(n)
@@ -193,11 +194,13 @@ class CompiledModel:
         # all of them) made the generated source ten times larger for no measurable gain.
         effect_src = {n: f"out.append(({n}, e{n}(s)))" for n in range(len(model.actions))}
         keys = sorted(buckets) if dslot is not None else [None]
-        src, conj_src = [], {}
+        src: list[str] = []
+        conj_src: dict[int, list[str]] = {}
         for k, v in enumerate(keys):
             idxs = buckets[v] if dslot is not None else range(len(model.actions))
             items = []
-            pinned = to_source(Eq(Var(model.dispatch), Const(v)), schema, tables) if dslot is not None else None
+            pinned = to_source(Eq(Var(model.dispatch), Const(v)), schema, tables) \
+                if dslot is not None and model.dispatch else None
             for n in idxs:
                 # Conjuncts as source text: equal text is an equal test, and strings hash cheaply.
                 if n not in conj_src:
@@ -257,7 +260,9 @@ def _witness_checks(model: GameModel) -> dict:
     """action index -> [(witness name, predicate on the pre-state)]."""
     out: dict = {}
     schema = model.schema
-    src, names, tables = [], [], {}
+    src: list[str] = []
+    names: list[tuple[int, str]] = []
+    tables: dict = {}
     for w in model.witnesses:
         if not w.fires:
             continue
@@ -308,7 +313,9 @@ def _incremental(model: GameModel, preds: list, tables: dict) -> list:
                     slots |= {i for (f, _), i in schema._slots.items() if f == node.field}
         reads.append(slots)
     ns: dict = dict(tables)
-    src, by_writes, out = [], {}, []
+    src: list[str] = []
+    by_writes: dict[frozenset, str] = {}
+    out: list[str] = []
     for a in model.actions:
         written = frozenset(schema.slot(n, tuple(i.value for i in idx)) for n, idx, _ in a.effects)
         if written not in by_writes:
@@ -357,7 +364,7 @@ def compile_sorting_canon(decl, schema: Schema, elements, maps):
     sort instead of n! permuted tuples per state.
     """
     pts = decl.points
-    index_slots = {p: [] for p in pts}
+    index_slots: dict = {p: [] for p in pts}
     value_slots = []
     for (fname, idx), i in sorted(schema._slots.items(), key=lambda kv: kv[1]):
         f = schema.by_name[fname]

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 
+from model.expr import Expr
+
 
 @dataclass(frozen=True)
 class Provenance:
@@ -57,6 +59,32 @@ class Outcome:
     stage_codes: frozenset
 
 
+class Settings(Protocol):
+    """A game's bounds or interpretation value, as checkers read it: its entries as plain data."""
+
+    def as_dict(self) -> dict: ...
+
+
+class Proposal(Protocol):
+    """A game's proposal as checkers see it: its name and where it came from, the game's own
+    interpretation (`.as_dict()`, `.choice(switch key)`) and bounds (`.as_dict()`), the seeded
+    defects built in, and its JSON form. Implemented by the game's proposal class."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def interpretation(self) -> Any: ...
+    @property
+    def bounds(self) -> Any: ...
+    @property
+    def defects(self) -> tuple: ...
+    def to_json(self) -> dict: ...
+
+
 class Secrets(Protocol):
     """The noninterference interface (`checks/analyses/leaks.py`, `leaks_z3.py`): what each rival
     observes, which values are secret, and how exchanging two secret values acts on states,
@@ -64,12 +92,25 @@ class Secrets(Protocol):
 
     observers: tuple            # faction indices of the rivals
     domain: str                 # the domain name of the secret values (e.g. "Face")
+    values: tuple               # the secret values (indices in `domain`) and their names
+    value_labels: tuple
+    # Fields indexed by a secret value that move with it under an exchange (those that say where it is:
+    # custody), and the field naming a value publicly (a token's public ID).
+    per_value_fields: tuple
+    custody_fields: tuple
+    id_field: str
 
     def label(self, observer: int) -> str: ...
+    def observer_index(self, label: str) -> int: ...        # the inverse of `label`
+    def public_slots(self) -> tuple: ...
     def observer(self, observer: int): ...                   # .observe(state, enabled) and .public slots
     def spec(self, observer: int) -> tuple: ...              # the observation as model data (Z3)
     def hidden(self, state: tuple) -> list: ...              # secret values in state
+    def hidden_expr(self, value: int) -> Expr: ...          # "value is still hidden" as a model expression
     def swap(self, state: tuple, a: int, b: int) -> tuple: ...
+    def exchange_slots(self, a: int, b: int) -> tuple: ...  # the slot pairs an exchange of a and b swaps
+    def live(self) -> dict: ...                              # the slots per value that are live (read) at all
+    def value_params(self, action) -> list: ...             # the action's parameters over `domain`
     def exchange_label(self, action, a: int, b: int, domain: str = "Face") -> str: ...
     def public_key(self, action, pre: tuple) -> tuple: ...
     def public_group(self, action) -> str: ...
@@ -85,6 +126,13 @@ class Secrets(Protocol):
     # observer o (a rival or the owner) reads directly, as its observation does.
     owner: int | None
     def visible_slots(self, observer: int) -> tuple: ...
+    # A second secret, private cards (the Traitor cards of an optional module): `cards()` is (card slots,
+    # hidden zone codes, hand zone) or None when the game has none.
+    card_labels: tuple
+    def cards(self) -> tuple | None: ...
+    def card_pairs(self, state: tuple) -> list: ...
+    def swap_cards(self, state: tuple, a: int, b: int) -> tuple: ...
+    def public_cards(self, state: tuple) -> tuple: ...
 
 
 class Board(Protocol):
@@ -106,11 +154,19 @@ class Reactions(Protocol):
     """Pending reactions the printed rules leave unordered (`checks/analyses/ambiguity.py`)."""
 
     hubs: dict                  # hub stage code -> reaction names waiting there
+    hub_of: dict                # reaction name -> its hub stage code
     scheduler: dict             # scheduler rule name -> the reaction it resolves
     order: tuple                # reaction names, in the order a pair id spells them
+    names: dict                 # reaction name -> the name a pair id spells
+    macro_rules: dict           # reaction -> its own rules, the only ones its macro step fires (commute_z3)
+    lapses: dict                # rule name -> the disabling event its firing is (a reaction lapsed)
 
     def pending(self, state: tuple, reaction: str) -> int: ...
+    def group(self, hub: int, pair: tuple) -> tuple: ...    # the reactions a branch of `pair` watches
+    def settled(self, state: tuple, hub: int, pair: tuple) -> bool: ...
+    def disabled(self, state: tuple, enabled_rules: set) -> list: ...  # events where a reaction cannot act
     def pair_id(self, a: str, b: str) -> str: ...
+    def pair_of(self, pid: str) -> tuple: ...               # the inverse of `pair_id`
     def settles(self, a: str, b: str) -> tuple: ...        # (switch key, catalogue IDs)
 
 

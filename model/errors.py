@@ -5,6 +5,8 @@ CLI can print it as it is (no traceback).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class ModelError(Exception):
     """A malformed model definition (unknown field, out-of-domain value, ...)."""
@@ -17,7 +19,8 @@ class InputError(Exception):
     "p.yaml:3:5: unknown switch 'x'"
     """
 
-    def __init__(self, path: str, line: int | None, col: int | None, message: str, others: tuple = ()):
+    def __init__(self, path: str, line: int | None, col: int | None, message: str,
+                 others: Iterable[InputError] = ()):
         self.path, self.line, self.col, self.message = path, line, col, message
         self.others = tuple(others)  # further errors found in the same file, in file order
         where = path

@@ -24,6 +24,8 @@ def eval_expr(e: Expr, s: State, schema: Schema, env: dict | None = None):
         case Const(value=v):
             return v
         case Param(name=n):
+            if env is None:
+                raise TypeError(f"parameter {n!r} evaluated without an environment")
             return env[n]
         case Var(field=f, index=idx):
             return s[schema.slot(f, tuple(eval_expr(i, s, schema, env) for i in idx))]

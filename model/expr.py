@@ -14,11 +14,13 @@ trees, used by tests and caching); write `a.eq(b)` for the expression.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Union
+from typing import Any, ClassVar, Iterable, Union, cast
 
 
 class Expr:
     """Base class; operator overloads build new nodes."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # every node class is a dataclass (its fields are walked)
 
     def __add__(self, o): return Add((self, lift(o)))
     def __radd__(self, o): return Add((lift(o), self))
@@ -235,7 +237,7 @@ def substitute(e: Expr, env: dict) -> Expr:
         case Const() | Fired() | Arg():
             return e
         case Post(var=v):
-            return Post(substitute(v, env))
+            return Post(cast(Var, substitute(v, env)))  # a Var substitutes to a Var (case below)
         case Param(name=n):
             return Const(env[n]) if n in env else e
         case Var(field=f, index=idx):
@@ -267,9 +269,9 @@ def substitute(e: Expr, env: dict) -> Expr:
                 return Const(binop(type(e), a.value, b.value))
             return type(e)(a, b)
         case Add(args=xs):
-            xs = [substitute(x, env) for x in xs]
-            k = sum(x.value for x in xs if isinstance(x, Const))
-            rest = [x for x in xs if not isinstance(x, Const)]
+            ys = [substitute(x, env) for x in xs]
+            k = sum(x.value for x in ys if isinstance(x, Const))
+            rest = [x for x in ys if not isinstance(x, Const)]
             if not rest:
                 return Const(k)
             return sum_of(rest + ([Const(k)] if k else []))

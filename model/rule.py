@@ -22,6 +22,11 @@ from model.expr import TRUE, Const, Expr, lift, show, substitute
 
 KINDS = ("player", "scheduler", "fault", "system")
 
+# A written slot, (field, index expressions), and a rule's effects: slot -> new value. Model code may
+# write plain ints and bools in both places; Rule lifts them to Const.
+Slot = tuple[str, tuple[Expr | int, ...]]
+Effects = dict[Slot, Expr | int | bool]
+
 
 @dataclass(frozen=True)
 class P:

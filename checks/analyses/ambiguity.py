@@ -108,7 +108,7 @@ class Analyser:
         rx = self.rx
         b = Branch()
         seen = {}
-        q = deque()
+        q: deque = deque()
         hub = rx.hub_of[pair[0]]
         group = rx.group(hub, pair)
         for a, t in starts:
@@ -171,19 +171,19 @@ class Analyser:
             for x in mine:  # the slots that separate x from the nearest outcome of the other order
                 near = min(other, key=lambda y: sum(a != b for a, b in zip(x, y)), default=None)
                 diff |= {j for j, (a, b) in enumerate(zip(x, near or x)) if a != b}
-        diff = [names[j] for j in sorted(diff)]
+        diff_names = [names[j] for j in sorted(diff)]
         if cls != "diverges" or not (only1 or only2):
             # Witness the event that tells the orders apart: a cascade, else a differing disable.
             pick = [e for e in e1 ^ e2 if e[0] == "cascade"] or sorted(e1 ^ e2) or \
                 [e for e in e1 | e2 if e[0] == "cascade"]
             if pick:
                 ev = pick[0]
-                w1 = b1.events.get(ev) or min(b1.outcomes.values(), key=len, default=[])
-                w2 = b2.events.get(ev) or min(b2.outcomes.values(), key=len, default=[])
-                return cls, {r1: [f"[{ev[1]}]"] + w1, r2: [f"[{ev[1]}]" if ev in b2.events else "[no such event]"] + w2}, tuple(diff)
+                w1: list = b1.events.get(ev) or min(b1.outcomes.values(), key=len, default=[])
+                w2: list = b2.events.get(ev) or min(b2.outcomes.values(), key=len, default=[])
+                return cls, {r1: [f"[{ev[1]}]"] + w1, r2: [f"[{ev[1]}]" if ev in b2.events else "[no such event]"] + w2}, tuple(diff_names)
         w1 = b1.outcomes[min(only1, key=lambda o: len(b1.outcomes[o]))] if only1 else next(iter(b1.outcomes.values()), [])
         w2 = b2.outcomes[min(only2, key=lambda o: len(b2.outcomes[o]))] if only2 else next(iter(b2.outcomes.values()), [])
-        return cls, {r1: w1, r2: w2}, tuple(diff)
+        return cls, {r1: w1, r2: w2}, tuple(diff_names)
 
     def run(self, ex) -> dict:
         """pair id -> PairFinding over every multi-choice react state of the exploration `ex`. The
@@ -280,5 +280,6 @@ def _commute_proof(model, pair: tuple, config: CheckConfig) -> dict:
     if config.out_of_time():
         return {"verdict": "unknown", "reason": f"not attempted: --timeout {config.timeout}s reached",
                 "macro_steps": {}, "seconds": 0.0}
-    p = prove_commutes(model, *pair, timeout=config.left())
+    r1, r2 = pair
+    p = prove_commutes(model, r1, r2, timeout=config.left())
     return {"verdict": p.verdict, "reason": p.reason, "macro_steps": p.lengths, "seconds": round(p.seconds, 2)}

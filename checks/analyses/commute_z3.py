@@ -60,6 +60,8 @@ class _Macros:
         self.ctx = self.enc.ctx
         self.rlimit = rlimit
         acts = model.actions
+        # The ambiguity detector asks only about models that declare reactions and a stage slot.
+        assert model.reactions is not None and model.dispatch is not None
         # Each reaction's own rules (scheduler step first): only these fire inside its macro step.
         macros = model.reactions.macro_rules
         self.idx = {r: [i for i, a in enumerate(acts) if a.rule.name in names] for r, names in macros.items()}
@@ -144,7 +146,7 @@ def prove_commutes(model: GameModel, r1: str, r2: str, rlimit: int = 20_000_000,
         if not m.first[r]:
             return give_up("unknown", f"the model has no {r} reaction", {})
     cls = [e.domain(0), m.at_hub(r1, 0), m.enabled(r1, 0), m.enabled(r2, 0)]
-    lengths = {}
+    lengths: dict[str, int] = {}
     for r in (r1, r2):
         n, why = m.length(r, 0, cls)
         if n is None:

@@ -42,6 +42,7 @@ from checks.results import InternalError, validated
 from model.domains import IntRange
 from model.errors import InputError, ModelError
 from model.evaluate import apply, enabled
+from model.declarations import Outcome, Proposal
 from model.game import GameModel
 from model.trace import Step, Trace
 
@@ -73,7 +74,7 @@ class Difference:
 
 @dataclass
 class Side:
-    proposal: object
+    proposal: Proposal
     model: GameModel
     exploration: Exploration
     results: list
@@ -172,12 +173,19 @@ class OutcomeView:
         return {n: v for n, v, i in zip(self.names, outcome, self.slots) if i is not None}
 
 
+def _outcome(m: GameModel) -> Outcome:
+    """What an outcome is in `m` (`GameModel.outcome`): compare reads it of every model it is given."""
+    if m.outcome is None:
+        raise ModelError(f"model '{m.name}' declares no outcome: its proposals cannot be compared")
+    return m.outcome
+
+
 def outcome_views(a: GameModel, b: GameModel) -> tuple:
     """The `OutcomeView` of each of two models, over the union of their outcome slots' names."""
-    names = tuple(sorted({m.schema.slot_names[i] for m in (a, b) for i in m.outcome.slots}))
+    names = tuple(sorted({m.schema.slot_names[i] for m in (a, b) for i in _outcome(m).slots}))
 
     def view(m: GameModel) -> OutcomeView:
-        sch, oc = m.schema, m.outcome
+        sch, oc = m.schema, _outcome(m)
         mine = {sch.slot_names[i]: i for i in oc.slots}
         slots = tuple(mine.get(n) for n in names)
         doms = tuple(None if i is None else sch.slot_fields[i].domain for i in slots)
@@ -218,7 +226,7 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
         # explicit search reads), so the same labelled transition system: explored once, identical by construction.
         sb = Side(b, mb, sa.exploration, sa.results, sa.outcomes, vb)
         ex = sa.exploration
-        lock = Lockstep("identical" if ex.complete else "unknown", len(ex.states), ex.transitions, 0.0,
+        lock: Lockstep | None = Lockstep("identical" if ex.complete else "unknown", len(ex.states), ex.transitions, 0.0,
                         reason=None if ex.complete else f"the search stopped: {ex.stop_reason}", same_model=True)
         return Comparison(sa, sb, [], time.perf_counter() - t0, lock)
     sb = _side(b, mb, config, vb)
@@ -262,7 +270,7 @@ def replay_labels(model: GameModel, labels) -> tuple[Trace, int | None]:
     (the trace of the steps that ran, the 1-based number of the first step the model refuses or does not
     have, or None when every step ran)."""
     s0 = s = model.init[0]
-    steps = []
+    steps: list[Step] = []
     for n, label in enumerate(labels, 1):
         try:
             act = model.action(label)
@@ -278,6 +286,7 @@ def replay_labels(model: GameModel, labels) -> tuple[Trace, int | None]:
 def step_difference(sa: Side, sb: Side, lock: Lockstep) -> Difference:
     """The lockstep search's distinguishing game as a Difference, after replaying it under both models
     through the reference semantics; InternalError if the replay does not show what the search found."""
+    assert lock.labels is not None  # a 'differ' verdict carries its distinguishing game
     game = list(lock.labels)
     if lock.offered is not None:
         only_a, only_b = lock.offered
@@ -328,7 +337,7 @@ def scenario_values(view: OutcomeView, outcome, names=None) -> dict:
 
 def _describe(mine: Side, other: Side, outcome: tuple) -> tuple[str, dict]:
     """The slots that separate `outcome` from the nearest outcome the other proposal reaches."""
-    states, slots = other.exploration.states, other.model.outcome.slots
+    states, slots = other.exploration.states, _outcome(other.model).slots
     # Ties go to the lowest values in the model's slot order: the same nearest outcome whatever the names sort to.
     near = min(other.outcomes, key=lambda y: (sum(p != q for p, q in zip(outcome, y)),
                                               tuple(states[other.outcomes[y]][i] for i in slots)), default=None)

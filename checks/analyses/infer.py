@@ -136,8 +136,8 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
                 + lay.lo[i]
         return X
     from checks.engines.explicit import Explorer
-    ex = Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run()
-    return np.array([[int(v) for v in s] for s in ex.states], dtype=np.int32).reshape(len(ex.states), -1)
+    full = Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run()
+    return np.array([[int(v) for v in s] for s in full.states], dtype=np.int32).reshape(len(full.states), -1)
 
 
 class _Clock:
@@ -199,7 +199,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
         out.settled = settle(facts, left)
         left = [iv for iv in left if iv[0] not in out.settled]
-    if left and (clock.left() is None or clock.left() >= GUARD_MIN_LEFT):
+    if left and ((rest := clock.left()) is None or rest >= GUARD_MIN_LEFT):
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
     goals, known, pool = list(left), {n for n, _ in facts}, {}
     rclock = _Clock(round_budget(clock.left(), round_seconds, len(facts)))

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import Any
 from dataclasses import dataclass
 
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
 from checks.results import CheckResult, InternalError, error_result, isolated, validated
 from model.evaluate import apply, successors
+from model.game import GameModel
 from model.expr import Const, Var, walk
 from model.trace import Step, Trace
 
@@ -50,7 +52,7 @@ class Leak:
     component: str
     seen_a: object
     seen_b: object
-    model_b: object
+    model_b: GameModel
     secret: str = "Face"  # the domain of the exchanged secrets: Terror faces, or Traitor cards
     check: str = "hidden-identity"  # or `possibilistic` (checks/analyses/possible.py): a step game B cannot take
 
@@ -207,7 +209,7 @@ def _may_prompt(sec, actor) -> bool:
 def _verdict(model, ex, f: int, search: _Search, secs: float) -> CheckResult:
     sec = model.secrets
     name = sec.label(f)
-    common = dict(id="hidden-identity", kind="noninterference", engine="product", rules=RULES,
+    common: dict[str, Any] = dict(id="hidden-identity", kind="noninterference", engine="product", rules=RULES,
                   states=len(ex.states), seconds=secs)
     if isinstance(search.found.get(f), Exception):  # the leak pair for f could not be built (`_leak`)
         r = error_result(search.found[f], id="hidden-identity", kind="noninterference", engine="product",

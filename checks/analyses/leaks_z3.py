@@ -221,7 +221,7 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
     base.add(z3.Not(rel0))
     r = decide(base)
     if r != z3.unsat:
-        why = ("the start pair is not related up to a permutation of hidden faces" if r == z3.sat
+        why: str | None = ("the start pair is not related up to a permutation of hidden faces" if r == z3.sat
                else f"solver: {base.reason_unknown()}")
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
     # Related states look the same (first: a leaky model fails here in seconds, before the step).

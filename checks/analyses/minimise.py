@@ -25,6 +25,7 @@ from checks.engines.explicit import DOMAIN, Exploration, Explorer
 from checks.results import CheckResult
 from checks.results import isolated, validated
 from model.errors import ModelError
+from model.declarations import Settings
 from model.game import GameModel
 from model.trace import Trace
 
@@ -38,7 +39,7 @@ class Minimised:
     """The smallest setup found where `check` is still violated, and its replayed shortest trace."""
 
     check: str
-    bounds: object
+    bounds: Settings  # the game's bounds
     model: GameModel
     trace: Trace
     before_depth: int
@@ -141,6 +142,7 @@ def _minimise_one(game, r: CheckResult, p, check: str, config: CheckConfig, budg
     invariants = {q.name for q in game.build(p).invariants} | {"no-deadlock", DOMAIN}
     if r.engine != "explicit" or r.kind == "witness" or check not in invariants:
         return f"{r.id}: not minimised (only explicit-state invariant counterexamples are)"
+    assert r.trace is not None  # a violated invariant's result carries its counterexample
     m = minimise(game, p, check, r.trace.depth, config, budget)
     if m is None:  # the budget was smaller than the original search: keep the original trace
         return f"{r.id}: not minimised (no violation within {budget:,} states)"

@@ -37,6 +37,7 @@ import functools
 import itertools
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from model.domains import Bool, Enum, IntRange
 from model.errors import ModelError
@@ -64,10 +65,11 @@ class Edit:
     inside the guard or that effect's value is `before` and becomes `after`. `target` "effects": the
     (key, value) pairs `before` are replaced by the pairs `after`, in place of the first of them."""
 
-    target: object
+    target: str | tuple  # "guard", "effects" or ("effect", slot key)
     path: tuple
-    before: object
-    after: object
+    # The Expr at `path`; for target "effects", the ((slot key, value), ...) pairs (a type per target).
+    before: Any
+    after: Any
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,7 @@ def apply_edit(rule, edit: Edit, what: str = "mutant"):
             if k not in gone:
                 out[k] = v
         return dataclasses.replace(rule, effects=out)
+    assert isinstance(edit.target, tuple)  # the remaining form: ("effect", slot key)
     _, key = edit.target
     if key not in effects:
         raise NotApplicable(f"{what}: rule '{rule.name}' writes no slot {_slot(key)}")

@@ -49,6 +49,7 @@ import multiprocessing as mp
 import os
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +62,7 @@ from checks.interrupt import become_worker
 from checks.results import CheckResult, InternalError, isolated
 from model.compile import CompiledModel
 from model.errors import ModelError
+from model.game import GameModel
 from model.expr import And, Const, Eq, Var
 
 BUDGET_FACTOR = 4  # a mutant may explore this many times the original's states before it is `unknown`
@@ -97,6 +99,7 @@ def reference(model, small, config: CheckConfig, rules: set) -> Reference:
                                  f"mutants can only be compared with a complete search")
     results = explicit_results(model, ex)
     mat = state_matrix(ex, model.schema)
+    observed: frozenset
     leak_verdicts, small_states, observed = None, 0, frozenset()
     if small is not None and small.secrets is not None:
         small_states, checks = _leak_checks(small, _plain(config))
@@ -404,8 +407,8 @@ class Setup:
     """How a worker gets the models: `build()` the original, `small()` the small-bounds model (or None),
     both picklable callables (the pipeline binds them to the game and the proposal)."""
 
-    build: object
-    small: object
+    build: Callable[[], GameModel]
+    small: Callable[[], GameModel] | None
     config: CheckConfig
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
+from typing import Any
 from dataclasses import dataclass
 
 from checks.analyses.leaks import NO_STEP, STEP, Leak, Partner, PartnerGameError
@@ -232,7 +233,7 @@ def twin_game(model, game_a: Trace, model_b, pair: tuple) -> Partner | None:
 def _verdict(model, ex, f: int, scan: _Scan, secs: float) -> CheckResult:
     sec = model.secrets
     name = sec.label(f)
-    common = dict(id=CHECK, kind="noninterference", engine="product", rules=RULES, states=len(ex.states),
+    common: dict[str, Any] = dict(id=CHECK, kind="noninterference", engine="product", rules=RULES, states=len(ex.states),
                   seconds=secs)
     if f in scan.found:
         lk = scan.found[f]

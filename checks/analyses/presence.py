@@ -67,6 +67,7 @@ class _Counts:
     def _block(self, spec, lo: int, hi: int) -> np.ndarray:
         m = self.m
         if spec == "dispatch":
+            assert self.dispatch is not None  # asked only for a model with a dispatch slot (`_pairs`)
             d = m.col(self.dispatch)[lo:hi]
             return (d[:, None] == m.values(self.dispatch)[None, :]).astype(np.float32)
         if spec == "one":
@@ -163,7 +164,7 @@ def presence(m: Miner, goal_slots: frozenset, dispatch: int | None, proved: set)
         paired = cnt.pairs(flags, eqs)
     out: list = []
     for k in targets:
-        if staged is not None:
+        if staged is not None and dispatch is not None:  # staged: computed only with a dispatch slot
             out += _staged(m, k, dispatch, proved, near, staged, comp)
         if paired is not None:
             out += _paired(m, k, flags, eqs, paired)

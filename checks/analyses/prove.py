@@ -39,7 +39,7 @@ class _Clock:
         return None if rest is None else max(1, int(rest * 1000))
 
     def out(self) -> bool:
-        return self.timeout is not None and self.left() <= 0
+        return (rest := self.left()) is not None and rest <= 0  # None: no timeout
 
 
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
@@ -182,7 +182,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
         return best
     rest = clock.left()
 
-    certificates: dict = {}
+    certificates = {}
 
     def settle(facts: list, goals: list) -> dict:
         """Spacer with the search's facts assumed, with the chain's budget (`lemma_rlimit`)."""

@@ -190,7 +190,7 @@ def proof_error(exc: BaseException, p) -> CheckResult:
                         what=f"the Spacer proof of {p.name}")
 
 
-def _stored_proof(cache, k: str, hits: list, problem, name: str) -> bool:
+def _stored_proof(cache, k: str | None, hits: list, problem, name: str) -> bool:
     """Does a stored certificate for `name` verify (`problem(text)` is None)? The user's entry is tried
     first, then the shipped one: an entry that fails never hides a valid one behind it (issue 40). A
     user's proof that fails is dropped from the cache, with a warning (it was edited, or damaged)."""

@@ -78,7 +78,7 @@ def _run_leak(game, d, proposal, config: CheckConfig) -> CheckResult:
     hit = [r for r in results if r.verdict == "violated"]
     common = dict(id=d.id, kind="defect", engine="product", rules=d.ids, states=stats["states"])
     if hit:
-        r = min(hit, key=lambda r: r.depth)
+        r = min(hit, key=lambda r: r.depth or 0)  # a violated result has its trace's depth
         return CheckResult(**common, verdict="caught", depth=r.depth, seconds=time.perf_counter() - t0,
                            detail=f"{d.doc} ({r.detail})", trace=r.trace,
                            extra={"target": d.target, "caught_by": d.target,
@@ -124,8 +124,9 @@ def run_defect_bmc(game, d, proposal, depth: int = 40, config: CheckConfig | Non
     --max-depth caps the depth and its clock (--timeout) bounds the queries."""
     from checks.engines.bmc import get_bmc
     config = config or CheckConfig()
-    capped = config.max_depth is not None and config.max_depth < depth  # the user's budget, not the catalogue's
-    depth = min(depth, config.max_depth) if capped else depth
+    cap = config.max_depth
+    capped = cap is not None and cap < depth  # the user's budget, not the catalogue's
+    depth = cap if cap is not None and capped else depth
     model = game.build(defect_proposal(game, d, proposal))
     t0 = time.perf_counter()
     common = dict(id=d.id, kind="defect", engine="bmc", rules=d.ids, states=None)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+from typing import Literal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
@@ -46,7 +47,7 @@ class PoolExecutor:
     def __enter__(self):
         return self
 
-    def __exit__(self, kind, err, tb) -> bool:
+    def __exit__(self, kind, err, tb) -> Literal[False]:
         self._stop(kill=kind is not None)
         return False
 
@@ -117,7 +118,7 @@ class DaskExecutor:
     def __enter__(self):
         return self
 
-    def __exit__(self, kind, err, tb) -> bool:
+    def __exit__(self, kind, err, tb) -> Literal[False]:
         if kind is not None and self._futures:
             self.client.cancel(self._futures)
         self.client.close()

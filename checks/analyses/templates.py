@@ -29,6 +29,7 @@ proved (checks/engines/houdini.py).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -335,7 +336,7 @@ def distinct(cands: list) -> list:
     return uniq
 
 
-def generalise(m: "Miner", state: tuple, relevant: frozenset | None = None) -> Candidate | None:
+def generalise(m: "Miner", state: tuple, relevant: AbstractSet[int] | None = None) -> Candidate | None:
     """A candidate that excludes `state` (a pre-state where induction fails, not yet ruled out) and
     holds on every mined row: the negation of a cube of term values of `state` that no row matches.
 

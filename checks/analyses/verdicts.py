@@ -83,7 +83,7 @@ def domain_result(model: GameModel, ex: Exploration, result, open_verdict) -> Ch
                for i, (v, f) in enumerate(zip(end, schema.slot_fields)) if not f.domain.contains(v)]
     action = model.action(t.labels[-1]) if t.steps else None
     rule = action.rule if action is not None else None
-    by = f"rule {rule.name} ('{action.label}')" if rule is not None else "the initial state"
+    by = f"rule {action.rule.name} ('{action.label}')" if action is not None else "the initial state"
     return result(DOMAIN, "invariant", "violated", rule.implements if rule is not None else (), t.depth,
                   f"violated after {t.depth} steps: {by} sets {', '.join(outside)}; states beyond it are not "
                   f"explored; {len(ex.out_of_domain)} state(s) outside the domains in all", t,

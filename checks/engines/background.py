@@ -124,7 +124,7 @@ def _send(fd: int, data: bytes) -> None:
 
 
 def _receive(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = os.read(fd, 1 << 16)
         if not chunk:

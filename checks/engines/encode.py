@@ -127,6 +127,8 @@ class Encoder:
             case Const(value=v):
                 return self.value(v)
             case Param(name=n):
+                if env is None:
+                    raise TypeError(f"parameter {n!r} encoded without an environment")
                 return self.value(env[n])
             case Var(field=f, index=idx):
                 if all(isinstance(i, Const) for i in idx):

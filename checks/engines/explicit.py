@@ -22,7 +22,9 @@ from __future__ import annotations
 import sys
 import time
 from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from checks.config import CheckConfig
 from model.compile import CompiledModel, StateChecks, compile_invariants
@@ -31,6 +33,9 @@ from model.expr import Const, Var, walk
 from model.errors import ModelError
 from model.game import GameModel
 from model.trace import Step, Trace
+
+if TYPE_CHECKING:
+    from checks.engines.symmetry import Reduction
 
 
 DOMAIN = "domain"  # every value within its slot's declared domain (NOTE(domain))
@@ -104,15 +109,67 @@ def _slots_read(schema, e) -> set:
     return out
 
 
-@dataclass
-class Exploration:
-    """What one exhaustive (or budget-cut) search found."""
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Column(Protocol[T_co]):
+    """One value per stored state, read by state index: a list or a typed array (the explicit engine),
+    a view decoding on access (`PackedStates`; the vector engine's `_Rows`, `_Ints`, `_Depths`)."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int, /) -> T_co: ...
+    def __iter__(self) -> Iterator[T_co]: ...
+
+
+class Exploration(Protocol):
+    """What a search found, as every reader sees it: `Explorer.run()` (an `ExplicitExploration`) and
+    `checks.engines.vector.VectorExplorer.run()` (a `VectorExploration`) both return one.
+
+    The state matrix is `states` (state index -> the model's tuple), with a shortest-path tree over it
+    (`parent`: -1 or None at a root; `via`: the action index, or the folded chain of them, into each
+    state) and each state's BFS `depth`; `edges` holds (src, action chain, dst) when the search kept them.
+    """
 
     model: GameModel
-    states: list
-    parent: list
-    via: list
-    depth: list
+    complete: bool
+    stop_reason: str | None
+    seconds: float
+    violations: dict[str, int]               # invariant -> first (shortest) violating state index
+    witnesses: dict                          # witness -> (pre index, folded prefix, action index or None)
+    deadlocks: list[int]
+    out_of_domain: list                      # (state index, [slot=value])
+    fired: set[str]                          # rule names
+    edges: list | None
+    transitions: int
+    folded: int
+
+    @property
+    def states(self) -> Column[tuple]: ...
+    @property
+    def parent(self) -> Column[int | None]: ...
+    @property
+    def via(self) -> Column[Any]: ...        # an action index, or a tuple of them (chain folding)
+    @property
+    def depth(self) -> Column[int]: ...
+    @property
+    def max_depth(self) -> int: ...
+    @property
+    def reduction(self) -> Reduction | None: ...  # when the states are orbits (--symmetry)
+    def chain(self, node: int) -> tuple: ...
+    def trace_to(self, idx: int) -> Trace: ...
+    def witness_trace(self, name: str) -> Trace: ...
+    def to_graph(self) -> Any: ...                 # a networkx MultiDiGraph (edges kept only)
+
+
+@dataclass
+class ExplicitExploration:
+    """What one exhaustive (or budget-cut) search found: the `Exploration` of the explicit engine."""
+
+    model: GameModel
+    states: Column[tuple]
+    parent: Column[int | None]
+    via: Column[Any]
+    depth: Column[int]
     complete: bool
     stop_reason: str | None
     seconds: float
@@ -124,7 +181,7 @@ class Exploration:
     edges: list | None = None                          # (src, action chain, dst) when kept
     transitions: int = 0
     folded: int = 0                                    # intermediate states skipped by chain folding
-    reduction: object = None                           # checks.engines.symmetry.Reduction when states are orbits
+    reduction: Reduction | None = None                 # when states are orbits (--symmetry)
 
     def chain(self, node: int) -> tuple:
         """The actions of the edge into `node` (one, unless chain folding merged several)."""
@@ -138,9 +195,9 @@ class Exploration:
     def trace_to(self, idx: int) -> Trace:
         """Shortest path from an initial state; folded chains are expanded step by step."""
         chain = []
-        while self.parent[idx] is not None and self.parent[idx] >= 0:  # roots: None, or -1 when compact
+        while (up := self.parent[idx]) is not None and up >= 0:  # roots: None, or -1 when compact
             chain.append(idx)
-            idx = self.parent[idx]
+            idx = up
         if self.reduction is not None:
             # The stored states are orbit representatives: rename each action into the concrete game.
             return self.reduction.concretise(self.states[idx], [(self.chain(n)[0], self.states[n])
@@ -272,6 +329,10 @@ class _Search:
         # sizes, measured) and the parent index, the action index and the depth go to typed arrays
         # (4 + 2 + 2 bytes instead of three pointers).
         self.compact = not cfg.keep_edges and not cfg.fold
+        self.states: list = []
+        self.parent: array[int] | list[int | None]
+        self.via: array[int] | list[tuple]
+        self.depth: array[int] | list[int]
         if self.compact:
             self.states, self.parent, self.via, self.depth = [], array("i"), array("H"), array("H")
         else:
@@ -283,12 +344,12 @@ class _Search:
         # generated code treats them alike); `Exploration.states` decodes them back for every reader.
         packed = explorer.packable and cfg.packed
         self.pack = _pack if packed else tuple
-        self.ex = Exploration(model, PackedStates(self.states, self.checks.decode) if packed else self.states,
+        self.ex = ExplicitExploration(model, PackedStates(self.states, self.checks.decode) if packed else self.states,
                               self.parent, self.via, self.depth, True, None, 0.0,
                               edges=[] if cfg.keep_edges else None, reduction=explorer.reduction)
         red = explorer.reduction
         self.canon = red.canon if red is not None else None
-        self.recanon = red.needs_canon() if red is not None else None
+        self.recanon = red.needs_canon() if red is not None else []  # read only when canon is set
         self.rule_of = [a.rule.name for a in model.actions]
         self.is_fault = [a.rule.kind == "fault" for a in model.actions]
         self.wlist = [self.checks.witnesses.get(a) for a in range(len(model.actions))]
@@ -428,7 +489,7 @@ class _Search:
             self.stuck(i, s, succ)
             for a, s2 in succ:
                 self.note(i, (), a, s)
-                chain = (a,)
+                chain: tuple[int, ...] = (a,)
                 problems = self.bad(s2)
                 while problems == [] and self.pack(s2) not in self.index:
                     moves = [(b, t) for b, t in successors(s2) if t != s2]

@@ -23,6 +23,7 @@ the same largest inductive subset; it only arrives in fewer rounds.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,7 +53,7 @@ class _Table:
     """The candidates as one NumPy function over state rows, and the slots' domain bounds; `facts`
     are evaluated too: a state is a pre-state of Houdini's question only if it satisfies them."""
 
-    def __init__(self, model: GameModel, exprs: list, facts: list = ()):
+    def __init__(self, model: GameModel, exprs: list, facts: Sequence = ()):
         sch = model.schema
         n = len(exprs)
         both = compile_table(sch, list(exprs) + list(facts))
@@ -70,7 +71,7 @@ class _Table:
 
 
 def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-            budget: int = CLOSURE_BUDGET, facts: list = ()) -> HoudiniOutcome:
+            budget: int = CLOSURE_BUDGET, facts: Sequence = ()) -> HoudiniOutcome:
     """The largest subset of `candidates` ([(name, Expr)]) whose conjunction is inductive on `model`
     relative to `facts` ([(name, Expr)], an inductive conjunction proved before, e.g. an earlier
     round's survivors: assumed in every pre-state, never re-checked)."""
@@ -129,7 +130,7 @@ class _Queries:
     answer's core says which candidates it used: the action is asked again only when one of them
     is dropped (NOTE(cores))."""
 
-    def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: list = ()):
+    def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: Sequence = ()):
         from checks.engines.columns import slots_read
         self.model = model
         self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
@@ -148,7 +149,10 @@ class _Queries:
         for i in np.flatnonzero(alive):
             s.add(z3.Implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
         reads = [slots_read(e, model.schema) for e in exprs]
-        self.steps, self.goals, self.affects, self.hyp = [], [], [], []
+        self.steps: list = []
+        self.goals: list = []  # per action: its goal literal, once armed (None before)
+        self.affects: list = []
+        self.hyp: list = []
         self._post: dict = {}
         for n, a in enumerate(model.actions):
             written = enc.written(n)
@@ -161,7 +165,7 @@ class _Queries:
             self.goals.append(None)
         self.core: dict = {}      # action -> candidates its last unsat answer used
         self.pending = list(range(len(model.actions)))
-        self.n = None
+        self.n: int | None = None  # the action last asked about
 
     def _arm(self, n: int) -> None:
         enc, s = self.enc, self.solver
@@ -199,6 +203,7 @@ class _Queries:
     def counterexample(self) -> tuple:
         m = self.solver.model()
         enc = self.enc
+        assert self.n is not None  # set by check() before a sat answer is read
         return enc.read_state(m, 0), enc.read_state(m, 1), self.model.actions[self.n].label
 
     def spurious(self, pre: tuple, table: "_Table", alive) -> bool:
@@ -206,6 +211,7 @@ class _Queries:
         its guard or effects read or write (fewer assumption literals: a faster query). A pre-state
         that breaks some other alive candidate is no counterexample to induction: those candidates
         join the action's hypotheses and the action is asked again (nothing is dropped for it)."""
+        assert self.n is not None  # set by check() before a sat answer is read
         rows = table.rows([pre])
         bad = alive & ~self.hyp[self.n] & (~table.ev(rows)[:, 0] if len(rows) else alive)
         if not bad.any():
@@ -215,6 +221,7 @@ class _Queries:
         return True
 
     def retire(self, idx) -> None:
+        assert self.n is not None  # set by check() before a sat answer is read
         gone = set(int(i) for i in idx)
         for i in gone:
             self.solver.add(z3.Not(self.fail[i]))
@@ -229,7 +236,7 @@ class _Whole:
     """One incremental solver asked about the whole transition relation at once: some alive candidate
     fails at step 1. Fewer, larger queries: the better trade for a small set of candidates."""
 
-    def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: list = ()):
+    def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: Sequence = ()):
         self.model = model
         self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
         ctx = enc.ctx
@@ -334,7 +341,9 @@ class LemmaSolver:
         if rlimit:
             s.set("rlimit", rlimit)
         s.add(enc.domain(0), enc.trans(0), enc.domain(1))
-        self.lits, self.at0, self.index = [], [], {}
+        self.lits: list = []
+        self.at0: list = []
+        self.index: dict = {}
         self._n = 0
         self.add([])
 

@@ -53,6 +53,7 @@ class HornSystem:
         Every reachable state does, so the reachable states, and what Spacer proves of them, are
         unchanged; Spacer only has less to learn."""
         self.model = model
+        self._fingerprint: str | None = None  # fingerprint(): the shared part's hash, once per system
         self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
         ctx = enc.ctx
         sorts = [z3.BoolSort(ctx) if b else z3.IntSort(ctx) for b in enc.is_bool]
@@ -115,10 +116,11 @@ def z3_message(e: Exception) -> str:
 
 def fingerprint(system: HornSystem, name: str) -> str:
     """Text that changes whenever the encoded system, the invariant or Z3 itself changes (cache key)."""
-    if getattr(system, "_fingerprint", None) is None:  # the shared part is hashed once per system
+    shared = getattr(system, "_fingerprint", None)
+    if shared is None:  # the shared part is hashed once per system
         text = "\n".join([z3.get_full_version(), system.init.sexpr(), *(x.sexpr() for x in system.step)])
-        system._fingerprint = hashlib.sha256(text.encode()).hexdigest()
-    return system._fingerprint + "\n" + system.enc.invariant(name, 0).sexpr()
+        shared = system._fingerprint = hashlib.sha256(text.encode()).hexdigest()
+    return shared + "\n" + system.enc.invariant(name, 0).sexpr()
 
 
 def certificate(system: HornSystem, fp: z3.Fixedpoint) -> str:

@@ -31,6 +31,7 @@ import gzip
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from checks.engines import proofcache
 from checks.engines.cachedirs import unwritable, warn
@@ -45,7 +46,7 @@ class BadEntry(ValueError):
     """A stored expression that is not a well-formed tree of `model.expr` nodes."""
 
 
-def to_data(e) -> list:
+def to_data(e: X.Expr | str | int | bool) -> list | str | int | bool:
     """An expression as nested lists: [node name, field, ...]; tuples of nodes become lists."""
     if not isinstance(e, X.Expr):
         return e
@@ -64,7 +65,7 @@ def from_data(d, depth: int = 0):
     args = d[1:]
     if not len(fields) - sum(f.default is not dataclasses.MISSING for f in fields) <= len(args) <= len(fields):
         raise BadEntry(f"{d[0]} takes {len(fields)} fields, not {len(args)}")
-    out = []
+    out: list[Any] = []  # each checked against its field below; the node's constructor takes them
     for f, a in zip(fields, args):
         if f.type in (tuple, "tuple"):
             if not isinstance(a, list):
@@ -127,7 +128,7 @@ class LemmaCache:
 
     def __init__(self, directory: Path | None, use_seed: bool = True):
         self.path = Path(directory) / FILE if directory is not None else None
-        self.entries = {}
+        self.entries: dict[str, dict] = {}
         if self.path is not None:
             self.entries, problem = proofcache.read_entries(self.path, FILE, _entry_ok)
             if problem:  # the valid entries are used (each verified); a save writes a clean file
@@ -198,7 +199,7 @@ class LemmaCache:
                 self._dropped[key] = self._read[key]
 
     def put(self, key: str, lemmas: list, invariants: list, certificates: dict | None = None) -> None:
-        entry = {"lemmas": [[t, to_data(e)] for t, e in lemmas], "invariants": list(invariants)}
+        entry: dict[str, object] = {"lemmas": [[t, to_data(e)] for t, e in lemmas], "invariants": list(invariants)}
         if certificates:
             entry["certificates"] = dict(sorted(certificates.items()))
         self.entries[key] = entry
@@ -246,7 +247,7 @@ def unite(a: dict, b: dict) -> dict:
     """
     seen = {t for t, _ in a["lemmas"]}
     lemmas = list(a["lemmas"]) + [[t, d] for t, d in b["lemmas"] if t not in seen]
-    out = {"lemmas": lemmas, "invariants": sorted(set(a["invariants"]) | set(b["invariants"]))}
+    out: dict[str, object] = {"lemmas": lemmas, "invariants": sorted(set(a["invariants"]) | set(b["invariants"]))}
     certificates = {**(b.get("certificates") or {}), **(a.get("certificates") or {})}
     if certificates:
         out["certificates"] = dict(sorted(certificates.items()))

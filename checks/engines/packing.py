@@ -46,7 +46,8 @@ class Layout:
             hi.append(int(fixed[i]) if i in fixed else int(vals[-1]))
         self.lo, self.hi, self.is_bool = tuple(lo), tuple(hi), tuple(is_bool)
         self.bits = tuple((h - l).bit_length() for l, h in zip(lo, hi))
-        word, shift, free = [0] * len(lo), [0] * len(lo), []
+        free: list[int] = []  # bits used in each word
+        word, shift = [0] * len(lo), [0] * len(lo)
         # Widest first, first fit: few words, and no slot crosses a word boundary.
         for i in sorted(range(len(lo)), key=lambda i: (-self.bits[i], i)):
             for w, used in enumerate(free):

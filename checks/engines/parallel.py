@@ -54,6 +54,7 @@ def _serve(conn, compiled, K, boxes, me: int, jobs: int, parent: int) -> None:
     w = Worker(compiled, K, me, jobs)
     while True:
         cmd, args = conn.recv()
+        reply: object
         if cmd == "close":
             return
         try:
@@ -69,7 +70,8 @@ def _serve(conn, compiled, K, boxes, me: int, jobs: int, parent: int) -> None:
                 box.keys[:n], box.parent[:n], box.action[:n], box.hash[:n] = (
                     e.keys[perm], e.parent[perm], e.action[perm], h[perm])
                 bounds = np.searchsorted(own[perm], np.arange(jobs + 1))
-                e.keys = e.parent = e.action = None
+                # Moved into the shared box above: not sent back through the pipe.
+                e.keys = e.parent = e.action = None  # type: ignore[assignment]
                 reply = (e, bounds)
             elif cmd == "dedup":
                 reply = w.dedup([boxes[i].part(lo, hi) for i, lo, hi in args[0]])

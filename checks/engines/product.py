@@ -89,7 +89,9 @@ class Product:
                 for j in members:
                     same = B.act(k) == self.num(j)
                     if fi is not None:
-                        same = z3.And(same, self.pid(B, self.face_of[j], k) == self.pid(A, fi, k))
+                        fj = self.face_of[j]
+                        assert fj is not None  # one public group: every member has a face parameter, or none
+                        same = z3.And(same, self.pid(B, fj, k) == self.pid(A, fi, k))
                     alts.append(same)
                 cs.append(z3.Implies(A.act(k) == self.num(i), z3.Or(alts)))
         return z3.And(cs)

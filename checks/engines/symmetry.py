@@ -25,6 +25,7 @@ concrete state renames the stored action; the result is replayed like every othe
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from model.compile import compile_sorting_canon, compile_state_maps
@@ -43,7 +44,7 @@ class Reduction:
     elements: list       # permutations of the points, identity first
     state_maps: list     # one function per element: state -> permuted state
     action_maps: list    # one list per element: action index -> permuted action index
-    canon: object        # state -> the representative of its orbit
+    canon: Callable[[tuple], tuple]  # state -> the representative of its orbit
     verify_seconds: float
     description: str
 
@@ -232,6 +233,7 @@ def check_observations(model: GameModel, rlimit: int = 50_000_000) -> str:
     # Per component: preserving each component's equality preserves their conjunction, and the
     # small queries are far easier for Z3 than one over the whole observation.
     equal = {(f, i): prod.component_equal(comp, 0) for f in prod.rivals for i, comp in enumerate(prod.specs[f])}
+    assert model.secrets is not None  # Product above reads the secrets: a model without them fails there
     label = model.secrets.label
     for perm in decl.generators():
         sources = decl.slot_sources(model.schema, perm)

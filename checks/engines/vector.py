@@ -34,7 +34,7 @@ from checks.engines.packing import Layout, constant_slots
 from checks.engines.vector_compile import compile_buckets, compile_predicates, slots_read
 from checks.engines.visited import warm_up
 from checks.engines.worker import Worker
-from checks.engines.explicit import DOMAIN, BeyondDomain, Exploration
+from checks.engines.explicit import DOMAIN, BeyondDomain, ExplicitExploration, Exploration
 from model.errors import ModelError
 from model.evaluate import apply, holds
 from model.game import GameModel
@@ -126,9 +126,13 @@ class _Rows(_Ints):
 
 
 @dataclass
-class VectorExploration(Exploration):
+class VectorExploration(ExplicitExploration):
     """`checks.engines.explicit.Exploration` over the vector engine's arrays (same interface)."""
 
+    states: _Rows
+    parent: _Ints
+    via: _Ints
+    depth: _Depths
     reached: int = 0
     store_bytes: int = 0  # the search's own arrays at the end: keys, parents, actions, visited tables
 
@@ -167,10 +171,10 @@ class VectorExplorer:
             raise ModelError("--engine vector keeps no edge list (--graph); use --engine scalar")
         self.jobs = max(1, cfg.jobs or os.cpu_count() or 1)
         self.c = compiled or VectorModel.build(model)
-        self.beyond = None  # BeyondDomain, once a state leaves the domains (NOTE(domain))
+        self.beyond: BeyondDomain | None = None  # BeyondDomain, once a state leaves the domains (NOTE(domain))
         warm_up(self.c.lay.words)  # numba's functions load (or compile, the first time) here, not in the search
 
-    def run(self, stop_when=None) -> Exploration:
+    def run(self, stop_when=None) -> VectorExploration:
         t0 = time.perf_counter()
         model, cfg, c = self.model, self.config, self.c
         W = c.lay.words
@@ -193,7 +197,7 @@ class VectorExplorer:
         from checks.engines.parallel import ProcessPool
         return ProcessPool(self.c, cap, self.jobs, ROUND)
 
-    def _search(self, pool, cap: int, by_memory: bool, t0: float, stop_when) -> Exploration:
+    def _search(self, pool, cap: int, by_memory: bool, t0: float, stop_when) -> VectorExploration:
         search = _Round(self, pool, cap, by_memory, t0, stop_when)
         ex, cfg = search.ex, self.config
         frontier = search.seed()
@@ -204,7 +208,7 @@ class VectorExplorer:
                     search.stop(f"depth bound {cfg.max_depth} reached")
                     break
                 search.starts.append(search.n)  # the first state of depth d + 1
-                nxt = []
+                nxt: list = []
                 for r0 in range(0, len(frontier), ROUND):
                     if not search.round(frontier[r0:r0 + ROUND], d, nxt):
                         break
@@ -374,7 +378,7 @@ class _Round:
             self.stop("stopped: target found")
         return not self.ex.complete
 
-    def finish(self) -> Exploration:
+    def finish(self) -> VectorExploration:
         ex, n, model = self.ex, self.n, self.model
         ex.depth.arr = np.array(self.starts)
         ex.reached = ex.depth[n - 1] if n else 0

@@ -219,7 +219,8 @@ class _Scope:
 
     def junction(self, e: Expr, xs: tuple) -> tuple:
         lay, is_and = self.g.lay, isinstance(e, And)
-        atoms, rest = {}, []
+        atoms: dict[int, list] = {}
+        rest = []
         for x in xs:
             a = self.eq_atom(x)
             if a is None:
@@ -263,8 +264,8 @@ class _Scope:
         off, stride = "0", 1
         for d, ix in reversed(list(zip(dims, e.index))):
             c, _ = self.num(ix)
-            lo = int(d.values[0])
-            off = f"({off}) + (({c}) - {lo}) * {stride}"
+            first = int(d.values[0])
+            off = f"({off}) + (({c}) - {first}) * {stride}"
             stride *= len(d.values)
         flat = self.emit(f"np.clip(np.asarray({off}, dtype=np.int64), 0, {len(combos) - 1})")
         sl = self.emit(f"{self.g.table(slots)}[{flat}]")
@@ -329,7 +330,10 @@ class _Gen:
 def _effects(sc: _Scope, action, lines: list, ind: str) -> tuple[list, str | None]:
     """Successor words of `action` on the scope's rows, and the name of the out-of-domain mask."""
     lay, sch = sc.g.lay, sc.g.schema
-    clear, const, parts, ood = {}, {}, {}, []
+    clear: dict[int, int] = {}
+    const: dict[int, int] = {}
+    parts: dict[int, list[str]] = {}
+    ood: list[str] = []
     for name, idx, value in action.effects:
         s = sch.slot(name, tuple(i.value for i in idx))
         w, sh = lay.word[s], lay.shift[s]
@@ -361,8 +365,8 @@ def _effects(sc: _Scope, action, lines: list, ind: str) -> tuple[list, str | Non
         if w not in clear:
             words.append(f"{sc.p}{w}")
             continue
-        terms = [f"({sc.p}{w} & {FULL ^ clear[w]})" if FULL ^ clear[w] else None] + parts.get(w, [])
-        terms = [t for t in terms if t] + ([str(const[w])] if const.get(w) else [])
+        kept = [f"({sc.p}{w} & {FULL ^ clear[w]})" if FULL ^ clear[w] else None] + parts.get(w, [])
+        terms = [t for t in kept if t] + ([str(const[w])] if const.get(w) else [])
         words.append(sc.emit(" | ".join(terms)) if terms else sc.emit(f"np.zeros({sc.p}0.shape[0], dtype=np.uint64)"))
     bad = sc.emit(" | ".join(ood)) if ood else None
     return words, bad
@@ -429,12 +433,13 @@ def compile_buckets(model: GameModel, lay: Layout) -> tuple[dict, list]:
                 by_action.setdefault(n, []).append((wi, when))
     d = model.dispatch
     values = model.schema.field(d).domain.values if d else [None]
-    src, keys = [], {}
+    src: list[str] = []
+    keys: dict[int | None, str] = {}
     for v in values:
         fold = (lambda e: substitute(replace_var(e, d, v), {})) if d else (lambda e: e)
         acts = [(n, g) for n, a in enumerate(model.actions) if (g := fold(a.guard)) != Const(False)]
         wit = {n: [(wi, fold(x)) for wi, x in ws] for n, ws in by_action.items()}
-        raw = None if v is None else int(v) - lay.lo[model.schema.slot(d)]
+        raw = None if v is None or d is None else int(v) - lay.lo[model.schema.slot(d)]
         keys[raw] = f"bucket{len(keys)}"
         src.append(_bucket_source(gen, keys[raw], acts, fold(model.terminal), wit))
     ns = gen.namespace()

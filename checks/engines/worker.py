@@ -26,7 +26,7 @@ class Expansion:
     ood: np.ndarray             # (k, 2) (parent, action) of successors that left a slot's domain
     dead: np.ndarray            # global indices of deadlocked states of the slice
     hits: list = field(default_factory=list)   # (witness index, action, pre global index)
-    fired: np.ndarray = None    # action indices that were enabled somewhere
+    fired: np.ndarray | None = None  # action indices that were enabled somewhere
     transitions: int = 0
 
 
@@ -55,7 +55,8 @@ class Worker:
             counts = np.array([len(gidx)])
         cols = [np.ascontiguousarray(rows[:, w]) for w in range(W)]
         del rows
-        kw, kp, ka, op, oa, dead, hits, fired = [[] for _ in range(W)], [], [], [], [], [], [], set()
+        kw: list[list] = [[] for _ in range(W)]
+        kp, ka, op, oa, dead, hits, fired = [], [], [], [], [], [], set()
         transitions, lo = 0, 0
         for v, cnt in enumerate(counts):
             if not cnt:

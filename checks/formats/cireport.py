@@ -56,7 +56,8 @@ def _names(results: list[CheckResult]) -> list[str]:
     seen: dict = {}
     for r in results:
         seen[r.id] = seen.get(r.id, 0) + 1
-    out, n = [], {}
+    out: list = []
+    n: dict = {}
     for r in results:
         if seen[r.id] == 1:
             out.append(r.id)

@@ -38,14 +38,14 @@ def _write(out, stem: str, doc: dict) -> str:
 def save(c: Comparison, out) -> dict:
     """Each distinguishing game as a scenario file under `out/compare/`: {id(difference): path}, and for a
     step game also its replay under the other proposal: {(id(difference), 'other'): path}."""
-    paths = {}
+    paths: dict[int | tuple[int, str], str] = {}
     for d in c.differences:
         side, other = _sides(c, d)
         if d.trace is None:
             continue
         sn, on = slug(side.proposal.name, 36), slug(other.proposal.name, 36)
         if d.kind != "steps":
-            expect = {"reachable": True} if d.kind == "outcome" else (
+            expect: dict[str, object] = {"reachable": True} if d.kind == "outcome" else (
                 {"violates": d.what.split()[0]} if d.what.endswith("violated") else {"reachable": True})
             if d.values:
                 expect["values"] = dict(d.values)
@@ -94,6 +94,8 @@ def _end(side, trace) -> dict:
 def backing_text(c: Comparison) -> str:
     """What backs a 'same' verdict, in words ('' when nothing does)."""
     lock = c.lockstep
+    if lock is None:  # no lockstep search ran: nothing backs a 'same' (`Comparison.backing` is None)
+        return ""
     if c.backing == "identical" and lock.same_model:
         return (f"identical labelled transition systems: the same model (equal digests of its states, rules and "
                 f"checks; {lock.pairs:,} states and {lock.transitions:,} transitions)")
@@ -155,17 +157,21 @@ def difference_lines(c: Comparison, d: Difference, na: str = "A", nb: str = "B")
         lines = [f"under {who} only: {d.what} ({d.depth} steps):"]
     else:
         same = ("the same end-of-turn outcomes and verdicts under both, but " if c.complete else "")
+        depth = d.depth
+        assert depth is not None  # a step difference always carries its game (`step_difference`)
         if d.direction == "both":
-            lines = [f"{same}the steps differ ({_steps(d.depth)}): {d.what}"]
+            lines = [f"{same}the steps differ ({_steps(depth)}): {d.what}"]
         else:
-            lines = [f"{same}the steps differ ({_steps(d.depth)}): " + (
-                f"after the same {_steps(d.depth - 1)}, the last is" if d.depth > 1 else "the first step is")
+            lines = [f"{same}the steps differ ({_steps(depth)}): " + (
+                f"after the same {_steps(depth - 1)}, the last is" if depth > 1 else "the first step is")
                 + f" possible under {who} and refused under {them}:"]
     if d.trace is not None:
         lines.append(d.trace.narrative(side.model))
     if d.kind == "steps" and d.direction != "both" and d.other is not None:
         offers = _offer_words(other.model, d.other.states[-1], d.offers)
-        ran = f"the same {_steps(d.refused_at - 1)} run; instead of step {d.refused_at}" if d.refused_at > 1 else \
+        at = d.refused_at
+        assert at is not None  # a one-sided step difference names the step the other refuses
+        ran = f"the same {_steps(at - 1)} run; instead of step {at}" if at > 1 else \
             "instead of the first step"
         lines.append(f"  under {them} {ran} the rules " + ("offer:" if offers else "offer no step at all"))
         lines += [f"     - {x}" for x in offers]

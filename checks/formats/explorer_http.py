@@ -52,6 +52,7 @@ class ExplorerServer(ThreadingHTTPServer):
 
 
 class Handler(BaseHTTPRequestHandler):
+    server: ExplorerServer  # the server that made this handler (socketserver passes itself)
     server_version = "rulecheck-explorer"
     sys_version = ""
     timeout = 30  # a client that stops sending is dropped, not waited for

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Literal, overload
 
 from checks.formats.schema import quoted
 from checks.formats.scenario import MAX_STEPS
+from model.declarations import Proposal
 from model.evaluate import apply, enabled
+from model.game import GameModel
 from model.guards import refusal
 
 MAX_LABEL = 400  # as a scenario's `do` (checks/formats/scenario.py)
@@ -40,8 +43,8 @@ class Setup:
     """One proposal's model, with its actions by label."""
 
     name: str
-    proposal: object
-    model: object
+    proposal: Proposal
+    model: GameModel
     labels: dict = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -54,6 +57,10 @@ def document(body) -> dict:
     return body
 
 
+@overload
+def text(doc: dict, key: str, limit: int, required: Literal[True] = True) -> str: ...
+@overload
+def text(doc: dict, key: str, limit: int, required: bool) -> str | None: ...
 def text(doc: dict, key: str, limit: int, required: bool = True) -> str | None:
     v = doc.get(key)
     if v is None and not required:

@@ -88,7 +88,7 @@ def save(setup: Setup, out, replay, doc: dict) -> dict:
     if kind == "reachable":
         if value is not True:
             raise ApiError(400, "'expect.reachable': expected true")
-        exp = {"reachable": True}
+        exp: dict[str, object] = {"reachable": True}
     elif kind == "violates":
         known = [p.name for p in m.invariants] + ["no-deadlock"]
         if value not in known:

@@ -230,7 +230,7 @@ def choices_html(cs: list, vp: Viewpoint) -> str:
 
 def seen_marks(succ: list, path_states: list, marks: dict) -> None:
     """Mark each successor that is a state of the path so far (the same state reached again)."""
-    first = {}
+    first: dict = {}
     for i, s in enumerate(path_states):
         first.setdefault(s, i)
     for a, post in succ:

@@ -25,6 +25,7 @@ The same results always give the same bytes: no timestamps, times rounded to the
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 from checks.formats.html_assets import CSS, JS
@@ -286,7 +287,7 @@ def _difference_viewer(c, d, anchor: str) -> str:
                   "distinguishing step")
 
 
-def switch_table(switches: list) -> str:
+def switch_table(switches: Sequence) -> str:
     """compare --per-switch: one row per switch on which A and B differ, linking to its distinguishing game."""
     from checks.formats.compare_report import why_same
     rows = []
@@ -306,7 +307,7 @@ def switch_table(switches: list) -> str:
             f"{''.join(rows)}</table></section>")
 
 
-def comparison(c, seed: int, paths: dict | None = None, args: tuple = ("A", "B"), switches: list = ()) -> str:
+def comparison(c, seed: int, paths: dict | None = None, args: tuple = ("A", "B"), switches: Sequence = ()) -> str:
     """The page for compare: both proposals, the per-switch table (with --per-switch, each row linking to its
     distinguishing game), the verdicts side by side, the distinguishing games (each with the command that opens
     it in the explorer's compare mode; `paths` {id(difference): its scenario file} when --out saved them,

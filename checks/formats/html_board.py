@@ -24,6 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from model.game import GameModel
+from model.trace import Trace
+
 from checks.formats.terminal import clean
 
 MAX_CHANGES = 10  # changes listed in words under a step; the board marks all of them
@@ -34,8 +37,8 @@ class Lane:
     """One game in a viewer: its title (empty for a lone game), its model and its trace."""
 
     title: str
-    model: object
-    trace: object
+    model: GameModel
+    trace: Trace
     note: str = ""  # shown at the steps after this game has ended while another lane goes on
 
 
@@ -322,7 +325,7 @@ class _Drawn:
     def of(cls, lane: Lane) -> "_Drawn":
         m, t = lane.model, lane.trace
         boards = [board_of(m, s) for s in t.states]
-        words = [None]
+        words: list[dict | None] = [None]
         for pre, st in zip(t.states, t.steps):
             a = m.action(st.action)
             words.append(words_of(m, a, pre, st.state) | {"rule": a.rule, "label": st.action,
@@ -341,6 +344,7 @@ def _head(i: int, w: dict | None, prev: dict | None, cur: dict, badge: str) -> s
                + (f' <span class="ids" title="catalogue IDs of this rule">{e(ids)}</span>' if ids else "")
                + (f' <span class="omni"><span class="hid">hidden</span> <code>{e(w["label"])}</code></span>'
                   if w["label"] != w["action"] else "") + "</div>")
+    assert prev is not None  # a step's board always follows another (the initial state has no words)
     pub, sec = changes(prev, cur)
     more = f" and {len(pub) - MAX_CHANGES} more" if len(pub) > MAX_CHANGES else ""
     out.append(f'<div class="changed">changed: {e("; ".join(pub[:MAX_CHANGES]) or "nothing visible")}{e(more)}'

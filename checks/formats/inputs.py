@@ -160,7 +160,10 @@ class _Composer(Composer):
 def _yaml(limits: Limits) -> YAML:
     y = YAML(typ="rt")
     y.allow_duplicate_keys = False
-    y.Composer = type("LimitedComposer", (_Composer,), {"limits": limits})
+    class LimitedComposer(_Composer):
+        pass
+    LimitedComposer.limits = limits
+    y.Composer = LimitedComposer
     return y
 
 

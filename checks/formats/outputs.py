@@ -37,6 +37,7 @@ import re
 import stat
 import tempfile
 from pathlib import Path
+from typing import IO, Literal
 
 from checks.interrupt import INTERRUPTS
 
@@ -155,10 +156,12 @@ class atomic_open:  # noqa: N801 (used like open())
     temporary file and the `with` statement taking charge of it."""
 
     def __init__(self, path, binary: bool = False):
-        self.path, self.binary, self.tmp, self.fh = Path(path), binary, None, None
+        self.path, self.binary = Path(path), binary
+        self.tmp: str | None = None
+        self.fh: IO | None = None
 
     def _open(self, target, mode: str):
-        return open(target, mode, **({} if self.binary else {"encoding": "utf-8"}))
+        return open(target, mode) if self.binary else open(target, mode, encoding="utf-8")
 
     def __enter__(self):
         p = self.path
@@ -175,7 +178,8 @@ class atomic_open:  # noqa: N801 (used like open())
             raise
         return self.fh
 
-    def __exit__(self, kind, err, tb) -> bool:
+    def __exit__(self, kind, err, tb) -> Literal[False]:
+        assert self.fh is not None  # __exit__ runs only after __enter__ opened it
         try:
             self.fh.close()
             if kind is None and self.tmp is not None:

@@ -181,7 +181,8 @@ def _effects_source(action, lay: _Layout) -> tuple[list, int]:
             src = f"(({src}) != 0)"  # the explorer stores bool(value) (model.evaluate.apply)
         writes.append((slot, value, src))
     written = [w[0] for w in writes]
-    via_tmp, direct = [], []
+    via_tmp: list = []
+    direct: list = []
     for k, (slot, value, src) in enumerate(writes):
         others = set(written[:k] + written[k + 1:])
         (via_tmp if lay.slots_read(value) & others else direct).append((slot, src))
@@ -336,7 +337,7 @@ def run_spin(pm: PromelaModel, workdir: str | Path | None = None, depth: int = 1
     if not spin_available():
         raise SpinUnavailable("spin and gcc are needed (Debian: apt-get install -y spin gcc)")
     own = workdir is None
-    wd = Path(tempfile.mkdtemp(prefix="rulecheck-spin-")) if own else Path(workdir)
+    wd = Path(tempfile.mkdtemp(prefix="rulecheck-spin-")) if workdir is None else Path(workdir)
     wd.mkdir(parents=True, exist_ok=True)
     try:
         (wd / "model.pml").write_text(pm.text, encoding="utf-8")

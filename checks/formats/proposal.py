@@ -27,8 +27,8 @@ import json
 from pathlib import Path
 
 from checks.formats.inputs import load_yaml
-from checks.formats.relations import AtMost, Exclusive, NeedsFlag, NeedsRow, NeedsSet, NotBoth, OncePerRow, Requires, \
-    Within
+from checks.formats.relations import AtMost, Exclusive, NeedsFlag, NeedsRow, NeedsSet, NotBoth, OncePerRow, Relation, \
+    Requires, Within
 from checks.formats.schema import INVALID, Boolean, Choice, Integer, ListOf, Loc, Record, Row, Text, _pos
 from model.errors import InputError, ModelError, choices
 
@@ -83,7 +83,8 @@ def bounds_schema(game, base=None) -> Record:
     gives the defaults the relations read (the engine defaults unless a profile is the base)."""
     base = base if base is not None else game.bounds()
     defaults = {k: _json_default(v) for k, v in base.as_dict().items()}
-    fields, relations = {}, []
+    fields: dict = {}
+    relations: list[Relation] = []
     for key, shape in game.bound_shapes.items():
         fields[key] = bound_node(shape, defaults.get(key))
         why = shape.get("why", "")
@@ -100,7 +101,8 @@ def bounds_schema(game, base=None) -> Record:
         if shape.get("needs_flag"):
             relations.append(NeedsFlag(key, shape["needs_flag"], why))
         if shape.get("needs_row"):
-            relations.append(NeedsRow(key, *shape["needs_row"], why))
+            rows, row_key, column = shape["needs_row"]
+            relations.append(NeedsRow(key, rows, row_key, column, why))
         for other in shape.get("needs_set", ()):
             relations.append(NeedsSet(key, other, why))
     return Record(fields, relations=tuple(relations), defaults=defaults, what="bound", optional_null=True,

@@ -14,8 +14,15 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Protocol
 
-from checks.formats.schema import ListOf, Loc, Node, Record, Row, _pos, _show, quoted
+from checks.formats.schema import Choice, ListOf, Loc, Node, Record, Row, _pos, _show, quoted
+
+
+class Relation(Protocol):
+    """What a `Record` holds in `relations` (every class below): `check` appends each breach to `loc`."""
+
+    def check(self, rec: Record, values, bad, raw, loc: Loc) -> None: ...
 
 def _members(node: Node, value, column=None) -> list:
     """The choice values a field's value holds: [(index path, value)] (a list's items, a column of
@@ -36,6 +43,7 @@ def _domain(node: Node, column=None) -> list:
     if isinstance(node, Row):
         cols = node.columns if column is None else (node.columns[column],)
         return list(dict.fromkeys(v for c in cols for v in c.values))
+    assert isinstance(node, Choice)  # the nodes `within` lists are choices, or rows of them
     return list(node.values)
 
 
@@ -148,7 +156,7 @@ class OncePerRow:
     def check(self, rec: Record, values, bad, raw, loc: Loc) -> None:
         if self.field not in values:
             return
-        seen = {}
+        seen: dict = {}
         for i, row in enumerate(values[self.field]):
             for v in dict.fromkeys(row):
                 if v in seen:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from checks.formats.outputs import inside, slug
@@ -26,7 +27,7 @@ def to_json(results: list[CheckResult], proposal, seed: int, states: int | None,
 
 
 def to_text(results: list[CheckResult], proposal, seed: int, states: int | None, seconds: float,
-            model=None, notes: list[str] = ()) -> str:
+            model=None, notes: Sequence[str] = ()) -> str:
     lines = [f"rulecheck {VERSION} | proposal: {proposal.name} ({proposal.source}) | seed {seed}"]
     lines += [f"note: {n}" for n in notes]
     w = max((len(r.id) for r in results), default=10)
@@ -36,6 +37,7 @@ def to_text(results: list[CheckResult], proposal, seed: int, states: int | None,
         lines.append(f"{r.id:<{w}}  {r.kind:<9}  {r.verdict:<8}  {r.engine:<8}  {depth:>5}  {r.detail}")
     bad = [r for r in results if r.verdict in ("violated", "missed") and r.trace is not None]
     for r in bad:
+        assert r.trace is not None  # `bad` holds results with a trace only
         lines.append("")
         lines.append(f"counterexample for {r.id} ({r.trace.depth} steps, replayed):")
         own = r.extra.get("model")  # a trace on other bounds (selftest, --minimise) narrates with its own model

@@ -38,7 +38,9 @@ from checks.formats.proposal import (NAME_LENGTH, bound_node, build_proposal, ch
                                      defects_schema, proposal_schema)
 from checks.formats.relations import Alone, Exclusive, NeedsKey
 from checks.formats.schema import Const, Integer, ListOf, Loc, MapOf, Record, Scalar, Text, _pos, found, quoted
+from model.declarations import Proposal
 from model.domains import Bool, Enum, IntRange
+from model.game import GameModel
 from model.errors import InputError, ModelError, choices
 from model.evaluate import apply, enabled, eval_expr
 from model.guards import explain
@@ -138,12 +140,12 @@ def scenario_json_schema(game) -> dict:
 # -- loading ----------------------------------------------------------------------------------------
 
 class Scenario(NamedTuple):
-    model: object
+    model: GameModel
     steps: list          # [(action label, line, says)]
     expect: dict
     expect_line: int | None
     name: str
-    proposal: object
+    proposal: Proposal
 
 
 def _base(game, data):

@@ -127,11 +127,20 @@ class Node:
     """Common to every node: `optional_null` (YAML's empty value means the key is absent), and the
     `doc` and `default` the JSON Schema shows to editors."""
 
+    def check(self, value, loc: Loc):
+        """The checked value, or INVALID (its errors appended to `loc`); every node defines it."""
+        raise NotImplementedError
+
+    def json(self) -> dict:
+        """The node as JSON Schema; every node defines it."""
+        raise NotImplementedError
+
     def _meta(self, out: dict) -> dict:
-        if getattr(self, "doc", None):
-            out["description"] = self.doc
-        if getattr(self, "default", None) is not None:
-            out["default"] = self.default
+        doc, default = getattr(self, "doc", None), getattr(self, "default", None)
+        if doc:
+            out["description"] = doc
+        if default is not None:
+            out["default"] = default
         return out
 
     def _null(self, out: dict) -> dict:
@@ -343,7 +352,7 @@ class ListOf(Node):
     """A list of `item`s: between `min_items` and `max_items`; `unique` entries; `first` (the first
     entry must be this value); `key` (rows: the values in this column are unique)."""
 
-    item: Node = None
+    item: Node
     min_items: int = 0
     max_items: int = 10_000
     unique: bool = False
@@ -362,7 +371,8 @@ class ListOf(Node):
             loc.error(f"expected at least {self.min_items}{most} entries; found {len(value)}")
             return INVALID
         before = len(loc.errors)
-        out, seen = [], {}
+        out: list = []
+        seen: dict = {}
         for i, x in enumerate(value):
             at = loc.item(value, i)
             v = self.item.check(x, at)
@@ -390,6 +400,7 @@ class ListOf(Node):
         if self.first is not None:
             out["prefixItems"] = [{"const": self.first}]
         if self.key is not None:
+            assert isinstance(self.item, Row)  # `key` names a column: the items are rows
             out["allOf"] = [{"contains": {"prefixItems": [True] * self.key + [{"const": v}]},
                              "minContains": 0, "maxContains": 1} for v in self.item.columns[self.key].values]
         return self._meta(out)
@@ -399,8 +410,8 @@ class ListOf(Node):
 class MapOf(Node):
     """A mapping whose keys are checked by `key` and values by `value` (expect.values)."""
 
-    key: Node = None
-    value: Node = None
+    key: Node
+    value: Node
     doc: str = ""
 
     def check(self, value, loc: Loc):

@@ -76,7 +76,8 @@ def read_rows(path: Path, check=None) -> tuple[list, int]:
     left behind: `append_line` takes a failed line back), a blank line aside. `check(row, line)` (the
     pipeline's, for `--resume`) raises on a line that is not a row of this sweep, a line that is not
     JSON included (InputError at its line); without it such lines are counted and skipped."""
-    rows, bad = [], 0
+    rows: list[dict] = []
+    bad = 0
     if not path.exists():
         return rows, bad
     text = path.read_text(encoding="utf-8", errors="replace")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from checks.analyses.verdicts import DEADLOCK_RULES, coverage, make_explorer, run_explicit
-from checks.engines.explicit import DOMAIN
+from checks.engines.explicit import DOMAIN, Exploration
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, stats, written
 from checks.results import error_result, isolated
 
@@ -73,7 +73,7 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     return run
 
 
-def _explicit(model, config) -> tuple[list, object]:
+def _explicit(model, config) -> tuple[list, Exploration | None]:
     """The explicit search and its verdicts; if the search itself fails inside the tool, every explicit
     check's verdict is `error` (and the exploration None), and the other checks still run (issue 39). A
     ModelError is the model or an option refused (for example --symmetry): exit 3, as before."""
@@ -172,7 +172,10 @@ def explore(opts: Options, graph: str | None = None, fold: bool = False, symmetr
     run = Run("", 0 if ex.complete or (depth_cut and opts.max_depth is not None) else 4)
     if graph:
         from checks.formats.graph import write_graph
-        if written(run, "the graph", graph, lambda: write_graph(ex.to_graph(), graph) or True):
+        def write() -> bool:
+            write_graph(ex.to_graph(), graph)
+            return True
+        if written(run, "the graph", graph, write):
             st["graph"] = graph
     if opts.fmt == "json":
         run.stdout = json.dumps({"schema_version": 1, "tool": "rulecheck", "seed": opts.seed,

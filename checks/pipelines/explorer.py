@@ -39,6 +39,7 @@ def start_of(setup: Setup, labels: list, expect: dict, source: str) -> tuple:
         walk(setup, path)
     except ApiError as err:
         n = err.step
+        assert n is not None  # walk() names the step that does not run
         return path[:n - 1], None, f"{Path(source).name}: {err.message}; opened at step {n - 1}"
     return path, tried, f"opened at the end of {Path(source).name}" + (f", trying {tried}" if tried else "")
 

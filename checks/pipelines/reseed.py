@@ -41,7 +41,7 @@ from checks.pipelines.proofs import lemma_samples
 
 def _models() -> dict:
     """Digest -> profile name, for every embedded profile (the first name of a shared model)."""
-    out = {}
+    out: dict = {}
     for name in sorted(GAME.profiles):
         out.setdefault(model_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
     return out

@@ -219,7 +219,7 @@ def _fingerprints(sw: Sweep, ex, todo: list, progress) -> dict:
 
 def _check(sw: Sweep, ex, groups: dict, progress) -> None:
     """Check one combination per new model; write its row and its merged combinations' rows."""
-    known = {}
+    known: dict = {}
     for r in sorted(sw.rows.values(), key=lambda r: r["index"]):
         known.setdefault(r["model"], r)
     for model, members in groups.items():  # a model a resumed file already checked: no second search

@@ -14,7 +14,7 @@ from model.moritani.config import (ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR,
                                    TERROR_VS_ARRIVAL_REACTIONS)
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
-from model.rule import P, Rule
+from model.rule import P, Rule, Slot
 
 
 def terror_qualifies(c: Ctx, f, loc, n=1):
@@ -141,7 +141,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
         open_to = (to.ne(c.desert) & v("storm").ne(to)
                    & ~c.ally_blocks(f, to))
     move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= g)
-    source = ("forces", (f, Const(c.desert)))
+    source: Slot = ("forces", (f, Const(c.desert)))
     if c.has("move-from-reserves"):  # the bug: the moved force is taken from reserves, not the open desert
         move_guard = mine & moves & open_to & (v("reserves", f) >= g)
         source = ("reserves", (f,))

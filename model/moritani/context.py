@@ -116,7 +116,7 @@ class Ctx:
         """Is `pick` the interpretation's choice on its switch: `c.chose(ALLY_SEPARATION.BASIC)`?"""
         return self.interp.chose(pick)
 
-    def fac(self, name: str):
+    def fac(self, name: str | None):
         """Index of a faction if it plays, else None."""
         return self.bounds.factions.index(name) if name in self.bounds.factions else None
 

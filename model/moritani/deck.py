@@ -44,6 +44,7 @@ def enabled(c: Ctx) -> bool:
 def total(c: Ctx) -> int:
     """Cards in play: the starting hands and the deck (a constant of the game, R39's 'top card')."""
     b = c.bounds
+    assert b.deck is not None, "total() is asked only with the finite-deck module (enabled(c))"
     return b.deck + b.moritani_hand + b.hand * (len(b.factions) - 1)
 
 

@@ -13,7 +13,7 @@ from model.moritani.arrivals import advisor_eligible, ambassador_eligible
 from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, SABOTAGE_GIFT_OVERFLOW, SNEAK_ATTACK_IS_SHIPMENT
 from model.moritani.context import Ctx
 from model.moritani.terror import reveal_possible
-from model.rule import P, Rule
+from model.rule import Effects, P, Rule
 from model.domains import IntRange
 
 
@@ -51,7 +51,7 @@ def rules(c: Ctx) -> list[Rule]:
 def _assassination(c: Ctx) -> list[Rule]:
     v, M = c.v, c.M
     e, j = Param("e"), Param("j")
-    bounty = {("bank", ()): v("bank") - c.strength(j)}
+    bounty: Effects = {("bank", ()): v("bank") - c.strength(j)}
     if c.has("bounty-paid-by-entrant"):  # the bug: the victim's owner pays what it can, not the bank
         bounty = {("spice", (e,)): v("spice", e) - minimum(v("spice", e), c.strength(j))}
     if c.has("bounty-overdraws-entrant"):  # the bug: the victim's owner pays the whole strength, held or not
@@ -76,7 +76,7 @@ def _assassination(c: Ctx) -> list[Rule]:
 def _atomics(c: Ctx) -> list[Rule]:
     v, M, b = c.v, c.M, c.bounds
     l = Param("l")
-    eff = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done")}
+    eff: Effects = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done")}
     trims = []
     if c.advisors_coexist():
         eff[("advisors", (l,))] = Const(0)  # every force there dies, advisors with the rest
@@ -114,17 +114,18 @@ def _robbery(c: Ctx) -> list[Rule]:
     e, done = Param("e"), c.st("entry_done")
     take = Div(v("spice", e), 2) if c.has("robbery-rounds-down") else half_up(v("spice", e))
     over = v("hand", M) + 1 > c.hand_limit(M)
-    gains = {("spice", (Const(M),)): v("spice", M) + take}
+    gains: Effects = {("spice", (Const(M),)): v("spice", M) + take}
     if c.has("robbery-pays-bank"):  # the bug: the robbed spice goes to the bank
         gains = {("bank", ()): v("bank") + take}
     elif c.has("robbery-rounding-to-bank"):  # the bug: Moritani gets half rounded down, the bank the odd one
         gains = {("spice", (Const(M),)): v("spice", M) + Div(v("spice", e), 2), ("bank", ()): v("bank") + take
                  - Div(v("spice", e), 2)}
-    card = {("hand", (Const(M),)): v("hand", M) + 1, ("stage", ()): ite(over, c.st("robbery_discard"), done)}
+    card: Effects = {("hand", (Const(M),)): v("hand", M) + 1, ("stage", ()): ite(over, c.st("robbery_discard"), done)}
     if deck.enabled(c):  # A16: the top card of a finite deck, if there is one
         reshuffle = deck.robbery_reshuffles(c)
         over = v("hand", M) + ite(deck.drew(c, reshuffle), 1, 0) > c.hand_limit(M)
         card = deck.draw(c, Const(M), reshuffle) | {("stage", ()): ite(over, c.st("robbery_discard"), done)}
+    taken: Effects = {("robbed", ()): True} if c.has("robbery-takes-both") else {("stage", ()): done}
     return [
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
@@ -132,7 +133,7 @@ def _robbery(c: Ctx) -> list[Rule]:
              & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e))
              & (~v("robbed") if c.has("robbery-takes-both") else Const(True)),
              {("spice", (e,)): v("spice", e) - take,
-              **({("robbed", ()): True} if c.has("robbery-takes-both") else {("stage", ()): done})} | gains, ("R39", "A3"), actor=Const(M),
+              **taken} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
         Rule("rob_card", (), c.stage_is("robbery"), card, ("R39", "H18") + (("A16",) if deck.enabled(c) else ()),
              actor=Const(M), doc="draw the top Treachery card even with a full hand; discard down if over"),

@@ -144,6 +144,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
     ]
     after_cancel = "mentat_place" if c.chose(KARAMA_PLACEMENT.RETRY) else _after_placement(c)
     f = Param("f")
+    params: tuple[P, ...]
     params, guard, lands = (P("f", c.F),), c.stage_is("placement_karama") & f.ne(M) & v("karama", f), {}
     if c.has("karama-placement-still-commits"):  # the bug: the card is spent but the token lands anyway
         params, guard = params + (K,), guard & v("pending_face").eq(k)

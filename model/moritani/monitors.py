@@ -34,7 +34,7 @@ misbehaves without updating its own bookkeeping is still seen:
 from __future__ import annotations
 
 from model.domains import Bool, IntRange
-from model.expr import Arg, Const, Fired, count, ite, post
+from model.expr import Arg, Const, Expr, Fired, count, ite, post
 from model.moritani import crossship, grumman, relocation, revival, worms
 from model.moritani.config import KARAMA_EOME_TIMING, SNEAK_ATTACK_IS_SHIPMENT
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
@@ -103,7 +103,7 @@ def _entry_begun(c: Ctx) -> Monitor:
     starts = tuple(s for s in ("ship_move", "worm", "revival") if s in c.Stage.labels)
     arrives = c.stage_is(*starts) & c.any_of(post("forces", f, h) > v("forces", f, h)
                                              for f in range(len(c.bounds.factions)) for h in c.holds)
-    how = Const(0)
+    how: Expr = Const(0)
     for s, label in (("worm", "worm ride"), ("revival", "revival")):
         if label in dom.labels:
             how = ite(c.stage_is(s), dom.index(label), how)
@@ -228,6 +228,7 @@ def _ambassador_due(c: Ctx) -> Monitor:
     the Ambassador's reaction (A2), until it resolves (H9: a second reaction never overwrites it). An
     Atomics there returns the Ambassador to Ecaz (R36): arrivals after it owe nothing."""
     v = c.v
+    assert c.bounds.ambassador is not None  # added only on bounds with an Ambassador (monitors() above)
     ecaz, amb = c.fac("Ecaz"), c.L.index(c.bounds.ambassador)
     standing = v("aftermath").ne(amb)
     arrival = c.stage_is("ship_move") & standing & c.any_of(

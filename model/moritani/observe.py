@@ -197,7 +197,7 @@ class Observer:
 
     def _leaks(self, s, enabled) -> tuple:
         """What seeded engine bugs expose (empty for a correct engine)."""
-        out = []
+        out: list[tuple | bool | int] = []
         st = self.c.Stage.labels[s[self.stage]]
         if "face-printed" in self.leaks:
             out.append(tuple((s[p], k) for k, (st_slot, _, p) in enumerate(self.tokens) if s[st_slot] == self.placed))
@@ -299,7 +299,7 @@ def observation_spec(model, faction: int) -> tuple:
     shown = [c.Status.index(x) for x in ("placed", "set aside") if x in c.Status.labels]
     sentinel = len(c.Status.labels)  # "still hidden" in the revealed-tokens component
     tok = lambda f, k: Var(f, (Const(k),))  # noqa: E731
-    spec = [
+    spec: list[Value | Bag] = [
         Value("public board", tuple(_slot_var(model, i) for i in public_slots(model))),
     ]
     cards = traitor_slots(model)

@@ -8,6 +8,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from model.moritani.config import (ALLY_SEPARATION, AMBASSADOR_VS_TERROR, ASSASSINATION_WITHOUT_LEADER,
                                    ATOMICS_PENALTY, BETRAYAL_TIMING, BG_ADVISORS_OCCUPY, COLLECTION_OPERATIONS,
@@ -31,66 +32,69 @@ class Proposal:
     extends: str | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
-        out = {"name": self.name, "source": self.source} | ({"extends": self.extends} if self.extends else {}) | {
+        out: dict[str, object] = {"name": self.name, "source": self.source} | ({"extends": self.extends} if self.extends else {}) | {
                "interpretation": self.interpretation.as_dict(), "bounds": self.bounds.as_dict()}
         if self.defects:
             out["defects"] = list(self.defects)
         return out
 
 
+# A profile's bounds as (Bounds field, value) pairs: `Bounds(**dict(items))`; the values differ in type per field.
+BoundsItems = tuple[tuple[str, Any], ...]
+
 # The Assassinate Leaders module on small bounds (three factions, no alliances so both rivals can battle
 # Moritani, one stronghold, the Assassination and Extortion faces): docs/checking.md.
-ASSASSINATE_BOUNDS = (("assassinate_leaders", True), ("factions", ("Moritani", "Atreides", "Bene Gesserit")),
+ASSASSINATE_BOUNDS: BoundsItems = (("assassinate_leaders", True), ("factions", ("Moritani", "Atreides", "Bene Gesserit")),
                       ("strongholds", ("Arrakeen",)), ("ambassador", None), ("alliances", ()),
                       ("faces", ("Assassination", "Extortion")))
 
 # The Nexus card module (model/moritani/nexus.py) on one stronghold, so that Cunning's stack and the entries
 # into it happen within two turns: Moritani unallied holds the card (Cunning), or an unallied rival does
 # (Betrayal). docs/checking.md, "Nexus card and stacks".
-NEXUS_CUNNING_BOUNDS = (("nexus_card", "Moritani"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
+NEXUS_CUNNING_BOUNDS: BoundsItems = (("nexus_card", "Moritani"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
                         ("alliances", (("Atreides", "Bene Gesserit"),)))
-NEXUS_BETRAYAL_BOUNDS = (("nexus_card", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
+NEXUS_BETRAYAL_BOUNDS: BoundsItems = (("nexus_card", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
                          ("alliances", (("Moritani", "Ecaz"),)))
 
 # The Grumman module (model/moritani/grumman.py) on one stronghold: Moritani starts with the printed 8 native
 # reserves (the high side) and drops to the low side after a Sneak Attack; Atreides has 3 forces in reserves so
 # that an entry of 3 is possible on the low side. docs/checking.md, "Grumman".
-GRUMMAN_BOUNDS = (("grumman", True), ("strongholds", ("Arrakeen",)), ("ambassador", None),
+GRUMMAN_BOUNDS: BoundsItems = (("grumman", True), ("strongholds", ("Arrakeen",)), ("ambassador", None),
                   ("moritani_forces", 8), ("forces", (("Atreides", 4, 0), ("Bene Gesserit", 1, 0))), ("spice", 4))
 # The Grumman module on two factions and two faces: small enough for the leak checks of a removed face (A18).
-GRUMMAN_SMALL_BOUNDS = (("grumman", True), ("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)),
+GRUMMAN_SMALL_BOUNDS: BoundsItems = (("grumman", True), ("factions", ("Moritani", "Atreides")), ("strongholds", ("Arrakeen",)),
                         ("ambassador", None), ("alliances", ()), ("faces", ("Sneak Attack", "Robbery")),
                         ("moritani_forces", 8), ("forces", (("Atreides", 4, 0),)), ("spice", 4), ("karama", ()))
 # Both modules at once (issue 15: Cunning onto a Grumman stack): the Grumman bounds with Moritani, unallied,
 # holding its Nexus card.
-GRUMMAN_NEXUS_BOUNDS = GRUMMAN_BOUNDS + (("nexus_card", "Moritani"), ("alliances", (("Atreides", "Bene Gesserit"),)))
+GRUMMAN_NEXUS_BOUNDS: BoundsItems = GRUMMAN_BOUNDS + (("nexus_card", "Moritani"), ("alliances", (("Atreides", "Bene Gesserit"),)))
 
 # Worm rides (model/moritani/worms.py) on one stronghold: Moritani, Atreides and Fremen (2 forces in the open desert),
 # no alliances. docs/checking.md, "Worm rides".
-WORM_BOUNDS = (("worm_rides", True), ("factions", ("Moritani", "Atreides", "Fremen")), ("strongholds", ("Arrakeen",)),
+WORM_BOUNDS: BoundsItems = (("worm_rides", True), ("factions", ("Moritani", "Atreides", "Fremen")), ("strongholds", ("Arrakeen",)),
                ("ambassador", None), ("alliances", ()), ("forces", (("Atreides", 1, 1), ("Fremen", 0, 2))))
 
 # A finite Treachery deck (model/moritani/deck.py) of one card with the bidding card on offer each turn, on one
 # stronghold: the deck runs out, the discard pile is reshuffled, and a Robbery may find nothing to draw (A16).
 # docs/checking.md, "Finite deck".
-DECK_BOUNDS = (("deck", 1), ("bidding", True), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"))
+DECK_BOUNDS: BoundsItems = (("deck", 1), ("bidding", True), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"))
 
 # Moritani's setup (model/moritani/setup.py): Atreides starts with a force in Arrakeen, so under the engine's
 # `stronghold` choice Moritani sets up in Carthag, beside the Ecaz Ambassador. One of Moritani's three forces is
 # placed; two stay for the Sneak Attack. docs/checking.md, "Moritani's setup".
-SETUP_BOUNDS = (("setup_forces", 1), ("moritani_forces", 3), ("garrisons", (("Atreides", "Arrakeen", 1),)))
+SETUP_BOUNDS: BoundsItems = (("setup_forces", 1), ("moritani_forces", 3), ("garrisons", (("Atreides", "Arrakeen", 1),)))
 
 # Moritani's Homeworld occupied by Atreides (model/moritani/homeworld.py, R23): no alliance offer to Atreides.
-GRUMMAN_OCCUPIED_BOUNDS = GRUMMAN_BOUNDS + (("homeworld_occupier", "Bene Gesserit"),)
+GRUMMAN_OCCUPIED_BOUNDS: BoundsItems = GRUMMAN_BOUNDS + (("homeworld_occupier", "Bene Gesserit"),)
 
 # Revival onto the planet (model/moritani/revival.py): Atreides revives its one force in the Tanks, on one stronghold.
-REVIVAL_BOUNDS = (("revival", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
+REVIVAL_BOUNDS: BoundsItems = (("revival", "Atreides"), ("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"),
                   ("forces", (("Atreides", 2, 0), ("Bene Gesserit", 1, 0))))
 
 # The Guild's cross-ship (model/moritani/crossship.py): Moritani, Atreides and the Guild on Arrakeen and Tuek's
 # Sietch, no alliances, four faces (Atomics for the Aftermath); the Guild starts with a force in Tuek's Sietch and one in the open desert, so that it can
 # cross-ship out of a stronghold or from the desert, and ship back to its reserves. docs/checking.md.
-CROSS_SHIP_BOUNDS = (("cross_ship", True), ("factions", ("Moritani", "Atreides", "Guild")),
+CROSS_SHIP_BOUNDS: BoundsItems = (("cross_ship", True), ("factions", ("Moritani", "Atreides", "Guild")),
                      ("strongholds", ("Arrakeen", "Tuek's Sietch")), ("ambassador", None), ("alliances", ()),
                      ("faces", ("Atomics", "Extortion", "Robbery", "Sneak Attack")),
                      ("forces", (("Atreides", 1, 0), ("Guild", 0, 1))), ("garrisons", (("Guild", "Tuek's Sietch", 1),)))
@@ -98,13 +102,13 @@ CROSS_SHIP_BOUNDS = (("cross_ship", True), ("factions", ("Moritani", "Atreides",
 # Ambassador relocation (model/moritani/relocation.py): Moritani, Atreides and an unallied Ecaz on Arrakeen (with the
 # Ambassador) and Carthag; Ecaz has one force in the open desert to relocate, Atreides two in reserves.
 # docs/checking.md.
-RELOCATION_BOUNDS = (("ambassador_relocation", True), ("factions", ("Moritani", "Atreides", "Ecaz")),
+RELOCATION_BOUNDS: BoundsItems = (("ambassador_relocation", True), ("factions", ("Moritani", "Atreides", "Ecaz")),
                      ("strongholds", ("Arrakeen", "Carthag")), ("ambassador", "Arrakeen"), ("alliances", ()),
                      ("faces", ("Atomics", "Extortion", "Robbery", "Sneak Attack")),
                      ("forces", (("Atreides", 2, 0), ("Ecaz", 0, 1))))
 
 # Worm rides with Moritani's Nexus card (issue 15's combined profile: a worm ride into a stack Cunning made).
-WORM_NEXUS_BOUNDS = WORM_BOUNDS + (("nexus_card", "Moritani"),)
+WORM_NEXUS_BOUNDS: BoundsItems = WORM_BOUNDS + (("nexus_card", "Moritani"),)
 
 # treachery.online's recorded choices (docs/engines.md: each with the file and commit it was read from).
 TREACHERY_ONLINE = Interpretation.of(

@@ -14,6 +14,8 @@ its Traitor replacement draw; A5, A6). These tables sit next to the rules they n
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from model.moritani.config import (AMBASSADOR_VS_TERROR, ASSASSINATE_MENTAT_ORDER, EXTORTION_MENTAT_ORDER,
                                    TERROR_VS_ARRIVAL_REACTIONS, Interpretation)
 
@@ -119,3 +121,8 @@ class MoritaniReactions:
         """(the key of the switch that settles the pair, the catalogue IDs it concerns)."""
         sw, ids = SETTLES[frozenset((a, b))]
         return sw.switch.key, ids
+
+
+if TYPE_CHECKING:  # mypy checks that the class implements the declaration the ambiguity detector reads
+    from model.declarations import Reactions
+    _implements: type[Reactions] = MoritaniReactions

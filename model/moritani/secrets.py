@@ -14,6 +14,7 @@ them without knowing the game.
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 from model.moritani import observe, release
 
@@ -137,3 +138,8 @@ class FaceSecrets:
 
     def public_cards(self, s: tuple) -> tuple:
         return observe.traitor_public(self.model, s)
+
+
+if TYPE_CHECKING:  # mypy checks that the class implements the declaration the leak checks read
+    from model.declarations import Secrets
+    _implements: type[Secrets] = FaceSecrets

@@ -23,7 +23,7 @@ def schema(c: Ctx) -> Schema:
     Leader = c.Leader
     F, K = c.F, c.K
     # Seeded leak `decline-logs-face`: the engine's public log keeps the declined token's face.
-    log = (Field("declined_log", c.Effect, doc="engine bug: the public log names the declined face"),) \
+    log: tuple[Field, ...] = (Field("declined_log", c.Effect, doc="engine bug: the public log names the declined face"),) \
         if c.has("decline-logs-face") else ()
     # Seeded defect `robbery-takes-both`: the engine keeps Robbery open after the spice is taken.
     log += (Field("robbed", Bool(), doc="engine bug: Robbery's spice was taken, the choice stays open"),) \

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 
-from model.expr import Arg, Const, Fired, count, half_up, implies, ite, post, sum_of
+from model.expr import Arg, Const, Expr, Fired, count, half_up, implies, ite, post, sum_of
 from model.moritani import crossship, intrusion, relocation, revival, separation, setup
 from model.moritani.config import ADVISOR_INTO_AFTERMATH, EXTORTION_PAYERS, KARAMA_EOME_TIMING, SABOTAGE_GIFT_OVERFLOW
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
@@ -64,7 +64,7 @@ def delta(c: Ctx, name: str, *idx):
 def _holders(c: Ctx) -> dict:
     """Every holder of spice and the step's change to it: each faction, the bank, the Extortion reserve
     (5 spice in front of Moritani's shield while reserved, R37)."""
-    out = {f: delta(c, "spice", f) for f in range(len(c.bounds.factions))}
+    out: dict[int | str, Expr] = {f: delta(c, "spice", f) for f in range(len(c.bounds.factions))}
     out["bank"] = delta(c, "bank")
     out["reserve"] = ite(post("ext_reserved"), 5, 0) - ite(c.v("ext_reserved"), 5, 0)
     return out

@@ -11,7 +11,7 @@ from model.expr import Const, Param, ite, minimum
 from model.moritani import deck, homeworld, separation, stacks
 from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED, KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
-from model.rule import P, Rule
+from model.rule import Effects, P, Rule
 
 
 def reveal_possible(c: Ctx, face: int, e):
@@ -33,7 +33,7 @@ def _accept_effects(c: Ctx) -> dict:
     """Effects of a committed acceptance, for parameters e (entrant) and k (face)."""
     v, M = c.v, c.M
     e, k = Param("e"), Param("k")
-    eff = {("ally", (Const(M),)): e}
+    eff: Effects = {("ally", (Const(M),)): e}
     for g in range(len(c.bounds.factions)):
         if g == M:
             continue
@@ -72,7 +72,7 @@ def rules(c: Ctx) -> list[Rule]:
     decline_guard = at & ~refused
     if c.has("refusal-declines"):
         decline_guard = at
-    logged = {("declined_log", ()): v("entry_face")} if c.has("decline-logs-face") else {}
+    logged: Effects = {("declined_log", ()): v("entry_face")} if c.has("decline-logs-face") else {}
     params: tuple = ()
     if c.has("decline-refunds-shipment"):  # the bug: declining undoes the entrant's paid shipment
         ent, l = Param("e"), Param("l")
@@ -81,7 +81,7 @@ def rules(c: Ctx) -> list[Rule]:
             & v("entry_cause").eq(c.Cause.index("shipment")) & (v("bank") >= 1)
         logged = logged | {("forces", (ent, l)): v("forces", ent, l) - 1, ("reserves", (ent,)): v("reserves", ent) + 1,
                            ("spice", (ent,)): v("spice", ent) + 1, ("bank", ()): v("bank") - 1}
-    closes = {} if c.has("decline-keeps-decision") else {("stage", ()): c.st("entry_done")}
+    closes: Effects = {} if c.has("decline-keeps-decision") else {("stage", ()): c.st("entry_done")}
     sneak = c.face("Sneak Attack")
     if c.has("decline-runs-sneak-attack") and sneak is not None:  # the bug: the face's follow-up runs anyway
         closes = {("stage", ()): ite(v("entry_face").eq(sneak), c.st("sneak"), c.st("entry_done"))}
