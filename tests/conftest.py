@@ -1,4 +1,4 @@
-"""Shared fixtures (tiny hand-written models, the explored default profile), an isolated proof cache,
+"""Shared fixtures (the explored default profile, the small bounds; toy models: tests/toys.py), an isolated proof cache,
 and the test tiers.
 
 Tiers: `python -m pytest -m fast` is the edit-test loop (about four minutes on two cores): every test
@@ -15,29 +15,12 @@ import pytest
 
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
-from model.domains import Bool, IntRange
-from model.expr import Var
-from model.game import GameModel
-from model.properties import always, sometimes
-from model.rule import Rule
-from model.schema import Field, Schema
 from model.moritani.build import build_model
 from model.moritani.config import Bounds
+from tests.toys import counter_model  # noqa: F401 (the toy models moved to tests/toys.py)
 
 # A small configuration every test can afford to enumerate completely.
 SMALL = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
-
-
-def counter_model(limit: int = 3, broken: bool = False) -> GameModel:
-    """x counts up to `limit`; `broken` lets it overshoot, which the invariant catches."""
-    sch = Schema((Field("x", IntRange(0, limit + 1)), Field("done", Bool())))
-    top = limit + 1 if broken else limit
-    rules = (
-        Rule("inc", (), Var("x") < top, {("x", ()): Var("x") + 1}, ("T1",)),
-        Rule("finish", (), Var("x").eq(limit) & ~Var("done"), {("done", ()): True}, ("T2",), kind="system"),
-    )
-    props = (always("bounded", Var("x") <= limit, ("T1",)), sometimes("can-finish", fires=("finish",)))
-    return GameModel("counter", sch, ((0, False),), rules, props, terminal=Var("done"))
 
 
 @pytest.fixture(scope="session")

@@ -40,14 +40,26 @@ def test_a_value_that_does_not_pickle_is_an_internal_error_with_its_reason():
         Background(lambda: (lambda: 0)).result()
 
 
-def test_cancel_stops_and_reaps_a_running_child():
+def test_cancel_stops_and_reaps_a_running_child(monkeypatch):
+    """The child is ended by a signal (SIGTERM), not waited for until it finishes: its exit status says so,
+    with no stopwatch."""
     job = Background(lambda: time.sleep(60))
     pid = job._pid
     assert pid is not None and not _gone(pid)
-    t0 = time.perf_counter()
+    statuses, real = [], os.waitpid
+
+    def waitpid(p, options):
+        got = real(p, options)
+        statuses.append(got)
+        return got
+    monkeypatch.setattr(os, "waitpid", waitpid)
     job.cancel()
-    assert time.perf_counter() - t0 < 5 and _gone(pid)
-    job.cancel()  # idempotent
+    assert _gone(pid)
+    ended = [status for p, status in statuses if p == pid]  # the WNOHANG probe found it running: (0, 0)
+    assert len(ended) == 1 and os.WIFSIGNALED(ended[0]) and os.WTERMSIG(ended[0]) == signal.SIGTERM, statuses
+    calls = len(statuses)
+    job.cancel()  # idempotent: nothing left to wait for
+    assert len(statuses) == calls
 
 
 def test_the_child_ignores_sigint_so_the_parent_decides():

@@ -25,7 +25,7 @@ from checks.engines.induction import HornSystem, fingerprint
 from checks.engines.lemmacache import LemmaCache, to_data
 from checks.results import CheckResult, reconcile
 from model.expr import Const, Var
-from tests.conftest import counter_model
+from tests.toys import counter_model
 
 RLIMIT = 1000  # the proof cache's key includes check's rlimit; any value works for a forged entry
 GENUINE = "(declare-fun x@0 () Int) (assert (<= x@0 3))"  # x <= 3: inductive on the correct counter

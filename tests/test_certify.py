@@ -11,7 +11,7 @@ from checks.engines.induction import spacer
 from checks.engines.lemmacache import LemmaCache
 from checks.pipelines.proofs import lemma_samples
 from model.moritani import GAME
-from tests.test_infer import tiny
+from tests.toys import tiny
 
 
 @pytest.fixture(scope="module")

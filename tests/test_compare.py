@@ -18,6 +18,7 @@ from model.evaluate import enabled
 from model.moritani import GAME
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.profiles import Proposal
+from tests.pins import SMALL_STATES
 
 SMALL = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=2, faces=("Extortion", "Robbery"))
 
@@ -111,7 +112,7 @@ def test_no_game_tells_them_apart_only_when_a_check_backs_it():
     turn = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
     sep = compare_proposals(prop("engine", bounds=turn), prop("advanced", bounds=turn, ally_separation="advanced"),
                             GAME.build)
-    assert (sep.verdict, sep.backing, sep.lockstep.pairs) == ("same", "bisimilar", 2358)
+    assert (sep.verdict, sep.backing, sep.lockstep.pairs) == ("same", "bisimilar", SMALL_STATES)
     assert "bisimilar (run in lockstep over 2,358 pairs of states" in why_same(sep)
     # A lockstep search cut by its budget backs nothing: inconclusive, never "no game tells them apart".
     cut = dataclasses.replace(c, lockstep=lockstep(c.a.model, c.b.model, c.a.view, c.b.view,

@@ -10,133 +10,10 @@ from model.moritani.defects import DEFECT_BY_ID, DEFECTS
 from model.moritani.profiles import PROFILES
 from model.moritani import GAME
 
-# Shortest trace length (steps) for each defect on the default profile (plus its own bounds).
-EXPECTED_DEPTH = {
-    "reload-recredits-extortion": 16,
-    "eome-duplicates-token": 9,
-    "ids-not-rotated": 9,
-    "recovery-reopens-placement": 23,
-    "reload-reopens-placement": 1,
-    "ally-triggers-terror": 8,
-    "refusal-declines": 9,
-    "karama-block-ignored": 9,
-    "offer-to-ecaz": 10,
-    "shipment-into-aftermath": 10,
-    "atomics-penalty-follows-new-ally": 32,
-    "extortion-payment-minted": 18,
-    "retry-rerolls": 9,
-    "advisor-entry-overwrites-terror": 11,
-    "alliance-swap-one-sided": 9,
-    "extortion-pass-missing": 17,
-    "atomics-returns-to-supply": 7,
-    "robbery-rounding-to-bank": 8,
-    "robbery-pays-bank": 8,
-    "extortion-paid-out-of-turn": 18,
-    "acceptance-removes-token": 9,
-    "acceptance-drops-token": 9,
-    "reveal-any-placed-token": 16,
-    "karama-placement-still-commits": 2,
-    "karama-card-kept": 8,
-    "atomics-spares-moritani": 12,
-    "sneak-ignores-occupancy": 10,
-    "move-ignores-occupancy": 8,
-    "move-from-reserves": 4,
-    "atomics-returns-forces-to-reserves": 7,
-    "decline-refunds-shipment": 8,
-    "gift-discards": 8,
-    "robbery-rounds-down": 8,
-    "bounty-paid-by-entrant": 8,
-    "bounty-overdraws-entrant": 8,  # target `domain`: spice[Atreides] = -2 after the bounty (issue 39)
-    "move-renumbers-token": 11,
-    "rob-any-rival": 8,
-    "extortion-queue-skips": 16,
-    "reload-restarts-extortion-queue": 17,
-    "decline-keeps-decision": 7,
-    "decline-runs-sneak-attack": 7,
-    "assassination-skips-close": 8,
-    "robbery-takes-both": 9,
-    "turn-skips-shipment": 3,
-    "karama-block-persists": 10,
-    "cancelled-placement-kept": 2,
-    "commit-any-supply-token": 2,
-    "refusal-out-of-turn": 16,
-    "advisor-overwrites-ambassador-payer": 5,
-    "face-printed": 2,
-    "terror-options-public": 6,
-    "offer-availability-public": 6,
-    "placement-declaration-public": 1,
-    "reply-names-effect": 8,
-    "decline-logs-face": 7,
-    # possibilistic (checks/analyses/possible.py): the entry (with the Ambassador's spice), the decision, the offer
-    "offer-gate-misses-sabotage": 7,
-    "retired-card-reshuffled": 12,
-    "used-marker-ignored": 21,
-    "forfeit-resets-each-turn": 20,
-    "assassinate-offer-needs-card": 10,
-    "separation-grace-forgotten": 33,
-    "separation-grace-never-expires": 31,
-    "separation-ignores-order": 30,
-    "advanced-keeps-basic-grace": 33,
-    "ambassador-survives-atomics": 24,
-    "intrusion-flips-one": 19,
-    "intrusion-ignored-after-sneak": 11,
-    # Nexus card module (model/moritani/nexus.py), on the nexus-cunning / nexus-betrayal bounds.
-    "betrayal-loses-token": 5,
-    "betrayal-keeps-id": 5,
-    "betrayal-uses-placement": 5,
-    "placement-ignores-stack": 11,
-    "cunning-card-kept": 11,
-    "cunning-while-allied": 10,
-    "stack-first-in-array": 47,  # a witness target: unreachable after the complete search (47 layers)
-    "stack-reveals-all": 20,
-    "accept-returns-one": 20,
-    # Grumman module (model/moritani/grumman.py), on the grumman bounds.
-    "grumman-ignores-threshold": 26,
-    "grumman-counts-to-two": 30,
-    "grumman-advisor-entry-ignores-threshold": 26,
-    "grumman-twice": 11,
-    "grumman-pays-on-pass": 9,
-    "grumman-adds-anywhere": 9,
-    "grumman-add-uses-placement": 10,
-    "grumman-remove-keeps-id": 10,
-    "grumman-stacks-when-low": 15,
-    # Worm-ride module (model/moritani/worms.py), on the worm-rides bounds.
-    "ride-continuation-skipped": 5,
-    "ride-ignores-entry-causes": 6,
-    "ride-recorded-as-shipment": 6,
-    "ride-resumes-at-close": 8,
-    # Finite-deck module (model/moritani/deck.py), on the finite-deck bounds.
-    "draw-from-nothing": 11,
-    "reshuffle-keeps-discards": 20,
-    "discard-vanishes": 10,
-    "reshuffle-while-deck-lasts": 20,
-    # Setup module (model/moritani/setup.py), on the moritani-setup bounds.
-    "setup-ignores-occupancy": 1,
-    "setup-anywhere": 1,
-    # Homeworld occupation (model/moritani/homeworld.py), on the grumman-occupied bounds.
-    "set-aside-face-shown": 8,
-    "eome-ignores-homeworld": 10,
-    "occupier-triggers-terror": 7,
-    # Revival module (model/moritani/revival.py), on the revival bounds.
-    "revival-ignores-entry-causes": 8,
-    "revival-recorded-as-shipment": 8,
-    "revival-skips-terror": 8,
-    # The Guild's cross-ship (model/moritani/crossship.py), on the cross-ship bounds.
-    "cross-ship-skips-terror": 7,
-    "reserve-transport-opens-terror": 7,
-    "cross-ship-into-aftermath": 10,
-    "cross-ship-ignores-occupancy": 11,
-    "cross-ship-keeps-origin": 5,
-    # Ambassador relocation (model/moritani/relocation.py), on the ambassador-relocation bounds.
-    "relocation-skips-terror": 18,
-    "relocation-overwrites-entry": 18,
-    "relocation-ignores-entry-causes": 18,
-    "relocation-ignores-occupancy": 22,
-}
-
-
-def test_catalogue_and_expectations_match():
-    assert set(EXPECTED_DEPTH) == set(DEFECT_BY_ID)
+def test_every_defect_carries_its_depth():
+    """The expected shortest depth is pinned on each Defect (model/moritani/defects.py), not in a table here."""
+    assert [d.id for d in DEFECTS if d.depth < 1] == []
+    assert len(DEFECT_BY_ID) == len(DEFECTS)
 
 
 def test_every_invariant_has_a_defect_aimed_at_it():
@@ -165,7 +42,7 @@ def test_defect_is_caught_by_its_target(defect, tmp_path):
     r = run_defect(GAME, defect, PROFILES["default"], CheckConfig())
     assert r.verdict == "caught", r.detail
     assert r.extra["caught_by"] == defect.target
-    assert r.depth == EXPECTED_DEPTH[defect.id]
+    assert r.depth == defect.depth
     if defect.target.startswith("witness-"):  # caught by absence: no trace to save
         assert r.trace is None and "unreachable after a complete search" in r.detail
         return

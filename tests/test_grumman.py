@@ -14,6 +14,7 @@ from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import GRUMMAN_BOUNDS, PROFILES, TREACHERY_ONLINE
+from tests.pins import PROFILE_STATES
 
 GRUMMAN = Bounds(**dict(GRUMMAN_BOUNDS))
 # Two factions, two faces: small enough for the leak product (Moritani starts on the high side).
@@ -38,10 +39,10 @@ def test_module_off_adds_nothing():
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("choices, states", [
-    ({}, 181_225),
-    ({"grumman_removal": "to-supply"}, 195_088),
-    ({"grumman_removal": "out-of-game"}, 250_963),
-    ({"grumman_addition": "mentat-placement"}, 136_136),
+    ({}, PROFILE_STATES["grumman", "engine"]),
+    ({"grumman_removal": "to-supply"}, PROFILE_STATES["grumman", "grumman-removal=to-supply"]),
+    ({"grumman_removal": "out-of-game"}, PROFILE_STATES["grumman", "grumman-removal=out-of-game"]),
+    ({"grumman_addition": "mentat-placement"}, PROFILE_STATES["grumman", "grumman-addition=mentat-placement"]),
 ], ids=["engine", "to-supply", "out-of-game", "mentat-placement"])
 def test_every_choice_holds_with_every_witness(choices, states):
     _, ex, violated, missing = _explore(GRUMMAN, Interpretation.of(**choices))
@@ -132,7 +133,8 @@ def test_relational_leak_proof_goes_through_with_both_modules():
 # -- Moritani's Homeworld occupied (model/moritani/homeworld.py; R23) --------------------------------------------
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("choice, states", [("offer-only", 147_311), ("trigger-and-offer", 7_028)])
+@pytest.mark.parametrize("choice, states", [(c, PROFILE_STATES["grumman-occupied", f"homeworld-occupation={c}"])
+                                             for c in ("offer-only", "trigger-and-offer")])
 def test_homeworld_occupation_under_both_readings(choice, states):
     """Bene Gesserit occupies Moritani's Homeworld. Under `offer-only` every check holds with every witness; under
     treachery.online's `trigger-and-offer` neither BG nor its ally Atreides ever opens a Terror decision, so the

@@ -16,13 +16,7 @@ from checks.engines.encode import Encoder, decide
 from checks.pipelines.proofs import lemma_samples
 from model.moritani import GAME
 from model.moritani.config import Interpretation
-
-
-def tiny(interpretation=None, defects=(), faces=("Extortion", "Robbery")):
-    p = GAME.profiles["default"]
-    b = dataclasses.replace(p.bounds, strongholds=("Arrakeen",), ambassador=None, turns=2, faces=faces,
-                            factions=("Moritani", "Atreides", "Bene Gesserit"), alliances=(), karama=())
-    return dataclasses.replace(p, bounds=b, interpretation=interpretation or p.interpretation, defects=defects)
+from tests.toys import tiny
 
 
 def run(prop, names=None, depth=6):
@@ -276,7 +270,7 @@ def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
     from checks.analyses.sweep import model_digest
     from checks.engines.lemmacache import FILE, LemmaCache
     from model.expr import Const, Var
-    from tests.conftest import counter_model
+    from tests.toys import counter_model
     model = counter_model(limit=3)
     good = recheck(model, [("x <= 3", Var("x") <= Const(3))], ["bounded"])
     assert good is not None and good.cached and "bounded" in good.proved
@@ -342,7 +336,7 @@ def test_a_proof_that_assumed_the_facts_counts_only_when_the_facts_re_check():
     conjunction. An inference that did not conclude `proved` must not lend them to a verdict."""
     from checks.analyses.infer import Inference
     from checks.results import CheckResult
-    from tests.conftest import counter_model
+    from tests.toys import counter_model
     broken = counter_model(limit=3, broken=True)
     fake = CheckResult(id="bounded", kind="invariant", rules=(), states=None, verdict="proved", engine="spacer",
                        depth=None, seconds=0.0, detail="assumed facts that never re-checked")

@@ -159,16 +159,6 @@ def test_the_console_script_is_the_launcher():
 BUGGY = "name: custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token]\n"
 
 
-def start(args: list[str], tmp_path) -> subprocess.Popen:
-    env = dict(os.environ, RULECHECK_CACHE=str(tmp_path / "cache"))
-    return subprocess.Popen([sys.executable, "-c", LAUNCH, *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-
-
-def stop(p: subprocess.Popen, sig: int) -> tuple[int, float, str, str]:
-    return finish(p, send(p, sig))
-
-
 def wait_for(p: subprocess.Popen, ready, limit: float = 60.0) -> None:
     t0 = time.perf_counter()
     while not ready():
@@ -189,26 +179,79 @@ def assert_stopped(code, secs, out, err):
     assert "interrupted by" in err and "Traceback" not in err
 
 
+# Where a test interrupts a run: the run sends SIGINT to itself from inside, at a chosen call, so the point
+# the signal lands at does not depend on the clock or the machine's load (a sleep could land before the
+# search started or after the last file was written, and the test had to accept either outcome).
+HOOK = """import os, signal, importlib
+def _at(target, call):
+    path, _, name = target.partition(':')
+    owner = importlib.import_module(path)
+    *outer, name = name.split('.')
+    for o in outer:
+        owner = getattr(owner, o)
+    real, calls = getattr(owner, name), [0]
+    def hooked(*a, **k):
+        calls[0] += 1
+        if calls[0] == call:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(*a, **k)
+    setattr(owner, name, hooked)
+"""
+# The graph's file handle, cut after its 1,000th line: the signal lands in the middle of the streamed write.
+CUT_WRITE = """import os, signal
+from checks.formats import outputs
+class _Cut:
+    def __init__(self, fh):
+        self.fh, self.n = fh, 0
+    def write(self, text):
+        self.n += 1
+        if self.n == 1000:
+            os.kill(os.getpid(), signal.SIGINT)
+        return self.fh.write(text)
+    def close(self):
+        self.fh.close()
+_real_open = outputs.atomic_open._open
+outputs.atomic_open._open = lambda self, target, mode: _Cut(_real_open(self, target, mode))
+"""
+
+
+def start_at(args: list[str], tmp_path, hook: str) -> subprocess.Popen:
+    """`rulecheck ARGS` with `hook` (Python run before the launcher) sending the SIGINT."""
+    env = dict(os.environ, RULECHECK_CACHE=str(tmp_path / "cache"))
+    return subprocess.Popen([sys.executable, "-c", hook + LAUNCH, *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def signal_at(target: str, call: int) -> str:
+    """A hook: SIGINT when `module:attribute` (a function, or Class.method) is called the `call`-th time."""
+    return HOOK + f"_at({target!r}, {call})\n"
+
+
+def stopped_itself(p: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = p.communicate(timeout=120)
+    assert survivors(p.pid, limit=5) == []
+    return p.returncode, out, err
+
+
+def assert_stopped_itself(code, out, err):
+    assert code == 130, (out, err)
+    assert "holds" not in out and "proved" not in out and "summary" not in out
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+
+
 @needs_proc
 @pytest.mark.heavy
 @pytest.mark.parametrize("point", ["exploring", "writing"])
-def test_explore_graph_interrupted_leaves_the_old_file_or_none(tmp_path, point):
-    """The 30 MB .dot is written to a temporary file and renamed: an interrupt during the search or in
-    the middle of the write leaves the previous file whole, and no temporary file."""
+def test_explore_graph_interrupted_leaves_the_old_file(tmp_path, point):
+    """The 30 MB .dot is written to a temporary file and renamed: an interrupt during the search (its third
+    BFS layer) or in the middle of the write (after 1,000 lines) leaves the previous file whole, and no
+    temporary file."""
     graph = tmp_path / "g.dot"
     graph.write_text("digraph old {}\n")
-    p = start(["explore", "--graph", str(graph), "--turns", "2"], tmp_path)
-    if point == "exploring":
-        time.sleep(1.5)
-    else:
-        wait_for(p, lambda: bool(temporaries(tmp_path)))
-    assert_stopped(*stop(p, signal.SIGINT))
-    text = graph.read_text()
-    assert temporaries(tmp_path) == []
-    if point == "exploring":
-        assert text == "digraph old {}\n"
-    else:  # the signal may land just after the rename (a loaded machine): then the new file is whole
-        assert text == "digraph old {}\n" or (text.startswith("digraph explored {") and text.endswith("}\n"))
+    hook = signal_at("checks.engines.explicit:_Search.layer", 3) if point == "exploring" else CUT_WRITE
+    p = start_at(["explore", "--graph", str(graph), "--turns", "2"], tmp_path, hook)
+    assert_stopped_itself(*stopped_itself(p))
+    assert graph.read_text() == "digraph old {}\n" and temporaries(tmp_path) == []
 
 
 def complete_files(folder: Path) -> None:
@@ -231,20 +274,18 @@ def complete_files(folder: Path) -> None:
 @pytest.mark.heavy
 @pytest.mark.parametrize("point", ["searching", "saving"])
 def test_check_out_interrupted_leaves_only_whole_files(tmp_path, point):
+    """Interrupted in the search (its third BFS layer: nothing saved yet) or while saving (as the second file
+    is about to be written: the first one is whole): exit 130, no verdict, only whole files."""
     proposal = tmp_path / "buggy.yaml"
     proposal.write_text(BUGGY)
     out = tmp_path / "out"
+    hook = signal_at("checks.engines.vector:_Round.round", 3) if point == "searching" else \
+        signal_at("checks.formats.outputs:write_new", 2)
     # No Spacer attempts: with proofs (and no cache) the run spends minutes before it saves anything.
-    p = start(["check", "--proposal", str(proposal), "--out", str(out), "--z3-budget", "0"], tmp_path)
-    if point == "searching":
-        time.sleep(1.0)
-    else:
-        wait_for(p, lambda: out.exists() and any(out.rglob("*.yaml")))
-    code, secs, stdout, err = stop(p, signal.SIGINT)
-    if code == 12:  # the last file was written before the signal landed: a complete run, never a claim of holds
-        assert "summary: violated" in stdout
-    else:
-        assert_stopped(code, secs, stdout, err)
+    p = start_at(["check", "--proposal", str(proposal), "--out", str(out), "--z3-budget", "0"], tmp_path, hook)
+    assert_stopped_itself(*stopped_itself(p))
+    files = [f for f in out.rglob("*") if f.is_file()] if out.exists() else []
+    assert (len(files) >= 1) == (point == "saving"), files
     complete_files(out)
 
 
@@ -313,7 +354,7 @@ POOLS = {
     "background": ("import time\nfrom checks.engines.background import Background\n"
                    "job = Background(lambda: time.sleep(600))\ntime.sleep(600)\n", 2),
     "vector": ("import time\nfrom checks.engines.parallel import ProcessPool\nfrom checks.engines.vector import VectorModel\n"
-               "from tests.conftest import counter_model\n"
+               "from tests.toys import counter_model\n"
                "pool = ProcessPool(VectorModel.build(counter_model()), 64, 2, 64)\ntime.sleep(600)\n", 3),
 }
 

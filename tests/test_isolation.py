@@ -17,6 +17,7 @@ from checks.pipelines.check import check
 from checks.pipelines.common import Options
 from checks.results import EXIT, InternalError, Verdict, exit_code, summary_of
 from model.moritani import GAME
+from tests.pins import SMALL_STATES
 
 # -- the exit code ------------------------------------------------------------------------------------
 
@@ -173,7 +174,7 @@ def test_the_agreement_guard_compares_the_engines_within_the_domains(overdraws):
 def test_a_model_without_the_defect_holds_domain(small_model):
     ex = make_explorer(small_model, CheckConfig(jobs=1)).run()
     d = next(r for r in explicit_results(small_model, ex) if r.id == "domain")
-    assert d.verdict == "holds" and len(ex.states) == 2358
+    assert d.verdict == "holds" and len(ex.states) == SMALL_STATES
 
 
 # -- the leak guard's failure beside the violation it must not hide -----------------------------------

@@ -11,7 +11,7 @@ from model.game import GameModel
 from model.properties import always
 from model.rule import P, Rule
 from model.schema import Field, Schema
-from tests.conftest import counter_model
+from tests.toys import counter_model
 
 F = Enum("Faction", ("Moritani", "Atreides"))
 

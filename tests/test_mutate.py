@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,9 @@ from model.errors import ModelError
 from model.expr import Var
 from model.moritani import GAME
 
-from tests.conftest import SMALL, counter_model
+from tests.conftest import SMALL
+from tests.toys import counter_model
+from tests.pins import SMALL_STATES
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL_PROPOSAL = "name: small\nbounds:\n  strongholds: [Arrakeen]\n  ambassador: Arrakeen\n  turns: 1\n"
@@ -107,7 +108,10 @@ def test_a_dropped_token_return_is_killed_with_a_replayed_trace(small_setup):
     assert r.trace is not None and r.depth == r.trace.depth
     mutant_model = build_mutant(model, m)
     assert r.trace.replay(mutant_model) == []
-    assert r.trace.replay(model) != [] or r.depth is not None  # the trace is the mutant's game
+    # the trace is the mutant's game: the unmutated model's last step (the alliance keeping the token) differs
+    problems = r.trace.replay(model)
+    assert len(problems) == 1 and problems[0].startswith(f"step {r.depth}: 'accept_alliance") and \
+        "leads elsewhere" in problems[0], problems
     assert r.to_json()["operator"] == "drop-effect" and r.to_json()["rule"] == "accept_alliance"
 
 
@@ -160,7 +164,7 @@ def test_fingerprints_do_not_depend_on_the_engine(small_model):
     for engine in ("scalar", "vector"):
         ex = make_explorer(small_model, CheckConfig(engine=engine, jobs=1)).run()
         prints.append(state_fingerprint(state_matrix(ex, small_model.schema)))
-    assert prints[0] == prints[1] and prints[0][0] == 2358
+    assert prints[0] == prints[1] and prints[0][0] == SMALL_STATES
 
 
 def _strip(doc):
@@ -226,11 +230,13 @@ def test_an_interrupt_stops_the_pool_with_130_and_no_verdict(tmp_path):
                          stderr=subprocess.PIPE, text=True)
     first = p.stderr.readline()
     assert first.startswith("mutate: 1/40 done"), first
-    sent = time.perf_counter()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, (out, err)
-    assert time.perf_counter() - sent < 2.0
+    # The pool stopped: not every mutant was checked (a count, not a stopwatch; how soon it stops is
+    # tests/test_interrupt.py's mutate cases).
+    done = [line for line in (first + err).splitlines() if line.startswith("mutate: ")]
+    assert done and "mutate: 40/40 done" not in err, done
     assert "summary" not in out and "score" not in out
     assert "interrupted by" in err and "Traceback" not in err
 
@@ -252,8 +258,11 @@ def test_out_junit_summary_and_min_score(tmp_path):
                                   "--summary", str(tmp_path / "s.md")])
     doc = json.loads((out / "mutation.json").read_text(encoding="utf-8"))
     assert {c["operator"] for c in doc["checks"]} == {"drop-effect", "swap-parameters"}
-    assert r.exit_code == (0 if doc["summary"]["score"] == 1 else 12), r.output
-    killed = [c for c in doc["checks"] if c["verdict"] == "killed" and c["depth"] is not None]
+    # Pinned (seed 0 of this sample): all four mutants are killed, so --min-score 1 is met and the exit is 0.
+    assert [c["verdict"] for c in doc["checks"]] == ["killed"] * 4 and doc["summary"]["score"] == 1
+    assert r.exit_code == 0, r.output
+    killed = [c for c in doc["checks"] if c["depth"] is not None]
+    assert len(killed) == 4
     for c in killed:
         assert c["trace"] and (out / "mutants").is_dir()
     xml = (tmp_path / "j.xml").read_text(encoding="utf-8")

@@ -22,6 +22,7 @@ from model.moritani import GAME
 from model.moritani.config import EOME_GATE_SECRECY
 from model.moritani.defects import DEFECT_BY_ID
 from tests.conftest import SMALL
+from tests.pins import DEFAULT_STATES, TREACHERY_ONLINE_STATES
 
 DEFECT = DEFECT_BY_ID["offer-gate-misses-sabotage"]
 RIVALS = ["Atreides", "Bene Gesserit", "Ecaz"]
@@ -170,4 +171,4 @@ def test_holds_on_the_engine_profiles(profile):
     and the check holds under the default reading (294,232 and 429,105 states)."""
     results, stats = check_possible(GAME.build(GAME.profiles[profile]), CheckConfig())
     assert [r.verdict for r in results] == ["holds"] * 3 and stats["released"] == 0
-    assert stats["states"] == {"default": 294_232, "treachery-online": 429_105}[profile]
+    assert stats["states"] == {"default": DEFAULT_STATES, "treachery-online": TREACHERY_ONLINE_STATES}[profile]

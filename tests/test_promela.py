@@ -13,18 +13,13 @@ from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
 from checks.engines.vector import VectorExplorer
 from checks.formats.promela import parse_pan, run_spin, spin_available, spin_counterexample, to_promela
-from model.domains import IntRange
-from model.expr import Var
-from model.game import GameModel
 from model.moritani.build import build_model
 from model.moritani.config import Interpretation
 from model.moritani.config import Bounds
 from model.moritani.defects import DEFECT_BY_ID
-from model.properties import always
-from model.rule import Rule
-from model.schema import Field, Schema
 
 from tests.conftest import SMALL
+from tests.toys import swap_model
 
 needs_spin = pytest.mark.skipif(not spin_available(), reason="spin or gcc not installed (apt-get install -y spin)")
 
@@ -40,15 +35,6 @@ def explore(model):
     ex = Explorer(model, CheckConfig()).run()
     assert ex.complete
     return ex
-
-
-def swap_model() -> GameModel:
-    """x, y := y, x needs the pre-state on both sides (simultaneous effects, NOTE(frame))."""
-    sch = Schema((Field("x", IntRange(0, 3)), Field("y", IntRange(0, 3))))
-    rules = (Rule("swap", (), Var("x") < Var("y"), {("x", ()): Var("y"), ("y", ()): Var("x")}, ("T1",)),
-             Rule("grow", (), Var("y") < 3, {("y", ()): Var("y") + 1}, ("T2",)))
-    return GameModel("swap", sch, ((0, 0),), rules, (always("ordered", Var("x") <= 3, ("T1",)),),
-                     terminal=Var("x").eq(3))
 
 
 def test_text_declares_every_slot_and_action():

@@ -13,6 +13,7 @@ from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, RELOCATION_BOUNDS
+from tests.pins import PROFILE_STATES
 
 RELOCATION = Bounds(**dict(RELOCATION_BOUNDS))
 
@@ -34,7 +35,9 @@ def test_relocation_needs_ecaz_in_the_desert_and_an_ambassador():
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("causes, states", [("every-arrival", 79_418), ("shipment-and-movement", 71_296)])
+@pytest.mark.parametrize("causes, states", [
+    (c, PROFILE_STATES["ambassador-relocation", f"entry-causes={c}"])
+    for c in ("every-arrival", "shipment-and-movement")])
 def test_both_readings_hold_with_every_witness(causes, states):
     """Every check holds under both readings; the relocation opens Terror only under every-arrival."""
     m = build_model(RELOCATION, Interpretation.of(entry_causes=causes))

@@ -12,6 +12,7 @@ from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, REVIVAL_BOUNDS
+from tests.pins import PROFILE_STATES
 
 REVIVAL = Bounds(**dict(REVIVAL_BOUNDS))
 
@@ -31,7 +32,8 @@ def test_the_reviver_needs_reserves_and_starts_with_one_force_in_the_tanks():
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("causes, states", [("every-arrival", 46_677), ("shipment-and-movement", 24_051)])
+@pytest.mark.parametrize("causes, states", [
+    (c, PROFILE_STATES["revival", f"entry-causes={c}"]) for c in ("every-arrival", "shipment-and-movement")])
 def test_both_readings(causes, states):
     """Every check holds under both readings; under every-arrival every witness is reachable (a revival opens
     Terror); under shipment-and-movement a revival never opens one, and the module's own witness is reached."""

@@ -8,6 +8,7 @@ from checks.engines.explicit import Explorer
 from model.moritani import GAME
 from model.moritani.config import ALLY_SEPARATION
 from model.moritani.defects import DEFECT_BY_ID
+from tests.pins import PROFILE_STATES
 
 
 def _results(proposal):
@@ -18,7 +19,7 @@ def _results(proposal):
 
 def test_three_turns_profile_separates_new_allies_in_the_third_phase():
     model, ex, res = _results(GAME.profiles["three-turns"])
-    assert ex.complete and len(ex.states) == 119_542
+    assert ex.complete and len(ex.states) == PROFILE_STATES["three-turns", ""]
     bad = {k: r.verdict for k, r in res.items() if r.verdict != "holds"}
     assert bad == {}
     w = res["witness-ally-separation"]

@@ -14,6 +14,7 @@ from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, SETUP_BOUNDS
+from tests.pins import PROFILE_STATES
 
 SETUP = Bounds(**dict(SETUP_BOUNDS))
 
@@ -55,7 +56,8 @@ def test_advisors_alone_make_a_stronghold_occupied():
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("destination, states", [("stronghold", 223_327), ("territory", 452_566)])
+@pytest.mark.parametrize("destination, states", [
+    (c, PROFILE_STATES["moritani-setup", f"setup-destination={c}"]) for c in ("stronghold", "territory")])
 def test_both_readings_hold_with_every_witness(destination, states):
     m = build_model(SETUP, Interpretation.of(setup_destination=destination))
     assert SETUP == PROFILES["moritani-setup"].bounds

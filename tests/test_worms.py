@@ -12,6 +12,7 @@ from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, WORM_BOUNDS
+from tests.pins import PROFILE_STATES
 
 WORMS = Bounds(**dict(WORM_BOUNDS))
 
@@ -28,7 +29,8 @@ def test_needs_fremen_in_the_desert():
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("causes, states", [("every-arrival", 166_566), ("shipment-and-movement", 128_368)])
+@pytest.mark.parametrize("causes, states", [
+    (c, PROFILE_STATES["worm-rides", f"entry-causes={c}"]) for c in ("every-arrival", "shipment-and-movement")])
 def test_both_readings_hold_with_every_witness(causes, states):
     m = build_model(WORMS, Interpretation.of(entry_causes=causes))
     assert WORMS == PROFILES["worm-rides"].bounds
@@ -60,5 +62,5 @@ def test_a_ride_into_a_stack_is_one_entry_per_ride():
     ex = Explorer(m, CheckConfig()).run()
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert {q.name for q in m.properties if q.kind == "witness"} <= set(ex.witnesses)
-    assert len(ex.states) == 313_135
+    assert len(ex.states) == PROFILE_STATES["worm-rides-nexus", ""]
     assert ex.witness_trace("witness-ride-into-stack").depth == 14

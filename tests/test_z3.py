@@ -17,8 +17,8 @@ from model.moritani.config import Bounds, Interpretation
 from model.moritani import GAME
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES
-from tests.conftest import SMALL, counter_model
-from tests.test_defects import EXPECTED_DEPTH
+from tests.conftest import SMALL
+from tests.toys import counter_model
 
 AGREEMENT_CONFIGS = {
     "small-default": (SMALL, Interpretation()),
@@ -151,42 +151,10 @@ def test_reachable_layers_agree():
     assert layer_agreement(m, layers, 5) == []
 
 
-# BMC runs whose test took 5 s or more on 2 cores (measured on the merged state of issues 12/16/18/19): they
-# run under `-m slow`; the default run keeps BMC agreement for every cheaper defect (its bounded form).
-SLOW_BMC: set = {
-    "reshuffle-keeps-discards", "reshuffle-while-deck-lasts",
-    "acceptance-removes-token", "advisor-entry-overwrites-terror", "alliance-swap-one-sided",
-    "assassination-skips-close", "atomics-penalty-follows-new-ally", "atomics-spares-moritani",
-    "bounty-paid-by-entrant", "decline-keeps-decision", "decline-refunds-shipment", "eome-duplicates-token",
-    "extortion-paid-out-of-turn", "extortion-payment-minted", "extortion-queue-skips", "forfeit-resets-each-turn",
-    "ids-not-rotated", "karama-block-ignored", "karama-block-persists", "karama-card-kept",
-    "move-renumbers-token", "offer-to-ecaz", "recovery-reopens-placement", "refusal-declines",
-    "refusal-out-of-turn", "reload-recredits-extortion", "reload-restarts-extortion-queue", "retry-rerolls",
-    "reveal-any-placed-token", "robbery-rounding-to-bank", "robbery-takes-both", "shipment-into-aftermath",
-    "sneak-ignores-occupancy", "used-marker-ignored", "separation-grace-forgotten", "separation-grace-never-expires",
-    "separation-ignores-order", "advanced-keeps-basic-grace", "intrusion-flips-one",
-    "ambassador-survives-atomics", "stack-reveals-all", "accept-returns-one", "cunning-card-kept",
-    "placement-ignores-stack", "cunning-while-allied", "grumman-ignores-threshold", "grumman-counts-to-two",
-    "grumman-advisor-entry-ignores-threshold", "grumman-twice", "grumman-pays-on-pass", "grumman-adds-anywhere",
-    "grumman-add-uses-placement", "grumman-remove-keeps-id", "grumman-stacks-when-low",
-    # issue 15's later modules (5 s or more each, 2026-12-01); each module keeps a cheaper defect in the default run
-    "revival-recorded-as-shipment", "cross-ship-ignores-occupancy", "relocation-skips-terror",
-    "relocation-ignores-entry-causes", "relocation-ignores-occupancy",
-    # 6.5 s or more in the clean-clone run of 2026-12-01 (their modules keep a cheaper defect in the default run)
-    "draw-from-nothing", "eome-ignores-homeworld", "move-ignores-occupancy", "robbery-rounds-down",
-    "atomics-returns-to-supply",
-    # 5 s or more in the CI run of 2026-12-02 (882 s of tests against a 15-minute budget); the revival module
-    # keeps revival-skips-terror, the intrusion module (no agreement configuration) intrusion-ignored-after-sneak,
-    # and the relocation module keeps its two successor-agreement configurations
-    "discard-vanishes", "gift-discards", "robbery-pays-bank", "revival-ignores-entry-causes",
-    "occupier-triggers-terror", "atomics-returns-forces-to-reserves", "ally-triggers-terror", "rob-any-rival",
-    "relocation-overwrites-entry",
-    # issue 39's leak-guard defect: 35 s under a load of 8 on 2 cores; eome-duplicates-token keeps token-conservation
-    "acceptance-drops-token"}
-
-
+# BMC agreement for every defect: one whose depth makes it heavy (Defect.heavy: more than HEAVY_DEPTH, 6, steps to
+# unroll) runs under `-m slow`; the default run keeps every shallower one (its bounded form).
 @pytest.mark.heavy
-@pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d.id in SLOW_BMC else d
+@pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d.heavy else d
                                     # `domain` is the explicit engines' (docs/checking.md): the encoding assumes it
                                     for d in DEFECTS if d.target not in ("no-deadlock", "hidden-identity", "possibilistic",
                                                                          "domain")
@@ -195,8 +163,8 @@ SLOW_BMC: set = {
                          ids=lambda d: d.id)
 def test_bmc_catches_defect_at_the_explicit_depth(defect):
     m = GAME.build(GAME.with_defect(defect, PROFILES["default"]))
-    r = get_bmc(m, [defect.target], EXPECTED_DEPTH[defect.id])[defect.target]
-    assert r.verdict == "violated" and r.depth == EXPECTED_DEPTH[defect.id]
+    r = get_bmc(m, [defect.target], defect.depth)[defect.target]
+    assert r.verdict == "violated" and r.depth == defect.depth
     assert r.trace.replay(m) == []
 
 
