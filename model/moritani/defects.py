@@ -376,6 +376,30 @@ DEFECTS = (
            "under setup-destination stronghold the open desert is still offered for Moritani's setup", SETUP_BOUNDS,
            SETUP),
 )
+# Over-restrictions (model/moritani/permissions.py `restrict`): a guard strengthened by one conjunct withdraws a
+# choice the rules give; each is caught by the permission it targets (NOTE(permissions) in model/permissions.py).
+DEFECTS += (
+    Defect("decline-only-after-shipment", "may-decline", ("R13", "R11"),
+           "Moritani may keep the token hidden only when the entrant shipped in (a moved entrant forces a reveal)"),
+    Defect("reveal-needs-no-ally", "may-reveal", ("R11", "R39"),
+           "Robbery can be revealed only while Moritani has no ally"),
+    Defect("accept-needs-unallied", "may-accept-alliance", ("R20",),
+           "the entrant may accept Enemy of My Enemy only while it has no ally (R20: its old alliance breaks)"),
+    Defect("refusal-needs-card", "may-refuse-alliance", ("R21",),
+           "the entrant may refuse the offer only while it holds a Treachery card"),
+    Defect("payer-needs-surplus", "may-pay-extortion", ("R37", "A8"),
+           "a rival may pay the Extortion 3 only with 4 spice or more",
+           (("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"), ("turns", 1),
+            ("faces", ("Extortion", "Robbery")))),
+    Defect("refusal-only-when-broke", "may-refuse-extortion", ("R37", "H25"),
+           "the pass is offered only to a payer who cannot pay: a rival with 3 spice must pay the Extortion",
+           (("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"), ("turns", 1),
+            ("faces", ("Extortion", "Robbery")))),
+    Defect("gift-only-to-unallied", "may-give-gift", ("R40",),
+           "after Sabotage Moritani may give a card only to an entrant without an ally"),
+    Defect("pass-only-with-empty-hand", "may-withhold-gift", ("R40", "H19"),
+           "after Sabotage Moritani may give nothing only when it holds no card (the gift becomes mandatory)"),
+)
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 
 
