@@ -165,6 +165,8 @@ def test_every_nexus_module_check_has_a_defect_aimed_at_it():
 @pytest.mark.heavy
 @pytest.mark.parametrize("defect", DEFECTS, ids=lambda d: d.id)
 def test_defect_is_caught_by_its_target(defect, tmp_path):
+    if defect.id in PERMISSION_DEFECT_DEPTH:
+        pytest.skip("an over-restriction: tests/test_permissions.py runs it without the known-bug permissions")
     r = run_defect(GAME, defect, PROFILES["default"], CheckConfig())
     assert r.verdict == "caught", r.detail
     assert r.extra["caught_by"] == defect.target

@@ -34,8 +34,19 @@ PERMISSION_DEFECT_DEPTH = {
     "gift-only-to-unallied": 7,
     "pass-only-with-empty-hand": 7,
 }
-# Permissions the current model violates because of a bug issue 33 lists (fixed on another branch).
-KNOWN_BUGS: dict = {}
+# Permissions the current model violates because of a bug issue 33 lists (fixed on branch model-fixes): the
+# profile that shows it, and the bug. Their tests are xfail(strict=True): they fail loudly once fixed.
+KNOWN_BUGS = {
+    "may-ship": ("default", "issue 33: shipping into a stronghold one's ally holds is refused by the model"),
+    "may-cross-ship": ("cross-ship", "issue 33: the open desert and 'no storm' share an index (crossship.py)"),
+    "may-relocate": ("ambassador-relocation", "issue 33: the open desert and 'no storm' share an index "
+                                              "(relocation.py)"),
+}
+
+
+def without(model, names):
+    """The model without the permissions `names` (so a known bug does not stop the search early)."""
+    return model.with_changes(properties=tuple(p for p in model.properties if p.name not in names))
 
 
 def toy(grow_guard=None, when=None, rules=None):
@@ -124,13 +135,35 @@ def test_a_violation_is_replayed_shown_in_game_words_and_saved_as_a_scenario(tmp
 
 
 def test_every_permission_holds_on_the_default_profile():
-    model = GAME.build(PROFILES["default"])
+    model = without(GAME.build(PROFILES["default"]), KNOWN_BUGS)
     results, ex = run_explicit(model, CheckConfig())
-    assert ex.complete
+    assert ex.complete and len(ex.states) == 294_232
     verdicts = {r.id: r.verdict for r in results if r.kind == "permission"}
-    assert set(verdicts) == {p.name for p in model.permissions}
-    assert {k: v for k, v in verdicts.items() if v != "holds"} == {k: "violated" for k in KNOWN_BUGS
-                                                                    if k in verdicts}
+    assert set(verdicts) == {p.name for p in model.permissions} and len(verdicts) == 21
+    assert {k: v for k, v in verdicts.items() if v != "holds"} == {}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_BUGS))
+def test_known_bug_permissions(name, request):
+    profile, bug = KNOWN_BUGS[name]
+    request.applymarker(pytest.mark.xfail(strict=True, reason=bug))
+    model = GAME.build(PROFILES[profile])
+    model = without(model, {p.name for p in model.permissions} - {name})
+    results, ex = run_explicit(model, CheckConfig())
+    assert next(r for r in results if r.id == name).verdict == "holds"
+
+
+def test_shipping_is_refused_only_into_an_ally_s_stronghold():
+    """The one refusal `may-ship` finds is R25's printed ban the model keeps: with that ban it holds."""
+    from model.moritani.permissions import ship_condition, turn_of
+    model = GAME.build(PROFILES["default"])
+    c, p = model.vocabulary, Param("p")
+    printed = permitted("may-ship-printed", choose("ship", f="p", to="t"),
+                        ship_condition(c, p, turn_of(c, p) & p.ne(c.M), into_ally=False),
+                        params=(P("p", c.F), P("t", c.L)), rules=("R25",))
+    model = model.with_changes(properties=tuple(q for q in model.properties if q.kind != "permission") + (printed,))
+    results, _ = run_explicit(model, CheckConfig())
+    assert next(r for r in results if r.id == "may-ship-printed").verdict == "holds"
 
 
 def test_every_permission_has_an_over_restriction_defect():
@@ -141,9 +174,23 @@ def test_every_permission_has_an_over_restriction_defect():
     assert set(PERMISSION_DEFECT_DEPTH) == {d.id for d in DEFECTS if d.target.startswith("may-")}
 
 
+class WithoutKnownBugs:
+    """GAME, building its models without the known-bug permissions other than `keep`: a violated permission's
+    states are not expanded, so a known bug would shorten or hide the game a defect is caught by."""
+
+    def __init__(self, keep: str):
+        self.keep = keep
+
+    def __getattr__(self, name):
+        return getattr(GAME, name)
+
+    def build(self, proposal, **kw):
+        return without(GAME.build(proposal, **kw), set(KNOWN_BUGS) - {self.keep})
+
+
 @pytest.mark.parametrize("defect", [d for d in DEFECTS if d.id in PERMISSION_DEFECT_DEPTH], ids=lambda d: d.id)
 def test_each_over_restriction_is_caught_by_its_permission(defect):
-    r = run_defect(GAME, defect, PROFILES["default"], CheckConfig())
+    r = run_defect(WithoutKnownBugs(defect.target), defect, PROFILES["default"], CheckConfig())
     assert r.verdict == "caught", r.detail
     assert r.extra["caught_by"] == defect.target
     assert r.depth == PERMISSION_DEFECT_DEPTH[defect.id]

@@ -133,6 +133,15 @@ def enterable(c: Ctx, p, t, ally_clause: bool = True):
     return ok
 
 
+def ship_condition(c: Ctx, p, mine, into_ally: bool = True):
+    """When faction p may ship a force into stronghold `t` at its turn (`mine`): a reserve and the spice, no
+    storm, fewer than two other factions, no Aftermath (R36). `into_ally`: its ally's stronghold too (both
+    engines allow it and separate the allies at the turn's end; issue 33), else R25's printed ban."""
+    v = c.v
+    return mine & enterable(c, p, "t", ally_clause=not into_ally) & v("aftermath").ne(Param("t")) \
+        & (v("reserves", p) >= 1) & (v("spice", p) >= 1)
+
+
 def shipment_and_movement(c: Ctx) -> list[Property]:
     """R11, R17, R25, R36, A1: at its turn a rival may ship a force into a stronghold, move one from the open
     desert into one, or pass."""
@@ -141,8 +150,7 @@ def shipment_and_movement(c: Ctx) -> list[Property]:
     p = Param("p")
     F, T = P("p", c.F), P("t", c.L)
     mine = turn_of(c, p) & (Const(True) if c.bounds.moritani_ships else p.ne(M))
-    ship_when = mine & enterable(c, p, "t", ally_clause=False) & v("aftermath").ne(Param("t")) \
-        & (v("reserves", p) >= 1) & (v("spice", p) >= 1)
+    ship_when = ship_condition(c, p, mine)
     if c.chose(TERROR_VS_ARRIVAL_REACTIONS.REJECT_ENTRY):
         # A1 reject-entry: an arrival that would open Terror with an accompanying advisor is refused whole.
         bg = c.fac("Bene Gesserit")
