@@ -121,7 +121,9 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
     Attempts are cached (checks/engines/proofcache.py): a stored proof is a certificate re-checked before
     it is reported, a stored `unknown` under the same rlimit on the same encoding is not repeated.
     `stats` (if given) receives how many proofs came from re-checked certificates and how many
-    attempts were skipped as known-unknown. `budget`'s clock (--timeout) bounds the attempts: each
+    attempts were skipped as known-unknown. A permission is reported proved only from a stored certificate
+    (`stats["permissions_left_to_prove"]` lists the others: `rulecheck prove` runs Spacer on them; a cold
+    attempt on each would cost check its 10 s). `budget`'s clock (--timeout) bounds the attempts: each
     Spacer query gets what is left, and those not reached are listed in `stats["timed_out"]` (their
     invariants keep their explicit verdicts; nothing more is claimed).
     """
@@ -137,7 +139,7 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
     cache = ProofCache(default_dir() if cache_dir == "default" else cache_dir)
     out = []
     system = HornSystem(model)
-    rechecked, skipped, shipped, timed_out = [], [], 0, []
+    rechecked, skipped, shipped, timed_out, left = [], [], 0, [], []
 
     def attempt(p) -> CheckResult | None:
         nonlocal shipped
@@ -153,6 +155,9 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
                                       "re-checked)")
         if any(hit.get("verdict") == "unknown" for _, hit in hits):
             skipped.append(p.name)
+            return None
+        if p.kind == "permission":  # NOTE(permissions): a cold Spacer run is `prove`'s (check keeps its 10 s)
+            left.append(p.name)
             return None
         r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system, timeout_ms=budget.ms_left())
         if k:
@@ -179,7 +184,8 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
     if stats is not None:
         stats.update({"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
                       "cache": str(cache.path) if cache.path else None}
-                     | ({"timed_out": timed_out} if timed_out else {}) | ({"warnings": cache.warnings}
+                     | ({"timed_out": timed_out} if timed_out else {})
+                     | ({"permissions_left_to_prove": left} if left else {}) | ({"warnings": cache.warnings}
                                                                           if cache.warnings else {}))
     return out, len(model.invariants)
 

@@ -37,7 +37,7 @@ from model.expr import Var, walk
 from model.guards import conjuncts, refusal
 
 DESIGNER = "designer"
-KIND_TITLES = {"invariant": "invariants", "step": "step properties", "witness": "witnesses (reachable examples)"}
+KIND_TITLES = {"invariant": "invariants", "step": "step properties", "permission": "permissions (choices the rules give)", "witness": "witnesses (reachable examples)"}
 
 
 @dataclass(frozen=True)
