@@ -54,20 +54,18 @@ from checks.analyses.templates import Candidate, Miner, generalise, mine
 from checks.config import CheckConfig
 from checks.engines.certificates import BadCertificate, state_formula, verified_lemmas
 from checks.engines.columns import compile_table, slots_read
-from checks.engines.houdini import LemmaSolver, houdini
+from checks.engines.houdini import LemmaSolver, houdini, spent
 from model.errors import ModelError
 
 MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
 ROUNDS = 6             # blocking rounds for invariants left unproved
-ROUND_SECONDS = 300.0  # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
 GOALS = 32             # at most this many dropped candidates become the next round's goals
-RESERVE = 0.25         # share of what is left kept for the final re-check when a timeout is given
-# The guard round runs only with this much of the timeout left, and takes at most this share of it: its
-# thousands of candidates cost a minute or two, and a re-check cut short keeps no lemma at all (two
-# Grumman searches lost every lemma that way when it ran with less, 2026-12-02; docs/lemmas.md).
-GUARD_MIN_LEFT = 240.0
-GUARD_SHARE = 0.5
-RECHECK_PER_FACT = 0.01  # seconds: the final re-check measured 4 to 8 ms per fact (2026-12-02, two searches at a time)
+# Budgets are Z3 resource units (rlimit) and counts, never seconds (issue 35): the same proposal gives
+# the same lemmas on an idle and on a loaded machine. `timeout` is only the user's overall cap: a
+# search it stops is `cut`, and `prove` reports the properties left as inconclusive, never fewer proved.
+HOUDINI_SPEND = 40_000_000_000   # resource units of one Houdini run (mining's, presence, guard rounds)
+BLOCK_SPEND = 20_000_000_000     # resource units of all blocking rounds together (queries and Houdini)
+SLACK = 0.05           # seconds: what stopped this close to the user's timeout was stopped by it
 
 
 @dataclass
@@ -92,7 +90,7 @@ class Inference:
     states: int = 0
     rounds: int = 0
     seconds: dict = field(default_factory=dict)   # explore, mine, houdini, check, total
-    queries: list = field(default_factory=list)   # per Houdini run: (queries, counterexamples)
+    queries: list = field(default_factory=list)   # per Houdini run: (queries, counterexamples, resource units)
     reason: str = ""
 
     def facts(self) -> list:
@@ -104,6 +102,7 @@ class Inference:
     guards: int = 0       # candidates of the guard round (0: it did not run)
     settled: dict = field(default_factory=dict)  # goal -> result of `settle` (see infer)
     cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
+    cut: bool = False     # the user's --timeout stopped it: nothing is proved, the properties are inconclusive
 
 
 def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
@@ -141,6 +140,8 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
 
 
 class _Clock:
+    """The user's overall cap (--timeout; None: none): never a budget of a round, only a cut."""
+
     def __init__(self, timeout: float | None):
         self.timeout, self.t0 = timeout, time.perf_counter()
 
@@ -148,11 +149,35 @@ class _Clock:
         return None if self.timeout is None else max(0.001, self.timeout - (time.perf_counter() - self.t0))
 
     def out(self) -> bool:
-        return self.timeout is not None and time.perf_counter() - self.t0 >= self.timeout
+        return self.timeout is not None and time.perf_counter() - self.t0 >= self.timeout - SLACK
+
+
+class _Spend:
+    """A budget of Z3 resource units shared by several solvers' queries (deterministic)."""
+
+    def __init__(self, units: int):
+        self.units = units
+
+    def left(self) -> int:
+        return max(0, self.units)
+
+    def out(self) -> bool:
+        return self.units <= 0
+
+    def charge(self, units: int) -> None:
+        self.units -= units
+
+
+def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock, spend: int, facts=()):
+    """One Houdini run under `spend` resource units, recorded in `out.queries` (and `out.cut`)."""
+    h = houdini(model, cands, seed, rlimit, clock.left(), facts=facts, spend=spend)
+    out.queries.append((h.rounds, h.ctis, h.rlimit))
+    out.cut |= h.cut
+    return h
 
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-          max_states: int = MAX_STATES, rounds: int = ROUNDS, round_seconds: float = ROUND_SECONDS,
+          max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
           wanted: list | None = None, settle=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
@@ -180,10 +205,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
-    rest = clock.left()
-    h = houdini(model, invs + [(c.text, c.expr) for c in cands], seed, rlimit,
-                None if rest is None else rest * (1 - RESERVE))
-    out.queries.append((h.rounds, h.ctis))
+    h = _houdini(out, model, invs + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
         return _done(out, t0, t2)
@@ -199,23 +221,23 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
         out.settled = settle(facts, left)
         left = [iv for iv in left if iv[0] not in out.settled]
-    if left and (clock.left() is None or clock.left() >= GUARD_MIN_LEFT):
+    if left and not clock.out():
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
     goals, known, pool = list(left), {n for n, _ in facts}, {}
-    rclock = _Clock(round_budget(clock.left(), round_seconds, len(facts)))
+    budget = _Spend(block_spend)
     for out.rounds in range(1, rounds + 1):
-        if not left or rclock.out():
+        if not left or budget.out() or clock.out():
             break
-        new = _block(model, miner, facts, goals, known, seed, rlimit, rclock)
-        if not new:
+        new = _block(model, miner, facts, goals, known, seed, rlimit, clock, budget)
+        if not new or clock.out():
             break
         out.candidates += len(new)
         pool.update({c.text: c for c in new})
         # Every candidate found so far is offered again: one dropped in an earlier round may be
         # inductive together with what a later round found (Houdini's drops are relative to its set).
         offer = [(c.text, c.expr) for t, c in pool.items() if t not in known]
-        h = houdini(model, left + offer, seed, rlimit, rclock.left(), facts=facts)
-        out.queries.append((h.rounds, h.ctis))
+        h = _houdini(out, model, left + offer, seed, rlimit, clock, budget.left(), facts)
+        budget.charge(h.rlimit)
         if h.verdict != "proved":
             out.reason = f"Houdini (blocking round {out.rounds}): {h.reason}"
             break
@@ -226,24 +248,22 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         # is the next round's goal too (IC3's recursive blocking, one level per round).
         goals = left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
     out.seconds["houdini"] = time.perf_counter() - t2
+    if out.cut or clock.out():
+        return _cut(out, t0)
     t3 = time.perf_counter()
     _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
     out.seconds["check"] = time.perf_counter() - t3
+    if clock.out():
+        return _cut(out, t0)
     return _done(out, t0, None)
 
 
-def round_budget(rest: float | None, round_seconds: float, facts: int) -> float:
-    """Seconds for the blocking rounds when `rest` seconds of the timeout are left (None: no timeout)
-    and `facts` lemmas are proved: at most `round_seconds`, and short enough that the final re-check
-    keeps both a share of what is left and an estimate of its own cost (`RECHECK_PER_FACT` per fact,
-    plus what the rounds add): a re-check cut short keeps no lemma at all.
-
-    >>> round_budget(None, 300.0, 5000), round_budget(400.0, 300.0, 1000), round_budget(100.0, 300.0, 8000)
-    (300.0, 300.0, 0.0)
-    """
-    if rest is None:
-        return round_seconds
-    return max(0.0, min(round_seconds, rest * (1 - RESERVE), rest - 2 * RECHECK_PER_FACT * facts))
+def _cut(out: Inference, t0: float) -> Inference:
+    """The user's --timeout stopped the search: nothing of it counts (a search cut elsewhere would have
+    proved something else), and `prove` reports every property it left as inconclusive."""
+    out.verdict, out.cut, out.reason = "unknown", True, "--timeout reached during lemma inference"
+    out.lemmas, out.invariants, out.proved, out.settled, out.failures = [], [], {}, {}, {}
+    return _done(out, t0, None)
 
 
 def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
@@ -259,10 +279,7 @@ def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list
         return facts, left
     out.candidates += len(cands)
     out.presence = len(cands)
-    rest = clock.left()
-    h = houdini(model, left + [(c.text, c.expr) for c in cands], seed, rlimit,
-                None if rest is None else rest * (1 - RESERVE), facts=facts)
-    out.queries.append((h.rounds, h.ctis))
+    h = _houdini(out, model, left + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND, facts)
     if h.verdict != "proved":
         return facts, left
     kept = {n for n, _ in h.survivors}
@@ -284,10 +301,7 @@ def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, se
     if cands:
         out.candidates += len(cands)
         out.guards = len(cands)
-        rest = clock.left()
-        h = houdini(model, left + [(c.text, c.expr) for c in cands], seed, rlimit,
-                    None if rest is None else rest * GUARD_SHARE, facts=facts)
-        out.queries.append((h.rounds, h.ctis))
+        h = _houdini(out, model, left + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND, facts)
     out.seconds["guards"] = time.perf_counter() - t0
     if h is None or h.verdict != "proved" or not h.survivors:
         return facts, left
@@ -326,7 +340,7 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
 
 
 def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int, rlimit: int, clock,
-           tries: int = 4) -> list:
+           budget: _Spend, tries: int = 4) -> list:
     """Candidates that block the induction failures of `goals` (invariants left, and candidates an
     earlier round offered and Houdini dropped): one failure's pre-state at a time, generalised
     against the mined states (`templates.generalise`); each next failure is asked with the
@@ -337,9 +351,12 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
     for _ in range(tries):
         grew = False
         for name, e in goals:
-            if clock.out():
+            if clock.out() or budget.out():
                 return list(found.values())
+            ls.solver.set("rlimit", max(1, min(x for x in (rlimit, budget.left()) if x)))
+            before = spent(ls.solver)
             cti = ls.failure(e, clock.left())
+            budget.charge(spent(ls.solver) - before)
             if cti is None:
                 continue
             action = model.action(cti[1])

@@ -22,7 +22,7 @@ from checks.results import CheckResult, error_result, isolated
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
-INFER_SECONDS = 480.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
+SLACK = 0.05  # seconds: a solver stopped this close to the --timeout was stopped by it
 
 
 class _Clock:
@@ -39,7 +39,7 @@ class _Clock:
         return None if rest is None else max(1, int(rest * 1000))
 
     def out(self) -> bool:
-        return self.timeout is not None and self.left() <= 0
+        return self.timeout is not None and self.left() <= SLACK
 
 
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
@@ -66,6 +66,8 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit)
         if stats is not None:
             stats.update(inference_stats(inf))
+        if inf.cut:  # --timeout stopped the search: every property is inconclusive, none silently dropped
+            return [_timed_out(props[n], engine, timeout, "during lemma inference") for n in names]
         out += _by_lemmas(inf, [n for n in names if n in inf.proved], props)
         # Proofs that assumed the search's facts count only once the whole conjunction re-checked.
         settled = {n: r for n, r in inf.settled.items() if inf.verdict == "proved" and n in names}
@@ -83,8 +85,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         p = props[name]
         common = dict(id=name, kind=p.kind, rules=p.rules, states=None)
         if clock.out():
-            out.append(CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=0.0,
-                                   detail=f"--timeout {timeout}s reached before this invariant was attempted"))
+            out.append(_timed_out(p, engine, timeout, "before this invariant was attempted"))
         elif engine in ("auto", "spacer"):
             r = isolated(lambda: _unbounded(model, system, name, engine, seed, (rlimit, lemma_rlimit), clock, fallback,
                                             common, certificates), lambda e: _failed(e, common, "spacer"))
@@ -114,6 +115,12 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         _say_lemmas(r, model, inf, facts)
     order = {n: i for i, n in enumerate(names)}
     return sorted(out, key=lambda r: order[r.id])
+
+
+def _timed_out(p, engine: str, timeout, when: str) -> CheckResult:
+    """A property the user's --timeout left undecided: inconclusive (exit 4), never proved or bounded."""
+    return CheckResult(id=p.name, kind=p.kind, rules=p.rules, states=None, verdict="unknown", engine=engine,
+                       depth=None, seconds=0.0, detail=f"--timeout {timeout}s reached {when}; nothing is claimed")
 
 
 def _failed(exc: BaseException, common: dict, engine: str) -> CheckResult:
@@ -200,13 +207,14 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
         return got
 
     props = {p.name: p for p in model.invariants}
-    inf = infer(model, samples, seed=seed, timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS),
-                wanted=names, settle=settle)
+    inf = infer(model, samples, seed=seed, timeout=rest, wanted=names, settle=settle)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
         kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
-        cache.put(key, _needed(model, inf, kept, seed, clock), [n for n, _ in inf.invariants], kept)
-        cache.save()
+        needed = _needed(model, inf, kept, seed, clock)
+        if not clock.out():  # a cone cut by --timeout is all the lemmas: the next run stores the cone
+            cache.put(key, needed, [n for n, _ in inf.invariants], kept)
+            cache.save()
     return inf
 
 
@@ -280,6 +288,9 @@ def _unbounded(model, system, name, engine, seed, rlimits: tuple, clock, fallbac
             certificates[name] = r.certificate
         return CheckResult(**common, verdict="proved", engine="spacer", depth=None, seconds=r.seconds,
                            detail="proved for games of any length: " + r.reason)
+    if clock.out():  # stopped by --timeout, not by its budget: inconclusive, not BMC's `bounded`
+        return CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=r.seconds,
+                           detail=f"--timeout {clock.timeout}s reached during Spacer; nothing is claimed")
     facts = model.lemmas or ()
     if engine == "auto" and facts:
         # The model's stage-consistency lemmas rule out the unreachable states that stop a plain
