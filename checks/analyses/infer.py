@@ -63,8 +63,9 @@ GOALS = 32             # at most this many dropped candidates become the next ro
 # Budgets are Z3 resource units (rlimit) and counts, never seconds (issue 35): the same proposal gives
 # the same lemmas on an idle and on a loaded machine. `timeout` is only the user's overall cap: a
 # search it stops is `cut`, and `prove` reports the properties left as inconclusive, never fewer proved.
-HOUDINI_SPEND = 40_000_000_000   # resource units of one Houdini run (mining's, presence, guard rounds)
-BLOCK_SPEND = 20_000_000_000     # resource units of all blocking rounds together (queries and Houdini)
+# Measured (2026-12-03): assassinate-leaders' first Houdini run, 201 queries, used 22.8 M units (24 s CPU).
+HOUDINI_SPEND = 4_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
+BLOCK_SPEND = 2_000_000_000    # resource units of all blocking rounds together (queries and Houdini)
 SLACK = 0.05           # seconds: what stopped this close to the user's timeout was stopped by it
 
 
@@ -102,6 +103,8 @@ class Inference:
     guards: int = 0       # candidates of the guard round (0: it did not run)
     settled: dict = field(default_factory=dict)  # goal -> result of `settle` (see infer)
     cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
+    transferred: int = 0  # lemmas kept of a nearby model's entry (checks/analyses/transfer.py)
+    source: str = ""      # that entry's key
     cut: bool = False     # the user's --timeout stopped it: nothing is proved, the properties are inconclusive
 
 
@@ -178,9 +181,14 @@ def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
           max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
-          wanted: list | None = None, settle=None) -> Inference:
+          wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = ()) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
+    `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
+    (checks/analyses/transfer.py), offered first; the mined candidates then go only after what they
+    leave (with the survivors as facts), and the presence round is skipped. `start_names`: the
+    properties that entry proved. When those lemmas and properties are inductive as they stand and
+    `settle` proves the rest, nothing is explored or mined (`_transferred`).
     Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
     given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
@@ -189,8 +197,9 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     out = Inference("unknown")
     sch = model.schema
     if clock.out() or (timeout is not None and timeout <= 0):
-        out.reason = "no time left to infer lemmas"
-        return _done(out, t0, None)
+        return _cut(out, t0)
+    if start is not None and _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle):
+        return _cut(out, t0) if clock.out() else _done(out, t0, None)
     X, used = state_table(samples, sch, max_states, seed)
     out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0
     if not used:
@@ -205,18 +214,23 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
-    h = _houdini(out, model, invs + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND)
+    first = cands if start is None else _true_on(sch, X, start)
+    h = _houdini(out, model, invs + [(c.text, c.expr) for c in first], seed, rlimit, clock, HOUDINI_SPEND)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
         return _done(out, t0, t2)
     names = {n for n, _ in invs}
     facts = h.survivors
     left = [iv for iv in invs if iv[0] not in {n for n, _ in facts} and (wanted is None or iv[0] in wanted)]
-    if left and not clock.out():
+    if start is not None:
+        out.transferred = len(h.survivors) - (len(invs) - len(left))
+        facts, left = _after_transfer(out, model, cands, facts, left, seed, rlimit, clock, settle)
+        cands = first + cands
+    elif left and not clock.out():
         tp = time.perf_counter()
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
         out.seconds["presence"] = time.perf_counter() - tp
-    if settle is not None and left and not clock.out():
+    if settle is not None and left and start is None and not clock.out():
         # A cheaper engine first (Spacer with the facts assumed): blocking rounds are the search's
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
         out.settled = settle(facts, left)
@@ -264,6 +278,61 @@ def _cut(out: Inference, t0: float) -> Inference:
     out.verdict, out.cut, out.reason = "unknown", True, "--timeout reached during lemma inference"
     out.lemmas, out.invariants, out.proved, out.settled, out.failures = [], [], {}, {}, {}
     return _done(out, t0, None)
+
+
+def _transferred(out: Inference, model, start: list, start_names, wanted, seed: int, rlimit: int, clock,
+                 settle) -> bool:
+    """The fast path of a transfer: the nearby entry's lemmas and properties, re-proved on this model
+    as they stand (one base and one step query, the final re-check's), and `settle` (its certificates,
+    Spacer) for the other properties. True when that proves every property wanted (`out` is then the
+    result); False sends the caller down the mined path (exploration, Houdini, the rounds)."""
+    props = {p.name: p.predicate for p in model.invariants}
+    facts = list(start) + [(n, props[n]) for n in start_names if n in props]
+    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
+    if why is not None or clock.out():
+        return False
+    names = {n for n in start_names if n in props}
+    left = [(n, e) for n, e in props.items() if n not in names and (wanted is None or n in wanted)]
+    settled = settle(facts, left) if settle is not None and left else {}
+    if any(n not in settled for n, _ in left):
+        return False
+    out.settled, out.transferred = settled, len(start)
+    _conclude(out, model, facts, names, [], [], np.zeros((0, len(model.schema)), dtype=np.int32), seed, rlimit,
+              clock, ls)
+    return True
+
+
+def _true_on(schema, X, lemmas: list) -> list:
+    """Transferred lemmas as candidates: those true on every mined state of this model (the others
+    are not invariants here, and Houdini would drop them one counterexample at a time)."""
+    cands = [Candidate(t, e, frozenset()) for t, e in lemmas]
+    if not cands or not len(X):
+        return cands
+    ok = compile_table(schema, [c.expr for c in cands])(X).all(axis=1)
+    return [c for c, k in zip(cands, ok) if k]
+
+
+def _after_transfer(out: Inference, model, cands: list, facts: list, left: list, seed: int, rlimit: int, clock,
+                    settle) -> tuple[list, list]:
+    """After the transferred lemmas' Houdini run: Spacer (`settle`, which also re-checks the nearby
+    entry's certificates) on what they leave, then the mined candidates not already known with the
+    survivors as facts, then Spacer again. Returns the facts and the goals left."""
+    if settle is not None and left and not clock.out():
+        out.settled = settle(facts, left)
+        left = [iv for iv in left if iv[0] not in out.settled]
+    known = {n for n, _ in facts}
+    offer = [(c.text, c.expr) for c in cands if c.text not in known]
+    if not left or not offer or clock.out():
+        return facts, left
+    h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
+    if h.verdict != "proved" or not h.survivors:
+        return facts, left
+    kept = {n for n, _ in h.survivors}
+    facts, left = facts + h.survivors, [iv for iv in left if iv[0] not in kept]
+    if settle is not None and left and not clock.out():
+        out.settled.update(settle(facts, left))
+        left = [iv for iv in left if iv[0] not in out.settled]
+    return facts, left
 
 
 def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
@@ -374,10 +443,10 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
     return list(found.values())
 
 
-def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock) -> None:
-    """Re-check the conjunction through the monolithic encoding; cores for the proved invariants,
-    failures for the others."""
-    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
+def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock, ls=None) -> None:
+    """Re-check the conjunction through the monolithic encoding (unless `ls` is that check, done);
+    cores for the proved invariants, failures for the others."""
+    ls, why = (ls, None) if ls is not None else verified_lemmas(model, facts, seed, rlimit, clock.left())
     if why is not None:
         out.reason = f"the inferred conjunction does not re-check ({why}); no lemma is used"
         return

@@ -46,7 +46,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
           timeout: float | None = None, samples: list | None = None, stats: dict | None = None,
           inference: Inference | None = None, cache=None,
-          lemma_rlimit: int = LEMMA_SPACER_RLIMIT) -> list[CheckResult]:
+          lemma_rlimit: int = LEMMA_SPACER_RLIMIT, declarations: dict | None = None) -> list[CheckResult]:
     """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
     short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
     `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
@@ -54,7 +54,9 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     receives the inference's figures. `cache` (checks/engines/lemmacache.py LemmaCache): lemmas
     stored for this very model are re-proved and used instead of a search; a search's lemmas are stored.
     `lemma_rlimit`: Spacer's rlimit (auto) once inferred lemmas are its facts; its certificates are
-    stored with them (checks/analyses/certify.py), so a larger budget is paid once per model."""
+    stored with them (checks/analyses/certify.py), so a larger budget is paid once per model.
+    `declarations` (checks/analyses/transfer.py): the proposal's; with no entry for this model, the
+    search starts from the stored entry whose declarations are nearest, and its own entry records them."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
@@ -63,7 +65,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     inf = None
     certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
-        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit)
+        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit, declarations)
         if stats is not None:
             stats.update(inference_stats(inf))
         if inf.cut:  # --timeout stopped the search: every property is inconclusive, none silently dropped
@@ -159,8 +161,10 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
             r.detail += f"; not inductive with the {len(inf.lemmas)} inferred lemmas"
 
 
-def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_rlimit: int) -> Inference:
-    """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored)."""
+def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_rlimit: int,
+           declarations: dict | None = None) -> Inference:
+    """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored), started
+    from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
     from checks.analyses.sweep import model_digest
     key = model_digest(model) if cache is not None else None
     # The user's entry, then the shipped one: each verified from scratch, the first that verifies is
@@ -187,14 +191,19 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
     if best is not None:
         cache.save()  # the entries refused above leave the user's file
         return best
-    rest = clock.left()
-
     certificates: dict = {}
+    near = _nearest(model, cache, key, declarations)
+    stored = dict(near[2]) if near is not None else {}
 
     def settle(facts: list, goals: list) -> dict:
-        """Spacer with the search's facts assumed, with the chain's budget (`lemma_rlimit`)."""
-        system, got = HornSystem(model, facts), {}
+        """The nearby entry's certificates that re-check with these facts, then Spacer with the search's
+        facts assumed, with the chain's budget (`lemma_rlimit`)."""
+        got = settle_stored(model, facts, usable(stored, [n for n, _ in goals]))
+        certificates.update({n: stored[n] for n in got})
+        system = HornSystem(model, facts)
         for name, _ in goals:
+            if name in got:
+                continue
             r = spacer(model, name, seed=seed, rlimit=lemma_rlimit, system=system, timeout_ms=clock.ms())
             if r.verdict == "proved":
                 certificates[name] = r.certificate
@@ -207,15 +216,39 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
         return got
 
     props = {p.name: p for p in model.invariants}
-    inf = infer(model, samples, seed=seed, timeout=rest, wanted=names, settle=settle)
+    inf = None
+    if near is not None:
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle, start=near[1],
+                    start_names=near[3])
+        inf.source = near[0]
+    if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
+        certificates.clear()
+        stored.clear()
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
         kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
-        needed = _needed(model, inf, kept, seed, clock)
+        # A transferred entry was trimmed to its cone already: only lemmas the rounds added need one.
+        needed = _needed(model, inf, kept, seed, clock) if len(inf.lemmas) > inf.transferred else inf.lemmas
         if not clock.out():  # a cone cut by --timeout is all the lemmas: the next run stores the cone
-            cache.put(key, needed, [n for n, _ in inf.invariants], kept)
+            cache.put(key, needed, [n for n, _ in inf.invariants], kept, declarations)
             cache.save()
     return inf
+
+
+def _nearest(model, cache, key, declarations) -> tuple | None:
+    """(key, usable lemmas, certificates) of the stored entry nearest to `declarations`, or None."""
+    from checks.analyses.transfer import nearest, usable_lemmas
+    if cache is None or not declarations:
+        return None
+    found = nearest(cache.declared(), declarations, exclude=key)
+    entry = cache.entry(found[1]) if found is not None else None
+    if entry is None:
+        return None
+    lemmas, names, stored = entry
+    props = {p.name for p in model.invariants}
+    return (found[1], usable_lemmas(model.schema, lemmas), {n: t for n, t in stored.items() if n in props},
+            tuple(n for n in names if n in props))
 
 
 def _covered(inf: Inference, names: list) -> int:
@@ -239,6 +272,7 @@ def inference_stats(inf: Inference) -> dict:
     return {"inference": {"verdict": inf.verdict, "reason": inf.reason, "states_mined": inf.states,
                           "candidates": inf.candidates, "presence_candidates": inf.presence,
                           "guard_candidates": inf.guards, "lemmas": len(inf.lemmas), "stored": inf.cached,
+                          "transferred_from": inf.source or None, "transferred": inf.transferred,
                           "invariants_proved": len(inf.proved), "houdini_runs": [list(q) for q in inf.queries],
                           "seconds": {k: round(v, 3) for k, v in inf.seconds.items()}}}
 
