@@ -6,13 +6,10 @@ subset), never trusted, and the new model's entry records its own declarations.
 """
 from __future__ import annotations
 
-import pytest
-
 from checks.analyses.prove import prove
 from checks.analyses.sweep import model_digest
 from checks.analyses.transfer import declarations, distance, nearest, usable_lemmas
 from checks.engines.lemmacache import LemmaCache
-from checks.pipelines.proofs import lemma_samples
 from model.expr import Const, Var
 from model.moritani import GAME
 from model.moritani.config import Interpretation
@@ -36,33 +33,45 @@ def test_a_lemma_over_a_slot_the_model_lacks_is_dropped():
     assert [n for n, _ in kept] == ["ok"]
 
 
-def _prove(prop, cache):
-    model = GAME.build(prop, unbounded=True)
-    stats: dict = {}
-    results = prove(model, [p.name for p in model.invariants], depth=6, samples=lemma_samples(prop), stats=stats,
-                    cache=cache, declarations=declarations(prop))
-    return model, {r.id: r for r in results}, stats["inference"]
+def armed(top: int = 3):
+    """tests/test_infer.py's four-slot model, with the counter's bound `top` (3 there)."""
+    from model.domains import Bool, IntRange
+    from model.game import GameModel
+    from model.properties import always
+    from model.rule import Rule
+    from model.schema import Field, Schema
+    sch = Schema((Field("armed", Bool()), Field("x", IntRange(0, top)), Field("y", IntRange(0, 1)),
+                  Field("z", IntRange(0, 3))))
+    rules = (Rule("inc", (), ~Var("armed") & (Var("x") < top), {("x", ()): Var("x") + 1}, ("T1",)),
+             Rule("arm", (), ~Var("armed") & Var("x").eq(0), {("armed", ()): True}, ("T2",)),
+             Rule("fire", (), Var("armed") & (Var("x") >= 1), {("y", ()): 1}, ("T3",)),
+             Rule("tick", (), Var("z") < 2, {("z", ()): Var("z") + 1}, ("T4",)))
+    return GameModel("armed", sch, ((False, 0, 0, 0),), rules, (always("quiet", Var("y") <= 0, ("T3",)),),
+                     terminal=Var("armed") & Var("x").eq(top) & Var("z").eq(2))
 
 
-@pytest.mark.heavy
-def test_a_proposal_one_switch_away_is_proved_from_the_stored_entry(tmp_path):
-    """A8 set away from the default: the tiny default's entry (with a false lemma slipped in) is the
-    nearest; its lemmas are re-proved on the new rules, the false one never counts, every property
-    the tiny default proves is proved, and the new entry records its declarations."""
-    base = tiny()
-    model_a, first, _ = _prove(base, LemmaCache(tmp_path, use_seed=False))
-    key_a = model_digest(model_a)
-    lemmas, names = LemmaCache(tmp_path, use_seed=False).get(key_a)
-    bogus = ("turn < 0", Var("turn") < Const(0))  # false in the initial state
+def test_a_model_one_bound_away_is_proved_from_the_stored_entry(tmp_path):
+    """The counter's bound 3 -> 4: the stored entry of the first model (with a false lemma and one
+    over a slot the new model lacks slipped in) is the nearest; its lemmas are re-proved on the new
+    model, the false one and the foreign one never count, `quiet` is proved, and the new entry records
+    its declarations."""
+    a, b = armed(3), armed(4)
+    cache = LemmaCache(tmp_path, use_seed=False)
+    first = {r.id: r for r in prove(a, ["quiet"], samples=[a], cache=cache, declarations={"bound:x": 3})}
+    assert first["quiet"].verdict == "proved"
+    lemmas, names = LemmaCache(tmp_path, use_seed=False).get(model_digest(a))
     c = LemmaCache(tmp_path, use_seed=False)
-    c.put(key_a, lemmas + [bogus], names, declarations=declarations(base))
+    extra = [("x < 0", Var("x") < Const(0)), ("w = 1", Var("w").eq(Const(1)))]
+    c.put(model_digest(a), lemmas + extra, names, declarations={"bound:x": 3})
+    c.put("ab" * 32, [], [], declarations={"bound:x": 9, "other": 1})  # farther away
     c.save()
-    prop = tiny(Interpretation.of(extortion_payers="entrant-only"))
-    model_b, results, inf = _prove(prop, LemmaCache(tmp_path, use_seed=False))
-    assert inf["transferred_from"] == key_a and inf["verdict"] == "proved", inf
-    proved = {n for n, r in results.items() if r.verdict == "proved"}
-    assert {n for n, r in first.items() if r.verdict == "proved"} <= proved | {"extortion-payer"}
+    stats: dict = {}
+    got = {r.id: r for r in prove(b, ["quiet"], samples=[b], cache=LemmaCache(tmp_path, use_seed=False),
+                                  stats=stats, declarations={"bound:x": 4})}
+    inf = stats["inference"]
+    assert inf["transferred_from"] == model_digest(a) and inf["verdict"] == "proved", inf
+    assert got["quiet"].verdict == "proved", got["quiet"].detail
     stored = LemmaCache(tmp_path, use_seed=False)
-    lemmas_b, _ = stored.get(model_digest(model_b))
-    assert "turn < 0" not in [n for n, _ in lemmas_b]
-    assert stored.entries[model_digest(model_b)]["declarations"] == declarations(prop)
+    kept, _ = stored.get(model_digest(b))
+    assert not {"x < 0", "w = 1"} & {n for n, _ in kept}
+    assert stored.entries[model_digest(b)]["declarations"] == {"bound:x": 4}

@@ -63,9 +63,12 @@ GOALS = 32             # at most this many dropped candidates become the next ro
 # Budgets are Z3 resource units (rlimit) and counts, never seconds (issue 35): the same proposal gives
 # the same lemmas on an idle and on a loaded machine. `timeout` is only the user's overall cap: a
 # search it stops is `cut`, and `prove` reports the properties left as inconclusive, never fewer proved.
-# Measured (2026-12-03): assassinate-leaders' first Houdini run, 201 queries, used 22.8 M units (24 s CPU).
-HOUDINI_SPEND = 4_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
-BLOCK_SPEND = 2_000_000_000    # resource units of all blocking rounds together (queries and Houdini)
+# Measured (2026-12-03, 2 loaded cores): Houdini's queries use about 1.3 M units per CPU second
+# (assassinate-leaders' first run: 201 queries, 22.8 M units; a tiny proposal's guard round: 124
+# queries, 9.1 M units, 8.3 s), a blocking round's failure queries about 0.5 M. The budgets are about
+# what the old wall-clock ones (360 s per Houdini run, 300 s of blocking rounds) gave an idle core.
+HOUDINI_SPEND = 1_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
+BLOCK_SPEND = 400_000_000      # resource units of all blocking rounds together (queries and Houdini)
 SLACK = 0.05           # seconds: what stopped this close to the user's timeout was stopped by it
 
 
