@@ -168,26 +168,33 @@ def bench_random(n: int, seed: int, base: str) -> None:
     for path, text in random_proposals(n, seed, base):
         changes = ", ".join(line.strip() for line in text.splitlines()[3:] if line.strip() != "bounds:")
         env = dict(os.environ, RULECHECK_CACHE=tempfile.mkdtemp(prefix="rulecheck-cold-"))
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), _child_cpu()
         done = subprocess.run([sys.executable, "-c", "from checks.launch import run; run()", "prove", "--proposal",
                                str(path), "--format", "json"], capture_output=True, text=True, env=env,
                               cwd=os.path.dirname(_HERE))
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, _child_cpu() - cpu0
         try:
             doc = json.loads(done.stdout)
         except ValueError:
-            rows.append((changes, wall, "error", "-", done.stderr.strip().splitlines()[-1:] or ""))
+            rows.append((changes, wall, cpu, "error", "-", done.stderr.strip().splitlines()[-1:] or ""))
             continue
         checks = doc["checks"]
         inf = doc["z3"].get("inference", {})
         source = inf.get("transferred_from")
-        rows.append((changes, wall, f"{sum(c['verdict'] == 'proved' for c in checks)} / {len(checks)}",
+        rows.append((changes, wall, cpu, f"{sum(c['verdict'] == 'proved' for c in checks)} / {len(checks)}",
                      names.get(source, source[:12]) if source else "nothing", done.returncode))
-        print(f"  {rows[-1]}", file=sys.stderr, flush=True)
-    print(f"| proposal (seed {seed}, base {base}) | wall | proved | transferred from | exit |")
-    print("| --- | ---: | ---: | --- | ---: |")
-    for changes, wall, proved, source, code in rows:
-        print(f"| {changes} | {wall:.1f} s | {proved} | {source} | {code} |")
+        print(f"  {rows[-1]} {inf.get('houdini_runs')} {inf.get('seconds')}", file=sys.stderr, flush=True)
+    print(f"| proposal (seed {seed}, base {base}) | wall | CPU | proved | transferred from | exit |")
+    print("| --- | ---: | ---: | ---: | --- | ---: |")
+    for changes, wall, cpu, proved, source, code in rows:
+        print(f"| {changes} | {wall:.1f} s | {cpu:.1f} s | {proved} | {source} | {code} |")
+
+
+def _child_cpu() -> float:
+    """CPU seconds (user and system) of the finished child processes so far."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main() -> None:

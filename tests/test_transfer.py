@@ -75,3 +75,16 @@ def test_a_model_one_bound_away_is_proved_from_the_stored_entry(tmp_path):
     kept, _ = stored.get(model_digest(b))
     assert not {"x < 0", "w = 1"} & {n for n, _ in kept}
     assert stored.entries[model_digest(b)]["declarations"] == {"bound:x": 4}
+
+
+def test_a_search_reports_its_progress_only_when_asked(tmp_path, capsys):
+    """Progress lines (round, candidates, properties left) go to the callback the pipeline passes when
+    stderr is a terminal; without one, a search prints nothing."""
+    lines: list = []
+    model = armed(3)
+    prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path / "a", use_seed=False), progress=lines.append)
+    assert any(line.startswith("prove: Houdini run 1:") for line in lines), lines
+    assert any("properties left" in line for line in lines), lines
+    capsys.readouterr()
+    prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path / "b", use_seed=False))
+    assert capsys.readouterr().err == ""

@@ -108,6 +108,7 @@ class Inference:
     cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
     transferred: int = 0  # lemmas kept of a nearby model's entry (checks/analyses/transfer.py)
     source: str = ""      # that entry's key
+    progress: object = field(default=None, repr=False, compare=False)  # callable(str): progress lines, or None
     cut: bool = False     # the user's --timeout stopped it: nothing is proved, the properties are inconclusive
 
 
@@ -174,9 +175,18 @@ class _Spend:
         self.units -= units
 
 
+def _say(out: "Inference", stage: str, left: list) -> None:
+    """A progress line (`prove` on a terminal): the stage, the properties proved so far and left."""
+    if out.progress is not None:
+        out.progress(f"prove: {stage}; {len(out.settled)} proved by Spacer so far, {len(left)} properties left")
+
+
 def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock, spend: int, facts=()):
     """One Houdini run under `spend` resource units, recorded in `out.queries` (and `out.cut`)."""
-    h = houdini(model, cands, seed, rlimit, clock.left(), facts=facts, spend=spend)
+    tell = out.progress
+    if tell is not None:
+        tell(f"prove: Houdini run {len(out.queries) + 1}: {len(cands):,} candidates, {len(facts):,} facts")
+    h = houdini(model, cands, seed, rlimit, clock.left(), facts=facts, spend=spend, progress=tell)
     out.queries.append((h.rounds, h.ctis, h.rlimit))
     out.cut |= h.cut
     return h
@@ -184,7 +194,8 @@ def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
           max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
-          wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = ()) -> Inference:
+          wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = (),
+          progress=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
     `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
@@ -197,7 +208,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
     `Inference.settled` keeps (valid only if the verdict is `proved`: the facts' re-check)."""
     clock, t0 = _Clock(timeout), time.perf_counter()
-    out = Inference("unknown")
+    out = Inference("unknown", progress=progress)
     sch = model.schema
     if clock.out() or (timeout is not None and timeout <= 0):
         return _cut(out, t0)
@@ -225,6 +236,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     names = {n for n, _ in invs}
     facts = h.survivors
     left = [iv for iv in invs if iv[0] not in {n for n, _ in facts} and (wanted is None or iv[0] in wanted)]
+    _say(out, "first Houdini run done", left)
     if start is not None:
         out.transferred = len(h.survivors) - (len(invs) - len(left))
         facts, left = _after_transfer(out, model, cands, facts, left, seed, rlimit, clock, settle)
@@ -239,12 +251,14 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         out.settled = settle(facts, left)
         left = [iv for iv in left if iv[0] not in out.settled]
     if left and not clock.out():
+        _say(out, "guard round", left)
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
     goals, known, pool = list(left), {n for n, _ in facts}, {}
     budget = _Spend(block_spend)
     for out.rounds in range(1, rounds + 1):
         if not left or budget.out() or clock.out():
             break
+        _say(out, f"blocking round {out.rounds} ({budget.left():,} resource units left)", left)
         new = _block(model, miner, facts, goals, known, seed, rlimit, clock, budget)
         if not new or clock.out():
             break

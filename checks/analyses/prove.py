@@ -46,7 +46,8 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
           timeout: float | None = None, samples: list | None = None, stats: dict | None = None,
           inference: Inference | None = None, cache=None,
-          lemma_rlimit: int = LEMMA_SPACER_RLIMIT, declarations: dict | None = None) -> list[CheckResult]:
+          lemma_rlimit: int = LEMMA_SPACER_RLIMIT, declarations: dict | None = None,
+          progress=None) -> list[CheckResult]:
     """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
     short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
     `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
@@ -56,7 +57,8 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     `lemma_rlimit`: Spacer's rlimit (auto) once inferred lemmas are its facts; its certificates are
     stored with them (checks/analyses/certify.py), so a larger budget is paid once per model.
     `declarations` (checks/analyses/transfer.py): the proposal's; with no entry for this model, the
-    search starts from the stored entry whose declarations are nearest, and its own entry records them."""
+    search starts from the stored entry whose declarations are nearest, and its own entry records them.
+    `progress(line)`: what a search is doing (the pipeline passes one when stderr is a terminal)."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
@@ -65,7 +67,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     inf = None
     certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
-        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit, declarations)
+        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit, declarations, progress)
         if stats is not None:
             stats.update(inference_stats(inf))
         if inf.cut:  # --timeout stopped the search: every property is inconclusive, none silently dropped
@@ -162,7 +164,7 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
 
 
 def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_rlimit: int,
-           declarations: dict | None = None) -> Inference:
+           declarations: dict | None = None, progress=None) -> Inference:
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored), started
     from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
     from checks.analyses.sweep import model_digest
@@ -218,13 +220,16 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
     props = {p.name: p for p in model.invariants}
     inf = None
     if near is not None:
+        if progress is not None:
+            progress(f"prove: no stored entry for this model; starting from {near[0][:12]} "
+                     f"({len(near[1]):,} lemmas, {len(near[3])} properties)")
         inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle, start=near[1],
-                    start_names=near[3])
+                    start_names=near[3], progress=progress)
         inf.source = near[0]
     if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
         certificates.clear()
         stored.clear()
-        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle)
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle, progress=progress)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
         kept = {n: c for n, c in certificates.items() if n in inf.settled and c}

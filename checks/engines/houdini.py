@@ -88,12 +88,13 @@ class _Table:
 
 def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
             budget: int = CLOSURE_BUDGET, facts: list = (), spend: int = 0,
-            queries: int = MAX_QUERIES) -> HoudiniOutcome:
+            queries: int = MAX_QUERIES, progress=None) -> HoudiniOutcome:
     """The largest subset of `candidates` ([(name, Expr)]) whose conjunction is inductive on `model`
     relative to `facts` ([(name, Expr)], an inductive conjunction proved before, e.g. an earlier
     round's survivors: assumed in every pre-state, never re-checked). `rlimit`: each query's resource
     limit; `spend`: all queries' together (0: none); `queries`: at most this many; `timeout`: seconds
-    of the user's overall cap (a run it stops is `cut`)."""
+    of the user's overall cap (a run it stops is `cut`). `progress(line)`: every 100 queries, how many
+    candidates are left."""
     t0 = time.perf_counter()
     out = HoudiniOutcome("unknown", [])
     exprs = [e for _, e in candidates]
@@ -118,6 +119,8 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
             out.reason = f"budget spent: {out.rounds} queries, {out.rlimit:,} resource units"
             break
         out.rounds += 1
+        if progress is not None and out.rounds % 100 == 0:
+            progress(f"prove: Houdini query {out.rounds}: {int(alive.sum()):,} candidates left")
         q.limit(rlimit, spend - out.rlimit if spend else 0)
         r = q.check(alive, left)
         out.rlimit = spent(q.solver) - start
