@@ -779,7 +779,46 @@ lspecs = [
       cites=["A24", "R17"], goal=RELOCATION_OPENS_TERROR, values=["entrant", "entry_cause", "relocated"]),
 ]
 
+# Issue 33: model bugs found by reading the engines. Each file fails on the model before its fix.
+_CROSS = dict(__import__("model.moritani.profiles", fromlist=["x"]).CROSS_SHIP_BOUNDS)
+_RELOC = dict(__import__("model.moritani.profiles", fromlist=["x"]).RELOCATION_BOUNDS)
+ispecs = [
+ dict(file="quintine-cross-ship-from-the-open-desert.scenario.yaml", engine=Q, commit=QE, profile="cross-ship",
+      title="quintine: with no storm the Guild cross-ships a force out of the open desert",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Guild cross-planet transport from the board is an entry; "
+             "catalogue R17); the source may be any territory of the board not under the storm",
+      why=["No storm is on the board: the Guild's force in the open desert may be shipped into a stronghold. The model "
+           "refused it before issue 33 (`storm` = none shared the open desert's index)."],
+      cites=["A24", "R17"], goal=fired("guild_cross_ship(frm=open desert"),
+      values=["forces[Guild][open desert]", "storm", "entry_cause"]),
+ dict(file="treachery-cross-ship-from-the-open-desert.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=_CROSS,
+      title="treachery-online: with no storm a site-to-site shipment may leave the open desert",
+      source="Shared/Game.cs:946-948 (LocationsWithAnyForcesNotInStorm: every location with forces when no sector is "
+             "in storm); Shared/Events/Shipment.cs:433",
+      why=["No sector is in storm (`SectorInStorm` = -1): the Guild ships its open-desert force into a stronghold. "
+           "The model refused it before issue 33."],
+      cites=["A24", "R17"], goal=fired("guild_cross_ship(frm=open desert"),
+      values=["forces[Guild][open desert]", "storm", "entry_cause"]),
+ dict(file="quintine-relocation-from-the-open-desert.scenario.yaml", engine=Q, commit=QE,
+      profile="ambassador-relocation",
+      title="quintine: with no storm the Fremen Ambassador moves an Ecaz force out of the open desert",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Fremen Ambassador relocation is an entry; catalogue R17)",
+      why=["Ecaz's only board force stands in the open desert and no storm is on the board: the relocation is legal. "
+           "The model refused it before issue 33."],
+      cites=["A24", "R17"], goal=fired("ambassador_relocate(frm=open desert"),
+      values=["forces[Ecaz][open desert]", "storm"]),
+ dict(file="treachery-relocation-from-the-open-desert.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=_RELOC,
+      title="treachery-online: with no storm the Fremen Ambassador moves a force out of the open desert",
+      source="Shared/Events/AmbassadorActivated.cs:133-134 (Ambassador.Yellow: only a source in storm is refused)",
+      why=["Ecaz's force in the open desert moves into a stronghold; no sector is in storm. The model refused it before "
+           "issue 33."],
+      cites=["A24", "R17"], goal=fired("ambassador_relocate(frm=open desert"),
+      values=["forces[Ecaz][open desert]", "storm"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
