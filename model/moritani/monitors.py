@@ -18,6 +18,7 @@ misbehaves without updating its own bookkeeping is still seen:
 - `terror_due[faction]`: the stronghold a rival entered where a Terror token lay, until a Terror
   decision opens for that rival or the token is gone (R11, R12, H9, H35, A1);
 - `ambassador_due`: an arrival in the Ecaz Ambassador's stronghold owes its reaction (A2, H9);
+- `ambassador_reacted`: the Ambassador has reacted once, so it is set aside (E3 p.7; issue 33);
 - `offer_blocked`, `refused`: this entry's Enemy of My Enemy offer was cancelled by Karama / refused
   by the entrant (H8, R21, H24);
 - `allied_this_turn` (Basic ally separation only; model/moritani/separation.py): Moritani's alliance
@@ -29,7 +30,7 @@ misbehaves without updating its own bookkeeping is still seen:
 
 >>> from model.moritani.build import build_model
 >>> sorted(m.field.name for m in build_model().monitors if not m.field.name.startswith("violated_"))[:4]
-['allied_this_turn', 'ambassador_due', 'declared_dest', 'declared_face']
+['allied_this_turn', 'ambassador_due', 'ambassador_reacted', 'declared_dest']
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def monitors(c: Ctx) -> list[Monitor]:
     if c.face("Extortion") is not None:
         out.append(_ext_credits(c))
     if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
-        out.append(_ambassador_due(c))
+        out += [_ambassador_reacted(c), _ambassador_due(c)]
     if c.module:
         out += _traitor_monitors(c)
     if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
@@ -223,13 +224,21 @@ def _terror_due(c: Ctx) -> Monitor:
                    c.none_dest, update, ("R11", "R12", "H9", "H35"))
 
 
+def _ambassador_reacted(c: Ctx) -> Monitor:
+    """The Ecaz Ambassador has reacted once: a step resolved its reaction (left the `ambassador` decision).
+    E3 p.7: a triggered Ambassador is set aside, so it reacts to nothing after that (issue 33)."""
+    return Monitor(Field("ambassador_reacted", Bool(), doc="the Ecaz Ambassador has reacted (it is set aside)"),
+                   False, c.v("ambassador_reacted") | c.stage_is("ambassador"), ("A2", "R17"))
+
+
 def _ambassador_due(c: Ctx) -> Monitor:
     """A shipment or movement into the Ambassador's stronghold by another faction than Ecaz or Ecaz's ally owes
     the Ambassador's reaction (A2), until it resolves (H9: a second reaction never overwrites it). An
-    Atomics there returns the Ambassador to Ecaz (R36): arrivals after it owe nothing."""
+    Atomics there returns the Ambassador to Ecaz (R36), and once it has reacted it is set aside (E3 p.7): arrivals
+    after either owe nothing."""
     v = c.v
     ecaz, amb = c.fac("Ecaz"), c.L.index(c.bounds.ambassador)
-    standing = v("aftermath").ne(amb)
+    standing = v("aftermath").ne(amb) & ~v("ambassador_reacted")
     arrival = c.stage_is("ship_move") & standing & c.any_of(
         (post("forces", f, amb) > v("forces", f, amb)) & v("ally", ecaz).ne(f)
         for f in range(len(c.bounds.factions)) if f != ecaz)

@@ -59,9 +59,10 @@ def settled(c: Ctx):
     return c.v("relocated").eq(c.none_dest)
 
 
-def rules(c: Ctx, open_to, ambassador_present, nothing_pending) -> list[Rule]:
+def rules(c: Ctx, open_to, ambassador_present, nothing_pending, spends=None) -> list[Rule]:
     """`open_to(f, to)` is an entry's legality; `ambassador_present` the Ambassador still stands;
-    `nothing_pending` every reaction to the arrival is resolved, the BG advisors' queued entry included."""
+    `nothing_pending` every reaction to the arrival is resolved, the BG advisors' queued entry included;
+    `spends` the effects that set the Ambassador aside once it has reacted."""
     if not enabled(c):
         return []
     v, M = c.v, c.M
@@ -73,7 +74,7 @@ def rules(c: Ctx, open_to, ambassador_present, nothing_pending) -> list[Rule]:
         dest = to.ne(c.desert) & v("storm").ne(to) & frm.ne(to)
     queued = counts_for_terror(c) or c.has("relocation-ignores-entry-causes")
     eff = {("forces", (E, frm)): v("forces", E, frm) - 1, ("forces", (E, to)): v("forces", E, to) + 1,
-           ("stage", ()): c.st("react")}
+           ("stage", ()): c.st("react")} | dict(spends or {})
     if queued and not c.has("relocation-skips-terror") and not c.has("relocation-overwrites-entry"):
         eff[("relocated", ())] = to
     if c.has("relocation-overwrites-entry"):  # the bug: the relocation becomes "the arrival" at once (H9)

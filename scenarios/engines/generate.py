@@ -408,8 +408,10 @@ tspecs += [
  dict(file="treachery-sneak-attack-triggers-ambassador.scenario.yaml", **TREACHERY,
       title="treachery-online: a positive Sneak Attack into the Ecaz Ambassador's stronghold makes the Ambassador react to Moritani",
       source="Shared/Events/TerrorRevealed.cs:244-251 (CheckIntrusion after the Sneak Attack), Shared/Game_Move.cs:821-831",
-      why=["Moritani is not Ecaz's ally here; its forces arriving in Carthag by Sneak Attack owe the Ambassador's reaction."],
-      cites=["R41", "A14", "A2"], bounds={"alliances": (("Atreides", "Bene Gesserit"),)},
+      why=["Moritani is not Ecaz's ally here; its forces arriving in Carthag by Sneak Attack owe the Ambassador's reaction.",
+           "The entrant is Ecaz's ally (Atreides), so the Ambassador has not reacted to it: a triggered Ambassador is set",
+           "aside (issue 33), so it must not have reacted to the entry the Sneak Attack answers."],
+      cites=["R41", "A14", "A2"], bounds={"alliances": (("Atreides", "Ecaz"),)},
       goal=fired("ambassador_effect(p=Moritani"), values=["spice[Moritani]", "spice[Ecaz]"]),
 ]
 
@@ -816,6 +818,25 @@ ispecs = [
            "issue 33."],
       cites=["A24", "R17"], goal=fired("ambassador_relocate(frm=open desert"),
       values=["forces[Ecaz][open desert]", "storm"]),
+]
+
+# The Ecaz Ambassador is set aside once it reacts: a later arrival in its stronghold owes it nothing.
+def _second_arrival_at_ambassador(m, label, pre, post):
+    return (label.startswith(("ship(", "move(")) and raw(m, pre, "amb_spent") == 1
+            and lab(m, post, "entry_loc") == m.vocabulary.bounds.ambassador and lab(m, post, "entrant") != "Ecaz")
+ispecs += [
+ dict(file="quintine-ambassador-set-aside-after-it-reacts.scenario.yaml", **QUINTINE,
+      title="quintine: a triggered Ambassador is set aside; a later arrival in its stronghold owes it nothing",
+      source='docs/ECAZ_AMBASSADORS_RULES.md (at 8c709fb5), "Lifecycle (E3 p.7): ... Triggered tokens are set aside"',
+      why=["The Ambassador in Carthag reacted to an earlier arrival; a second arrival there opens no Ambassador "
+           "reaction and pays Ecaz nothing. Before issue 33 the model kept the Ambassador until Atomics."],
+      cites=["A2", "R17"], goal=_second_arrival_at_ambassador, values=["pend_ambassador", "spice[Ecaz]"]),
+ dict(file="treachery-ambassador-set-aside-after-it-reacts.scenario.yaml", **TREACHERY,
+      title="treachery-online: an activated Ambassador leaves the planet; a later arrival there owes it nothing",
+      source="Shared/Events/AmbassadorActivated.cs:285-306 (not passed: AmbassadorsOnPlanet.Remove, then set aside)",
+      why=["The Ambassador in Carthag reacted to an earlier arrival; a second arrival there opens no Ambassador "
+           "reaction and pays Ecaz nothing. Before issue 33 the model kept the Ambassador until Atomics."],
+      cites=["A2", "R17"], goal=_second_arrival_at_ambassador, values=["pend_ambassador", "spice[Ecaz]"]),
 ]
 
 if __name__ == "__main__":
