@@ -117,13 +117,18 @@ def _entry_begun(c: Ctx) -> Monitor:
 
 
 def _karama_preempted(c: Ctx) -> Monitor:
-    """A4 pre-emptive-phase: a rival spent a Karama card during Shipment & Movement outside any Karama
-    window (no placement, no offer is pending then), which prevents the alliance offer until the turn ends."""
+    """A4 pre-emptive-phase: a rival spent a Karama card during Shipment & Movement (or during a worm ride's
+    Terror decision in the Spice Blow) outside any Karama window (no placement, no offer is pending then),
+    which prevents the alliance offer until the phase it was played in ends: the turn, or the Spice Blow,
+    which ends when the stage leaves the rides for anything but an arrival's reactions (issue 33)."""
     v = c.v
     spent = c.any_of(v("karama", f) & ~post("karama", f) for f in range(len(c.bounds.factions)) if f != c.M)
     event = c.stage_is("ship_move", "terror") & spent
-    return Monitor(Field("karama_preempted", Bool(), doc="a pre-emptive Karama against the offer this turn"),
-                   False, ite(new_turn(c), False, v("karama_preempted") | event), ("R30", "A4"))
+    ends = new_turn(c)
+    if worms.enabled(c):
+        ends = ends | (c.stage_is("worm") & post("stage").ne(c.st("worm")) & post("stage").ne(c.st("react")))
+    return Monitor(Field("karama_preempted", Bool(), doc="a pre-emptive Karama against the offer in this phase"),
+                   False, ite(ends, False, v("karama_preempted") | event), ("R30", "A4"))
 
 
 def _placements(c: Ctx) -> Monitor:

@@ -164,4 +164,4 @@ def _karama_on_offer(c: Ctx, window: bool) -> Rule:
         spend | {("eome_prevented", ()): True},
         ("R30", "A4"), actor=f,
         doc="a rival (Moritani's ally too) plays Karama before Moritani decides: no alliance offer for the "
-            "rest of this Shipment & Movement phase")
+            "rest of this phase (Shipment & Movement, or the Spice Blow of a worm ride's decision)")

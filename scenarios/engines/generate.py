@@ -839,6 +839,24 @@ ispecs += [
       cites=["A2", "R17"], goal=_second_arrival_at_ambassador, values=["pend_ambassador", "spice[Ecaz]"]),
 ]
 
+# treachery.online lifts every prevention when a main phase ends: a Karama against Enemy of My Enemy played at a worm
+# ride's Terror decision (Spice Blow) no longer stops an offer in Shipment & Movement. One turn of play (turns 1: a
+# Karama spent before an offer in this turn's Shipment & Movement can only have been spent at a ride's decision).
+ispecs += [
+ dict(file="treachery-ride-karama-lapses-with-the-spice-blow.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(dict(__import__("model.moritani.profiles", fromlist=["x"]).WORM_BOUNDS),
+                                              turns=1),
+      title="treachery-online: a Karama against the offer at a worm ride's decision lapses when the Spice Blow ends",
+      source="Shared/Game.cs:299-312 (MainPhaseEnd: AllowAllPreventedFactionAdvantages); Shared/Events/Karma.cs:216-221 "
+             "(CyanEnemyOfEnemy may be prevented in any phase)",
+      why=["Atreides plays Karama against Enemy of My Enemy at the Terror decision of a Fremen worm ride; in the "
+           "Shipment & Movement that follows, Atreides enters the token's stronghold and Moritani offers the "
+           "alliance. Before issue 33 the model kept the offer prevented until Shipment & Movement ended."],
+      cites=["R30", "A4"], goal=fired("offer_alliance", lambda m, pre, post: lab(m, pre, "entry_cause") in
+                                     ("shipment", "movement") and raw(m, pre, "karama[Atreides]") == 0),
+      values=["karama[Atreides]", "entry_cause", "entrant"]),
+]
+
 if __name__ == "__main__":
     for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs:
         path, steps = gen(spec)
