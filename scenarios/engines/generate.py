@@ -857,6 +857,20 @@ ispecs += [
       values=["karama[Atreides]", "entry_cause", "entrant"]),
 ]
 
+# Forming an alliance discards both partners' Nexus cards in treachery.online.
+ispecs += [
+ dict(file="treachery-alliance-discards-the-nexus-card.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).NEXUS_BETRAYAL_BOUNDS),
+      title="treachery-online: accepting Moritani's alliance discards the entrant's Nexus card",
+      source="Shared/Game_Alliances.cs:45-52 (MakeAlliance: DiscardNexusCard for both partners); "
+             "Shared/Events/AllianceByTerror.cs:56",
+      why=["Atreides holds Moritani's Nexus card (Betrayal) and accepts the Enemy of My Enemy offer: the card is "
+           "discarded at once, so a later break of that alliance gives no Betrayal back. Before issue 33 the model "
+           "kept the card in Atreides's hand."],
+      cites=["R48", "R20"], goal=fired("accept_alliance", lambda m, pre, post: lab(m, pre, "nexus_holder") == "Atreides"),
+      values=["nexus_holder", "ally[Atreides]"]),
+]
+
 if __name__ == "__main__":
     for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs:
         path, steps = gen(spec)
