@@ -52,9 +52,19 @@ def ambassador_present(c: Ctx):
     """The Ecaz Ambassador still stands in its stronghold: no Atomics has struck there (R36)."""
     if c.fac("Ecaz") is None or c.bounds.ambassador is None:
         return Const(False)
-    if c.has("ambassador-survives-atomics"):  # the bug: the Ambassador is a fixed toll Atomics never removes
-        return Const(True)
-    return c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador))
+    # Once it has reacted it is set aside (E3 p.7, Quintine/Dune docs/ECAZ_AMBASSADORS_RULES.md "Triggered tokens
+    # are set aside"; treachery.online AmbassadorActivated.cs:285-287 removes it from the planet).
+    unspent = ~c.v("amb_spent")
+    if c.has("ambassador-survives-atomics"):  # the bug: Atomics never removes the Ambassador
+        return unspent
+    return c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador)) & unspent
+
+
+def ambassador_spends(c: Ctx) -> dict:
+    """The effects that set the Ambassador aside once it reacts (issue 33: the model kept it until Atomics)."""
+    if c.fac("Ecaz") is None or c.bounds.ambassador is None or c.has("ambassador-never-spent"):
+        return {}  # (the defect: the Ambassador stays to react to every later arrival)
+    return {("amb_spent", ()): Const(True)}
 
 
 def precedes(c: Ctx, a: str, b: str):
@@ -219,7 +229,8 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     # Reset the finished arrival record so that stale values do not split otherwise equal states.
     clear = {("entrant", ()): 0, ("entry_loc", ()): c.desert, ("entry_cause", ()): 0, ("entry_face", ()): 0,
              ("amb_payer", ()): 0}
-    rules += relocation.rules(c, lambda f, to: open_for(c, f, to), ambassador_present(c), nothing & ~v("entry2"))
+    rules += relocation.rules(c, lambda f, to: open_for(c, f, to), ambassador_present(c), nothing & ~v("entry2"),
+                              ambassador_spends(c))
     settles = nothing & ~v("entry2") & relocation.settled(c) if relocation.enabled(c) else nothing & ~v("entry2")
     rules.append(Rule("arrival_settled", (), settles,
                       {("stage", ()): c.st("ship_move"), ("mover", ()): v("mover") + 1} | clear
@@ -265,9 +276,9 @@ def _ambassador_rules(c: Ctx) -> list[Rule]:
             "ambassador_effect", (P("p", c.F),), c.stage_is("ambassador") & v("amb_payer").eq(payer) & payer.ne(ecaz),
             {("spice", (payer,)): v("spice", payer) - ite(pays, 1, 0),
              ("spice", (Const(ecaz),)): v("spice", ecaz) + ite(pays, 1, 0),
-             ("stage", ()): c.st("react")}, ("A2", "R36"), kind="system",
+             ("stage", ()): c.st("react")} | ambassador_spends(c), ("A2", "R36"), kind="system",
             doc="abstract Ambassador effect: the arriving faction gives Ecaz 1 spice if it has any (nothing if an "
-                "Atomics revealed meanwhile has returned the Ambassador)"))
+                "Atomics revealed meanwhile has returned the Ambassador); the Ambassador is then set aside"))
     return rules
 
 

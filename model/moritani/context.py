@@ -211,6 +211,22 @@ class Ctx:
         """BG advisors alone do not occupy (switch bg-advisors-occupy: coexist; treachery.online)."""
         return self.chose(BG_ADVISORS_OCCUPY.COEXIST) and self.fac("Bene Gesserit") is not None
 
+    def storm_over(self, loc):
+        """Is the storm over `loc` (a Location: a stronghold or the open desert)?
+
+        The `storm` field holds a stronghold or "none", and "none" has the open desert's index (Dest and L
+        share their first indices), so `storm == loc` alone would put the storm over the open desert exactly
+        when there is no storm. In this model the storm only ever stands over a stronghold (`storm_moves`), so
+        the open desert is never under it. Every comparison of `storm` with a location that may be the open
+        desert goes through here (issue 33).
+
+        >>> from model.moritani.config import Bounds, Interpretation
+        >>> c = Ctx(Bounds(), Interpretation())
+        >>> c.desert == c.none_dest  # the shared index this test guards against
+        True
+        """
+        return lift(loc).ne(self.desert) & self.v("storm").eq(loc)
+
     def present(self, f: int, loc):
         """Does faction f occupy `loc`: forces there, and for BG under `coexist`, fighters (not advisors alone)."""
         there = self.v("forces", f, loc) > 0

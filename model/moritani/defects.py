@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from model.errors import ModelError, choices
-from model.moritani.config import (ALLY_SEPARATION, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
+from model.moritani.config import (ALLY_SEPARATION, AMBASSADOR_VS_TERROR, NEXUS_CARD_ON_ALLIANCE, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
                                    HOMEWORLD_OCCUPATION, SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL)
 from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, RELOCATION_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
                                      GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
@@ -214,7 +214,16 @@ DEFECTS = (
            interpretation=(ALLY_SEPARATION.ADVANCED,), depth=33),
     Defect("ambassador-survives-atomics", "spice-payee", ("R36", "A2"),
            "Atomics in the Ecaz Ambassador's stronghold leaves the Ambassador there, still taking spice from "
-           "later arrivals", depth=24),
+           "the arrival whose reaction waits behind the Atomics (with Terror first, A2: since the Ambassador is set "
+           "aside once it reacts, issue 33, no later arrival can show it)",
+           interpretation=(AMBASSADOR_VS_TERROR.TERROR_FIRST,)),
+    Defect("nexus-kept-on-alliance", "nexus-card-discarded-on-alliance", ("R48", "R20"),
+           "under discarded, an accepted alliance leaves the holder's Nexus card in its hand, so after the alliance "
+           "breaks it can still play Betrayal (treachery.online discards it, Game_Alliances.cs:45-52; the model "
+           "did this before issue 33)", NEXUS_BETRAYAL_BOUNDS, BETRAYAL, interpretation=(NEXUS_CARD_ON_ALLIANCE.DISCARDED,)),
+    Defect("ambassador-never-spent", "spice-payee", ("A2", "R17"),
+           "the Ecaz Ambassador stays in its stronghold after reacting, taking spice from every later arrival "
+           "(E3 p.7 sets a triggered Ambassador aside; the model did this before issue 33)"),
     # BG Intrusion (model/moritani/intrusion.py; under bg-advisors-occupy: coexist).
     Defect("intrusion-flips-one", "intrusion-flips-only-when-owed", ("A1", "R25"),
            "BG Intrusion turns one of BG's fighters in the stronghold into an advisor instead of all of them",

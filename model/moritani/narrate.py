@@ -20,7 +20,7 @@ TEMPLATES = {
     "karama_placement": "{f} plays Karama: Moritani's placement is cancelled",
     "karama_eome": "{f} plays Karama: the alliance offer to {entrant} is cancelled",
     "karama_eome_preempt": "{f} plays Karama against Enemy of My Enemy: no alliance offer for the rest of this "
-                           "Shipment & Movement",
+                           "phase",
     "pay_extortion": "{f} pays Moritani 3 spice; Extortion leaves the game",
     "refuse_extortion": "{f} declines to pay for Extortion",
     "skip_payer": "{f} may not pay for Extortion (A8)",

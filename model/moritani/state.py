@@ -15,6 +15,11 @@ from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
 
 
+def has_ambassador(c: Ctx) -> bool:
+    """Ecaz plays with its Ambassador on the board (bounds.ambassador)."""
+    return c.fac("Ecaz") is not None and c.bounds.ambassador is not None
+
+
 def schema(c: Ctx) -> Schema:
     b = c.bounds
     n = len(b.factions)
@@ -34,6 +39,8 @@ def schema(c: Ctx) -> Schema:
     if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         log += (Field("eome_prevented", Bool(),
                       doc="a pre-emptive Karama prevents any alliance offer for the rest of this Shipment & Movement"),)
+    if has_ambassador(c):
+        log += (Field("amb_spent", Bool(), doc="engine: the Ecaz Ambassador has reacted and is set aside"),)
     log += separation.fields(c) + intrusion.fields(c) + nexus.fields(c) + worms.fields(c) + deck.fields(c) + revival.fields(c) \
         + relocation.fields(c)
     return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
@@ -157,6 +164,8 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["eome_prevented"] = False
     if separation.stamped(c):
         values["ally_new"] = False
+    if has_ambassador(c):
+        values["amb_spent"] = False
     if intrusion.enabled(c):
         values["pend_intrusion"] = False
     values |= nexus.initial(c) | worms.initial(c) | deck.initial(c) | revival.initial(c) | relocation.initial(c)

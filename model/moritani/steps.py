@@ -91,9 +91,10 @@ def _spice_payee(c: Ctx) -> Property:
     ok = implies(d[M] > 0, c.stage_is(*m_stages)) & implies(d["bank"] > 0, c.stage_is("ship_move")) \
         & implies(d["reserve"] > 0, c.stage_is("terror"))
     ecaz = c.fac("Ecaz")
-    # R36: Atomics returns the Ambassador in its stronghold to Ecaz; it takes nothing after that.
-    standing = (c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador)) if c.bounds.ambassador is not None
-                else Const(True))
+    # R36: Atomics returns the Ambassador in its stronghold to Ecaz; it takes nothing after that. E3 p.7: once it
+    # has reacted it is set aside, so it takes spice once at most (the `ambassador_reacted` monitor, issue 33).
+    standing = (c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador)) & ~c.v("ambassador_reacted")
+                if c.bounds.ambassador is not None and ecaz is not None else Const(True))
     for f in c.rivals:
         ok = ok & implies(d[f] > 0, c.stage_is("ambassador") & standing if f == ecaz else Const(False))
     return always_step("spice-payee", ok, ("R35", "R37", "R39", "A2", "H17"),

@@ -8,7 +8,7 @@ the exact pending token to supply with fresh IDs (R20, H12, H21).
 from __future__ import annotations
 
 from model.expr import Const, Param, ite, minimum
-from model.moritani import deck, homeworld, separation, stacks
+from model.moritani import deck, homeworld, nexus, separation, stacks
 from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED, KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
 from model.rule import Effects, P, Rule
@@ -55,6 +55,7 @@ def _accept_effects(c: Ctx) -> dict:
             eff[("tloc", (Const(j),))] = ite(there, c.none_dest, v("tloc", j))
     if not c.has("ids-not-rotated"):
         eff |= c.rotate_ids(k, stack or None)
+    eff |= nexus.alliance_effects(c, e)
     if c.penalty_follows_current():
         # The penalty moves to the new ally (A10 alternative): trim its hand at once.
         lim = c.bounds.hand_limit - 1
@@ -164,4 +165,4 @@ def _karama_on_offer(c: Ctx, window: bool) -> Rule:
         spend | {("eome_prevented", ()): True},
         ("R30", "A4"), actor=f,
         doc="a rival (Moritani's ally too) plays Karama before Moritani decides: no alliance offer for the "
-            "rest of this Shipment & Movement phase")
+            "rest of this phase (Shipment & Movement, or the Spice Blow of a worm ride's decision)")

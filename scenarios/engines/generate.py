@@ -408,8 +408,10 @@ tspecs += [
  dict(file="treachery-sneak-attack-triggers-ambassador.scenario.yaml", **TREACHERY,
       title="treachery-online: a positive Sneak Attack into the Ecaz Ambassador's stronghold makes the Ambassador react to Moritani",
       source="Shared/Events/TerrorRevealed.cs:244-251 (CheckIntrusion after the Sneak Attack), Shared/Game_Move.cs:821-831",
-      why=["Moritani is not Ecaz's ally here; its forces arriving in Carthag by Sneak Attack owe the Ambassador's reaction."],
-      cites=["R41", "A14", "A2"], bounds={"alliances": (("Atreides", "Bene Gesserit"),)},
+      why=["Moritani is not Ecaz's ally here; its forces arriving in Carthag by Sneak Attack owe the Ambassador's reaction.",
+           "The entrant is Ecaz's ally (Atreides), so the Ambassador has not reacted to it: a triggered Ambassador is set",
+           "aside (issue 33), so it must not have reacted to the entry the Sneak Attack answers."],
+      cites=["R41", "A14", "A2"], bounds={"alliances": (("Atreides", "Ecaz"),)},
       goal=fired("ambassador_effect(p=Moritani"), values=["spice[Moritani]", "spice[Ecaz]"]),
 ]
 
@@ -779,7 +781,97 @@ lspecs = [
       cites=["A24", "R17"], goal=RELOCATION_OPENS_TERROR, values=["entrant", "entry_cause", "relocated"]),
 ]
 
+# Issue 33: model bugs found by reading the engines. Each file fails on the model before its fix.
+_CROSS = dict(__import__("model.moritani.profiles", fromlist=["x"]).CROSS_SHIP_BOUNDS)
+_RELOC = dict(__import__("model.moritani.profiles", fromlist=["x"]).RELOCATION_BOUNDS)
+ispecs = [
+ dict(file="quintine-cross-ship-from-the-open-desert.scenario.yaml", engine=Q, commit=QE, profile="cross-ship",
+      title="quintine: with no storm the Guild cross-ships a force out of the open desert",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Guild cross-planet transport from the board is an entry; "
+             "catalogue R17); the source may be any territory of the board not under the storm",
+      why=["No storm is on the board: the Guild's force in the open desert may be shipped into a stronghold. The model "
+           "refused it before issue 33 (`storm` = none shared the open desert's index)."],
+      cites=["A24", "R17"], goal=fired("guild_cross_ship(frm=open desert"),
+      values=["forces[Guild][open desert]", "storm", "entry_cause"]),
+ dict(file="treachery-cross-ship-from-the-open-desert.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=_CROSS,
+      title="treachery-online: with no storm a site-to-site shipment may leave the open desert",
+      source="Shared/Game.cs:946-948 (LocationsWithAnyForcesNotInStorm: every location with forces when no sector is "
+             "in storm); Shared/Events/Shipment.cs:433",
+      why=["No sector is in storm (`SectorInStorm` = -1): the Guild ships its open-desert force into a stronghold. "
+           "The model refused it before issue 33."],
+      cites=["A24", "R17"], goal=fired("guild_cross_ship(frm=open desert"),
+      values=["forces[Guild][open desert]", "storm", "entry_cause"]),
+ dict(file="quintine-relocation-from-the-open-desert.scenario.yaml", engine=Q, commit=QE,
+      profile="ambassador-relocation",
+      title="quintine: with no storm the Fremen Ambassador moves an Ecaz force out of the open desert",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Fremen Ambassador relocation is an entry; catalogue R17)",
+      why=["Ecaz's only board force stands in the open desert and no storm is on the board: the relocation is legal. "
+           "The model refused it before issue 33."],
+      cites=["A24", "R17"], goal=fired("ambassador_relocate(frm=open desert"),
+      values=["forces[Ecaz][open desert]", "storm"]),
+ dict(file="treachery-relocation-from-the-open-desert.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=_RELOC,
+      title="treachery-online: with no storm the Fremen Ambassador moves a force out of the open desert",
+      source="Shared/Events/AmbassadorActivated.cs:133-134 (Ambassador.Yellow: only a source in storm is refused)",
+      why=["Ecaz's force in the open desert moves into a stronghold; no sector is in storm. The model refused it before "
+           "issue 33."],
+      cites=["A24", "R17"], goal=fired("ambassador_relocate(frm=open desert"),
+      values=["forces[Ecaz][open desert]", "storm"]),
+]
+
+# The Ecaz Ambassador is set aside once it reacts: a later arrival in its stronghold owes it nothing.
+def _second_arrival_at_ambassador(m, label, pre, post):
+    return (label.startswith(("ship(", "move(")) and raw(m, pre, "amb_spent") == 1
+            and lab(m, post, "entry_loc") == m.vocabulary.bounds.ambassador and lab(m, post, "entrant") != "Ecaz")
+ispecs += [
+ dict(file="quintine-ambassador-set-aside-after-it-reacts.scenario.yaml", **QUINTINE,
+      title="quintine: a triggered Ambassador is set aside; a later arrival in its stronghold owes it nothing",
+      source='docs/ECAZ_AMBASSADORS_RULES.md (at 8c709fb5), "Lifecycle (E3 p.7): ... Triggered tokens are set aside"',
+      why=["The Ambassador in Carthag reacted to an earlier arrival; a second arrival there opens no Ambassador "
+           "reaction and pays Ecaz nothing. Before issue 33 the model kept the Ambassador until Atomics."],
+      cites=["A2", "R17"], goal=_second_arrival_at_ambassador, values=["pend_ambassador", "spice[Ecaz]"]),
+ dict(file="treachery-ambassador-set-aside-after-it-reacts.scenario.yaml", **TREACHERY,
+      title="treachery-online: an activated Ambassador leaves the planet; a later arrival there owes it nothing",
+      source="Shared/Events/AmbassadorActivated.cs:285-306 (not passed: AmbassadorsOnPlanet.Remove, then set aside)",
+      why=["The Ambassador in Carthag reacted to an earlier arrival; a second arrival there opens no Ambassador "
+           "reaction and pays Ecaz nothing. Before issue 33 the model kept the Ambassador until Atomics."],
+      cites=["A2", "R17"], goal=_second_arrival_at_ambassador, values=["pend_ambassador", "spice[Ecaz]"]),
+]
+
+# treachery.online lifts every prevention when a main phase ends: a Karama against Enemy of My Enemy played at a worm
+# ride's Terror decision (Spice Blow) no longer stops an offer in Shipment & Movement. One turn of play (turns 1: a
+# Karama spent before an offer in this turn's Shipment & Movement can only have been spent at a ride's decision).
+ispecs += [
+ dict(file="treachery-ride-karama-lapses-with-the-spice-blow.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(dict(__import__("model.moritani.profiles", fromlist=["x"]).WORM_BOUNDS),
+                                              turns=1),
+      title="treachery-online: a Karama against the offer at a worm ride's decision lapses when the Spice Blow ends",
+      source="Shared/Game.cs:299-312 (MainPhaseEnd: AllowAllPreventedFactionAdvantages); Shared/Events/Karma.cs:216-221 "
+             "(CyanEnemyOfEnemy may be prevented in any phase)",
+      why=["Atreides plays Karama against Enemy of My Enemy at the Terror decision of a Fremen worm ride; in the "
+           "Shipment & Movement that follows, Atreides enters the token's stronghold and Moritani offers the "
+           "alliance. Before issue 33 the model kept the offer prevented until Shipment & Movement ended."],
+      cites=["R30", "A4"], goal=fired("offer_alliance", lambda m, pre, post: lab(m, pre, "entry_cause") in
+                                     ("shipment", "movement") and raw(m, pre, "karama[Atreides]") == 0),
+      values=["karama[Atreides]", "entry_cause", "entrant"]),
+]
+
+# Forming an alliance discards both partners' Nexus cards in treachery.online.
+ispecs += [
+ dict(file="treachery-alliance-discards-the-nexus-card.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).NEXUS_BETRAYAL_BOUNDS),
+      title="treachery-online: accepting Moritani's alliance discards the entrant's Nexus card",
+      source="Shared/Game_Alliances.cs:45-52 (MakeAlliance: DiscardNexusCard for both partners); "
+             "Shared/Events/AllianceByTerror.cs:56",
+      why=["Atreides holds Moritani's Nexus card (Betrayal) and accepts the Enemy of My Enemy offer: the card is "
+           "discarded at once, so a later break of that alliance gives no Betrayal back. Before issue 33 the model "
+           "kept the card in Atreides's hand."],
+      cites=["R48", "R20"], goal=fired("accept_alliance", lambda m, pre, post: lab(m, pre, "nexus_holder") == "Atreides"),
+      values=["nexus_holder", "ally[Atreides]"]),
+]
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
