@@ -145,11 +145,11 @@ PROFILES = {
     "quintine": Proposal(
         "quintine",
         "Quintine/Dune (the seeds' engine): every switch at that engine's choice, on the default bounds",
-        Interpretation()),
+        Interpretation(), deviations=("quintine-offer-gate-shows-the-face",)),
     "treachery-online": Proposal(
         "treachery-online",
         "treachery.online: every switch at that engine's choice, on the default bounds",
-        TREACHERY_ONLINE),
+        TREACHERY_ONLINE, deviations=("treachery-robbery-draws-a-null-card", "treachery-grumman-removal-repeats")),
     "dunebot": Proposal(
         "dunebot",
         "DuneBot (voiceofonecrying/DuneBot at 6593b774): every switch at that engine's choice, on the default "
@@ -157,6 +157,7 @@ PROFILES = {
         DUNEBOT, deviations=("dunebot-offer-to-ecaz", "dunebot-offer-to-homeworld-occupier",
                              "dunebot-sneak-attack-ignores-occupancy", "dunebot-offer-buttons-name-the-face",
                              "dunebot-robbery-draw-from-nothing-halts", "dunebot-no-ally-separation",
+                             "dunebot-sabotage-empty-hand-halts", "dunebot-no-karama-against-eome",
                              "dunebot-stack-token-by-token")),
     # A third Shipment & Movement phase (docs/engines.md, "Three turns"): Basic separation of allies formed in
     # the second phase happens in the third. One stronghold (with the Ambassador) keeps it small enough to
