@@ -89,7 +89,7 @@ DEVIATIONS = (
               "R26 (Base p.12): new allies still sharing a territory must separate by the next Shipment & "
               "Movement; the later mover that stays loses its forces there (R27 in the Advanced rules).",
               (MAIN + "controller/buttons/MoritaniButtons.java:163-171", MAIN + "model/Game.java:2256-2269",
-               MAIN + "model/Game.java:1790-1806"),
+               MAIN + "model/Game.java:1794-1806"),
               DUNEBOT, "the acceptance forms the alliance where both stand, and ending a faction's turn only "
                        "prompts the next one: no separation step exists"),
     Deviation("dunebot-no-karama-against-eome", "dunebot", "no-karama-against-eome", ("R30",),
