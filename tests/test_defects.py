@@ -132,6 +132,8 @@ EXPECTED_DEPTH = {
     "relocation-overwrites-entry": 18,
     "relocation-ignores-entry-causes": 18,
     "relocation-ignores-occupancy": 22,
+    # issue 34: DuneBot's and treachery.online's deviations (model/moritani/deviations.py)
+    "robbery-draw-halts": 11, "sabotage-empty-hand-halts": 7, "separation-never": 31, "no-karama-against-eome": 26,
 }
 
 
