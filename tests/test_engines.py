@@ -18,14 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "scenarios" / "engines"
 FILES = sorted(ENGINES.glob("*.scenario.yaml"))
 REPOS = {"quintine": "https://github.com/Quintine/Dune",
-         "treachery-online": "https://github.com/ronaldossendrijver/treachery.online"}
+         "treachery-online": "https://github.com/ronaldossendrijver/treachery.online",
+         "dunebot": "https://github.com/voiceofonecrying/DuneBot"}
 # Each engine's profiles: the engine's own, and the Nexus card module with that engine's choices.
 ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine", "grumman": "quintine",
              "grumman-nexus": "quintine", "worm-rides": "quintine",
              "finite-deck": "quintine", "moritani-setup": "quintine",
              "worm-rides-nexus": "quintine", "grumman-occupied": "quintine",
              "revival": "quintine", "cross-ship": "quintine", "ambassador-relocation": "quintine",
-             "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
+             "treachery-online": "treachery-online", "nexus-treachery": "treachery-online", "dunebot": "dunebot"}
 
 
 def test_the_nexus_profiles_carry_their_engines_choices():
@@ -54,6 +55,15 @@ def test_each_engine_scenario_is_replayed_once_by_the_scenario_plugin():
     assert "scenarios" in config["testpaths"] and "rulecheck = \"checks.pytest_plugin\"" in \
         (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert all(f.name.endswith(SUFFIX) and "scenarios" in f.relative_to(ROOT).parts for f in FILES)
+
+
+def test_at_least_24_dunebot_scenarios_each_citing_a_line_or_test_at_the_commit_read():
+    mine = [f for f in FILES if f.name.startswith("dunebot-")]
+    assert len(mine) >= 24
+    for f in mine:
+        header = "".join(line for line in f.read_text(encoding="utf-8").splitlines(keepends=True) if line.startswith("#"))
+        assert "commit 6593b774565ea0c1e6f0f014f8f6a7e26c046a7a" in header, f.name
+        assert re.search(r"\.java:\d+|test[A-Z]\w+", header), f.name
 
 
 def test_an_engine_scenario_replays_through_the_cli():

@@ -171,7 +171,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
         Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,
              doc="a faction neither ships nor moves"),
         Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n) & ~separation.pending(c),
-             {("stage", ()): c.st(grumman.after_shipment(c, _first_mentat(c)))}
+             {("stage", ()): c.st(grumman.after_shipment(c, _first_mentat(c)))} | grumman.forget_removal(c)
              | ({("eome_prevented", ()): False} if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE) else {}),
              ("A4",) if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE) else (), kind="system"),
     ]

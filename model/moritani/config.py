@@ -391,6 +391,20 @@ class ALLY_ENTRY(Choices):
     SHIP_AND_MOVE = "ship-and-move"
 
 
+# -- issue 34 (DuneBot): switches DuneBot added; one block, with SWITCHES just below ----------------------------------
+@switch("grumman-high-placement", ("R46", "H11"), default="always",
+        question="Grumman high side under grumman-addition: mentat-placement (only with bounds.grumman): may the Mentat "
+                 "placement and the Mentat move both go onto a token whenever the side is high (always), or only a "
+                 "placement from supply, and not in a Mentat Pause that follows a Spice Collection in which Moritani "
+                 "removed a token (place-unless-removed: one add-or-remove per turn)?",
+        source="treachery.online (the only engine that adds at the Mentat placement, Shared/Events/TerrorPlanted.cs:70, "
+               "78-81 at 5e6a9440): placement and move, whatever the Collection did. DuneBot (MoritaniFaction.java:"
+               "303, 334-337, 373 at 6593b774): place-unless-removed")
+class GRUMMAN_HIGH_PLACEMENT(Choices):
+    ALWAYS = "always"
+    PLACE_UNLESS_REMOVED = "place-unless-removed"
+
+
 def _listed(*classes: type[Choices]) -> tuple:
     """The switches in the order files, reports and docs show them; every `Choices` class declared
     must be listed exactly once (an unlisted one would be read by rules but unknown to proposal files)."""
@@ -408,7 +422,8 @@ SWITCHES = _listed(
     SNEAK_ATTACK_IS_SHIPMENT, ADVISOR_INTO_AFTERMATH, ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED,
     EOME_GATE_SECRECY, BG_ADVISORS_OCCUPY, ALLY_SEPARATION, STACK_REVEAL, CUNNING_REACH, BETRAYAL_TIMING,
     GRUMMAN_ADDITION, GRUMMAN_REMOVAL, COLLECTION_OPERATIONS, ENTRY_CAUSES, CROSS_SHIP_INTO_AFTERMATH, ROBBERY_EMPTY_DECK,
-    SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH, NEXUS_CARD_ON_ALLIANCE, ALLY_ENTRY)
+    SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH, NEXUS_CARD_ON_ALLIANCE, ALLY_ENTRY,
+    GRUMMAN_HIGH_PLACEMENT)  # issue 34
 SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
 
 

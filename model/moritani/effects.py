@@ -125,6 +125,9 @@ def _robbery(c: Ctx) -> list[Rule]:
         reshuffle = deck.robbery_reshuffles(c)
         over = v("hand", M) + ite(deck.drew(c, reshuffle), 1, 0) > c.hand_limit(M)
         card = deck.draw(c, Const(M), reshuffle) | {("stage", ()): ite(over, c.st("robbery_discard"), done)}
+        if c.has("robbery-draw-halts"):  # the bug (DuneBot): nothing to draw throws, and the game stops
+            card |= {("stage", ()): ite(deck.drew(c, reshuffle), ite(over, c.st("robbery_discard"), done),
+                                        c.st("halted"))}
     taken: Effects = {("robbed", ()): True} if c.has("robbery-takes-both") else {("stage", ()): done}
     return [
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
@@ -161,7 +164,9 @@ def _sabotage(c: Ctx) -> list[Rule]:
     gift_discard = deck.discard(c, ite(fits, 0, 1)) if policy == SABOTAGE_GIFT_OVERFLOW.FORCE_DISCARD else {}
     return [
         _reveal(c, "Sabotage", (), {
-            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("stage", ()): c.st("sabotage_gift")}
+            ("hand", (e,)): v("hand", e) - ite(has, 1, 0),
+            ("stage", ()): ite(has, c.st("sabotage_gift"), c.st("halted")) if c.has("sabotage-empty-hand-halts")
+            else c.st("sabotage_gift")}
             | deck.discard(c, ite(has, 1, 0)), ("R40", "H18"),
             "Sabotage: a random card of the entrant is discarded"),
         Rule("gift_card", (P("e", c.F),), gift_guard,

@@ -180,7 +180,7 @@ def _effects_resolved(c: Ctx) -> Monitor:
 def _declared(c: Ctx) -> list[Monitor]:
     """What Moritani declared (the action's arguments), kept while its Karama window is open."""
     declares = Fired(("place_token", "move_token") + (("place_token_cunning", "move_token_cunning") if c.nexus else ())
-                     + (("place_token_high", "move_token_high") if grumman.addition_at_placement(c) else ()))
+                     + grumman.high_rules(c))
     window = post("stage").eq(c.st("placement_karama"))
     out = []
     for name, arg, dom, rest in (("declared_face", "k", c.K, 0), ("declared_dest", "to", c.Dest, c.none_dest)):

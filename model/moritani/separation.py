@@ -103,6 +103,8 @@ def due(c: Ctx, g: int, l: int, formed_now=None):
     `formed_now=None`: as the engine sees it (its stamp); otherwise as the rules say (the monitor)."""
     engine = formed_now is None
     formed_now = c.v("ally_new") if engine else formed_now
+    if engine and c.has("separation-never"):  # the bug (DuneBot): no end-of-turn separation step at all
+        return Const(False)
     ignore_order = engine and c.has("separation-ignores-order")  # the bug: the first of the pair to finish loses
     return (c.stage_is("ship_move") & just_finished(c, g) & _shares(c, g, l, ignore_order)
             & ~_grace(c, g, formed_now, engine))

@@ -10,7 +10,7 @@ from model.domains import Bool, IntRange
 from model.errors import ModelError
 from model.moritani.config import KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
-from model.moritani import deck, intrusion, nexus, relocation, revival, separation, setup, worms
+from model.moritani import deck, grumman, intrusion, nexus, relocation, revival, separation, setup, worms
 from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
 
@@ -42,7 +42,7 @@ def schema(c: Ctx) -> Schema:
     if has_ambassador(c):
         log += (Field("amb_spent", Bool(), doc="engine: the Ecaz Ambassador has reacted and is set aside"),)
     log += separation.fields(c) + intrusion.fields(c) + nexus.fields(c) + worms.fields(c) + deck.fields(c) + revival.fields(c) \
-        + relocation.fields(c)
+        + relocation.fields(c) + grumman.fields(c)
     return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
 
 
@@ -168,7 +168,7 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["amb_spent"] = False
     if intrusion.enabled(c):
         values["pend_intrusion"] = False
-    values |= nexus.initial(c) | worms.initial(c) | deck.initial(c) | revival.initial(c) | relocation.initial(c)
+    values |= nexus.initial(c) | worms.initial(c) | deck.initial(c) | revival.initial(c) | relocation.initial(c) | grumman.initial(c)
     if c.advisors_coexist():
         values["advisors"] = {l: 0 for l in range(len(c.L.labels))}
     if c.module:

@@ -464,7 +464,8 @@ def _entry_closes(c: Ctx) -> Property:
     through its close, after which the arrival's remaining reactions resume: no step leaves it for
     another phase of the turn."""
     inside = c.stage_is(*TERROR_STAGES)
-    stays = c.any_of(post("stage").eq(c.st(s)) for s in (*TERROR_STAGES, "entry_done"))
+    # An engine exception inside the entry (a halting seeded defect) stops there: a deadlock, not a jump.
+    stays = c.any_of(post("stage").eq(c.st(s)) for s in (*TERROR_STAGES, "entry_done", *c.halt_stages()))
     return always_step("entry-closes", implies(inside, stays), ("H40", "A1", "H20"),
                        "a Terror entry ends only through its close, never by a jump to another phase")
 
@@ -492,7 +493,7 @@ def _turn_sequence(c: Ctx) -> Property:
         earlier = ("collection",)
     before_mentat = earlier + (("setup",) if setup.enabled(c) else ())  # the first Mentat Pause follows setup (R1)
     ok = implies(into("entry_done"), c.stage_is(*TERROR_STAGES)) \
-        & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard")) \
+        & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard", *c.halt_stages())) \
         & implies(c.stage_is("robbery_discard", "assassinate", "sabotage_gift", "sneak") & enters, into("entry_done")) \
         & implies(into(*mentat), c.stage_is(*mentat, *before_mentat)) \
         & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:],
@@ -521,14 +522,14 @@ def _nothing_pending_outside_its_window(c: Ctx) -> Property:
     state, the turn's used placement) is cleared when its window closes, so no later step (a reload
     above all, H1) can act on an obligation that no longer exists."""
     v = c.v
-    arrival = ("react", "advisor", "ambassador", *TERROR_STAGES, "entry_done")
+    arrival = ("react", "advisor", "ambassador", *TERROR_STAGES, "entry_done", *c.halt_stages())
     rest = {
         ("placement_karama",): {"pending_face": 0, "pending_dest": c.none_dest},
         ("extortion_pay",): {"payer": 0, "ext_credited": False},
         arrival: {"entrant": c.M, "entry_loc": c.desert, "entry_cause": 0, "entry_face": 0, "entry2": False,
                   "amb_payer": 0, "pend_advisor": 0, "pend_ambassador": False, "pend_terror": False}
         | intrusion.at_rest(c),
-        (*TERROR_STAGES, "entry_done"): {"eome_blocked": False, "eome_refused": False},
+        (*TERROR_STAGES, "entry_done", *c.halt_stages()): {"eome_blocked": False, "eome_refused": False},
         (*MENTAT_STAGES, "mentat_end", "game_over"): {"placement_used": False},
     }
     ok = Const(True)

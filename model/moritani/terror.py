@@ -155,8 +155,11 @@ def _karama_on_offer(c: Ctx, window: bool) -> Rule:
     f = Param("f")
     spend = {} if c.has("karama-card-kept") else {("karama", (f,)): False}
     if window:
+        guard = c.stage_is("eome_karama") & f.ne(M) & v("karama", f)
+        if c.has("no-karama-against-eome"):  # the bug (DuneBot): no Karama against the offer
+            guard = guard & Const(False)
         return Rule(
-            "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
+            "karama_eome", (P("f", c.F),), guard,
             spend | {("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
             ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available")
     return Rule(

@@ -55,9 +55,11 @@ def slotval(model, s, name):
     return v if isinstance(model.schema.slot_fields[i].domain, IntRange) else model.schema.show(i, v)
 
 def gen(spec):
+    if (OUT / spec["file"]).exists():  # never overwrite a kept file (and do not search for it): delete it to regenerate
+        return OUT / spec["file"], None
     prof = GAME.profiles[spec["profile"]]
     bounds = dataclasses.replace(prof.bounds, **spec.get("bounds", {}))
-    prop = dataclasses.replace(prof, bounds=bounds)
+    prop = dataclasses.replace(prof, bounds=bounds, defects=tuple(spec.get("defects", ())))
     model = GAME.build(prop)
     tr = find(model, spec["goal"])
     assert tr is not None, spec["file"]
@@ -78,6 +80,8 @@ def gen(spec):
     # Only what differs from the engine's embedded profile: the profile name is the base (docs/scenario-format.md).
     doc["setup"]["proposal"] = {"name": spec["profile"]} | ({"bounds": {k: _plain(v) for k, v in spec["bounds"].items()}}
                                                            if spec.get("bounds") else {})
+    if spec.get("defects"):  # an engine's deviation (model/moritani/deviations.py): its seeded defect, built in
+        doc["setup"]["defects"] = list(spec["defects"])
     engine, url = spec["engine"]
     head = [f"# {spec['title']}", f"# Derived from {engine} ({url}), commit {spec['commit']}:",
             f"#   {spec['source']}"] + [f"# {line}" for line in spec["why"]] + [
@@ -871,7 +875,146 @@ ispecs += [
       values=["nexus_holder", "ally[Atreides]"]),
 ]
 
+# ---------------- DuneBot (issue 34) ----------------
+# voiceofonecrying/DuneBot at 6593b774; paths under src/main/java/, tests in MoritaniFactionTest.java. Most situations are
+# the treachery.online ones (same goal, same bounds) re-read in DuneBot's code; each cites DuneBot's lines.
+D = ("DuneBot", "https://github.com/voiceofonecrying/DuneBot")
+DC = "6593b774565ea0c1e6f0f014f8f6a7e26c046a7a"
+DUNEBOT = dict(engine=D, commit=DC, profile="dunebot")
+MF, MB = "model/factions/MoritaniFaction.java", "controller/buttons/MoritaniButtons.java"
+TEST = "src/test/java/model/factions/MoritaniFactionTest.java"
+
+
+def like(treachery_file, file, source, why, title=None, **over):
+    """A DuneBot spec with the goal, bounds and expectation of an existing treachery.online (or Quintine) spec."""
+    base = next(x for x in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs
+                if x["file"] == treachery_file)
+    keep = {k: v for k, v in base.items() if k in ("goal", "bounds", "values", "blocked", "blocked_says", "cites")}
+    text = title or "dunebot:" + base["title"].split(":", 1)[1]
+    return dict(keep, file=file, **DUNEBOT, title=text, source=source, why=why) | over
+
+
+bspecs = [
+ like("treachery-pass-keeps-token.scenario.yaml", "dunebot-dont-trigger-keeps-token.scenario.yaml",
+      f"{MF}:380-399 (checkForTerrorTrigger), {MB}:102-107 (Don't Trigger)",
+      ["Atreides ships where a token lies: Moritani gets Trigger / Offer alliance / Don't Trigger; Don't Trigger "
+       "leaves the token placed."]),
+ like("quintine-ally-does-not-trigger.scenario.yaml", "dunebot-ally-does-not-trigger.scenario.yaml",
+      f"{MF}:381-382; {TEST} testAllyDoesNotTrigger", ["Moritani's ally (Ecaz here) ships where a token lies: no prompt."]),
+ like("treachery-robbery-half-rounded-up.scenario.yaml", "dunebot-robbery-half-rounded-up.scenario.yaml",
+      f"{MF}:195-205 (Math.ceilDiv); {TEST} testRobberyRobTakesHalfSpiceRoundedUp",
+      ["Atreides starts with 4 spice and pays 1 to ship: Robbery takes 2 of its 3."]),
+ like("treachery-robbery-card-then-discard.scenario.yaml", "dunebot-robbery-card-full-hand-discards.scenario.yaml",
+      f"{MF}:218-234 (the limit is raised by one, then a discard is asked); {TEST} testRobberyDrawFullHand",
+      ["Moritani at its hand limit draws the card, then discards one of its choice."]),
+ like("treachery-sabotage-discard-then-gift.scenario.yaml", "dunebot-sabotage-discard-then-gift.scenario.yaml",
+      f"{MF}:160-171, {MB}:181-190", ["A random card of the entrant is discarded; Moritani then gives it a card."]),
+ like("quintine-movement-triggers.scenario.yaml", "dunebot-movement-triggers.scenario.yaml",
+      "model/Game.java:1815-1823 (moveForces, then checkForTriggers)",
+      ["Atreides moves into the token's stronghold: Moritani's prompt is published."]),
+ like("treachery-eome-accepted-breaks-both-alliances.scenario.yaml", "dunebot-eome-accepted-breaks-both-alliances.scenario.yaml",
+      "model/factions/Faction.java:1656-1662 (acceptTerrorAlliance), model/Game.java:2256-2269 (createAlliance)",
+      ["Yes returns the token to Moritani's supply and createAlliance breaks both earlier alliances."]),
+ like("treachery-eome-refused-must-reveal.scenario.yaml", "dunebot-eome-refused-must-reveal.scenario.yaml",
+      "model/factions/Faction.java:1664-1670 (denyTerrorAlliance triggers the token at once)",
+      ["No triggers the token at once: Moritani has no way left to keep it."]),
+ like("treachery-assassination-fizzles.scenario.yaml", "dunebot-assassination-fizzles.scenario.yaml",
+      f"{MF}:114, 119-130 (no leader: 'has no leaders to assassinate'; the token was already removed)",
+      ["The reveal is always possible (A11 fizzles): nobody dies, nothing is paid, the token is spent."]),
+ like("treachery-assassination-kills-one-leader.scenario.yaml", "dunebot-assassination-kills-one-leader.scenario.yaml",
+      f"{MF}:101-108, 119-130", ["One shuffled living leader dies; Moritani gains its assassination value."]),
+ like("quintine-sneak-attack-five-free.scenario.yaml", "dunebot-sneak-attack-five-free.scenario.yaml",
+      f"{MF}:172-181 (buttons 1..5), {MB}:200-211 (placeForces with isShipment false: no cost)",
+      ["Moritani sends all 5 of its reserves; its spice does not change."]),
+ like("treachery-sneak-attack-never-accompanied.scenario.yaml", "dunebot-sneak-attack-never-accompanied.scenario.yaml",
+      f"{MB}:208, model/factions/Faction.java:443-448 (the advisor prompt needs isShipment)",
+      ["A Sneak Attack is not a shipment: BG is not asked to accompany it."]),
+ like("treachery-sneak-attack-triggers-ambassador.scenario.yaml", "dunebot-sneak-attack-triggers-ambassador.scenario.yaml",
+      f"{MB}:208 (canTrigger true), model/factions/EcazFaction.java:207-219",
+      ["Moritani, not Ecaz's ally here, arrives by Sneak Attack where the Ambassador stands: Ecaz may trigger it."]),
+ like("treachery-extortion-paid-to-moritani.scenario.yaml", "dunebot-extortion-paid-to-moritani.scenario.yaml",
+      "model/MentatPause.java:50-64 (the first in storm order that would pay pays Moritani 3)",
+      ["A rival pays 3 to Moritani and the Extortion token leaves the game."]),
+ like("treachery-extortion-nobody-pays-returns.scenario.yaml", "dunebot-extortion-nobody-pays-returns.scenario.yaml",
+      "model/MentatPause.java:36-41, 66-73 (every rival declines, or cannot pay: the token returns)",
+      ["Nobody pays: Extortion goes back to Moritani's tokens."]),
+ like("treachery-atomics-returns-the-ambassador.scenario.yaml", "dunebot-atomics-returns-the-ambassador.scenario.yaml",
+      f"{MF}:131-147 (every force to the Tanks, the Aftermath token, returnAmbassadorToSuppy)",
+      ["Atomics struck the Ambassador's stronghold: the Ambassador went back to Ecaz's supply, so a later arrival there "
+       "owes it nothing."]),
+ like("treachery-shipment-beside-lone-advisors.scenario.yaml", "dunebot-shipment-beside-lone-advisors.scenario.yaml",
+      "model/Territory.java:170-174, 474 (only active factions count toward the two-faction limit)",
+      ["Advisors are not an active faction: a shipment may join the stronghold beside them."]),
+ like("treachery-robbery-reshuffles-the-discard-pile.scenario.yaml", "dunebot-robbery-reshuffles-the-discard-pile.scenario.yaml",
+      f"{MF}:207-216; {TEST} testRobberyDrawEmptyHandEmptyTreacheryDeck",
+      ["The deck is empty and the discard pile is not: it is shuffled into a new deck and Moritani draws."]),
+ like("treachery-setup-in-the-open-desert.scenario.yaml", "dunebot-setup-in-the-open-desert.scenario.yaml",
+      f"{MF}:72-82 (stronghold, spice-blow, rock or other territories), model/Territory.java:463-464",
+      ["Moritani's starting forces may go to any territory holding no forces: here the open desert."]),
+ like("treachery-grumman-high-side-placement-onto-a-token.scenario.yaml",
+      "dunebot-grumman-high-side-placement-onto-a-token.scenario.yaml",
+      f"{MF}:334-337; {TEST} testSecondTerrorTokenIsPlacedWithHighThreshold",
+      ["At high threshold (8 or more reserves) the Mentat placement may go to a stronghold that already holds a token."]),
+ like("quintine-grumman-low-side-one-force-opens-nothing.scenario.yaml",
+      "dunebot-grumman-low-side-one-force-opens-nothing.scenario.yaml",
+      f"{MF}:383-384; {TEST} testCannotTriggerAtLowThreshold",
+      ["At low threshold an entry of fewer than 3 forces gets no Terror prompt."],
+      bounds={"grumman": True, "strongholds": ("Arrakeen",), "ambassador": None, "moritani_forces": 8,
+              "forces": (("Atreides", 4, 0), ("Bene Gesserit", 1, 0)), "spice": 4}),
+ like("treachery-cross-ship-opens-terror.scenario.yaml", "dunebot-cross-ship-opens-terror.scenario.yaml",
+      "model/factions/Faction.java:1461-1463 (a cross-ship is placeForces with canTrigger true)",
+      ["The Guild cross-ships from the board into the token's stronghold: Moritani's prompt is published."]),
+ like("treachery-revival-onto-the-planet-opens-terror.scenario.yaml", "dunebot-revival-onto-the-planet-opens-terror.scenario.yaml",
+      "model/factions/FremenFaction.java:235-237 (placeFreeRevivalWithHighThreshold: placeForces with canTrigger true)",
+      ["A force revived onto the planet is an arrival that checks triggers (entry-causes: every-arrival): DuneBot's "
+       "Fremen place a revived force on the board with canTrigger; the model's reviving rival stands for them."]),
+ dict(file="dunebot-grumman-removal-for-four.scenario.yaml", **DUNEBOT,
+      title="dunebot: at high threshold Moritani removes a token during Spice Collection for 4 spice",
+      source=f"{MF}:273-285, 302-316; {TEST} testTerrorTokenRemovedWitHighThreshold",
+      why=["The token goes back to Moritani's supply and the bank pays 4."],
+      cites=["R46", "A18"], bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).GRUMMAN_BOUNDS),
+      goal=fired("grumman_remove"), values=["spice[Moritani]"]),
+ dict(file="dunebot-grumman-no-stacking-after-a-removal.scenario.yaml", **DUNEBOT,
+      title="dunebot: after a removal in this turn's Spice Collection the Mentat placement may not go onto a token",
+      source=f"{MF}:281 (removedTerrorTokenWithHT set), 303 (reset at Collection), 334 (read at placement); "
+             f"{TEST} testRemovedTerrorTokenWithHT",
+      why=["One add-or-remove per turn (grumman-high-placement: place-unless-removed): having removed a token, Moritani "
+           "cannot place onto the token left in Arrakeen."],
+      cites=["R46", "H11"], bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).GRUMMAN_BOUNDS),
+      goal=fired("begin_placement", lambda m, pre, post: raw(m, post, "grumman_removed") == 1
+                 and any(lab(m, post, f"tloc[{k}]") == "Arrakeen" for k in FACES if f"tloc[{k}]" in m.schema.slot_names)
+                 and any(lab(m, post, f"tstatus[{k}]") == "supply" for k in FACES if f"tstatus[{k}]" in m.schema.slot_names)
+                 and raw(m, post, "reserves[Moritani]") >= 8),
+      blocked=lambda m, s: "place_token_high(k=" + next(k for k in FACES if f"tstatus[{k}]" in m.schema.slot_names
+                                                       and lab(m, s, f"tstatus[{k}]") == "supply") + ", to=Arrakeen)",
+      blocked_says="Moritani places a token onto the one in Arrakeen (refused: it removed a token this turn)"),
+ # Deviations (model/moritani/deviations.py): the engine's behaviour, built in as its seeded defect, breaks the rule.
+ dict(file="dunebot-deviation-offer-to-ecaz.scenario.yaml", **DUNEBOT, defects=["offer-to-ecaz"],
+      title="dunebot (deviation): Enemy of My Enemy is offered to Ecaz, which R19 forbids",
+      source=f"{MF}:389, 455-465 (the offer tests only the ally)",
+      why=["Ecaz, unallied, ships where a token lies and Moritani offers it an alliance: eome-obligations is violated."],
+      cites=["R19"], bounds=dict(__import__("model.moritani.defects", fromlist=["x"]).DEFECT_BY_ID["offer-to-ecaz"].bounds),
+      goal=fired("offer_alliance", lambda m, pre, post: lab(m, pre, "entrant") == "Ecaz"), violates="eome-obligations"),
+ dict(file="dunebot-deviation-sneak-attack-into-a-full-stronghold.scenario.yaml", **DUNEBOT,
+      defects=["sneak-ignores-occupancy"],
+      title="dunebot (deviation): a Sneak Attack joins two other factions in a stronghold, which R41 forbids",
+      source=f"{MF}:172-181, {MB}:200-211 (no occupancy or storm test)",
+      why=["Two other factions stand in the stronghold; Moritani still sends a force: sneak-attack-legal is violated."],
+      cites=["R41", "H32"], bounds=dict(__import__("model.moritani.defects", fromlist=["x"]).DEFECT_BY_ID["sneak-ignores-occupancy"].bounds),
+      goal=lambda m, label, pre, post: label.startswith("sneak_attack(n=") and not label.startswith("sneak_attack(n=0")
+      and _others_in(m, pre) >= 2, violates="sneak-attack-legal"),
+]
+
+
+def _others_in(m, s):
+    """How many factions other than Moritani occupy the entered stronghold (lone BG advisors do not, under coexist)."""
+    l = lab(m, s, "entry_loc")
+    lone = raw(m, s, f"advisors[{l}]") if f"advisors[{l}]" in m.schema.slot_names else 0
+    return sum(raw(m, s, f"forces[{f}][{l}]") - (lone if f == "Bene Gesserit" else 0) > 0
+               for f in ("Atreides", "Bene Gesserit", "Ecaz") if f"forces[{f}][{l}]" in m.schema.slot_names)
+
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs + bspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))
