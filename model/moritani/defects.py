@@ -413,18 +413,18 @@ DEFECTS = (
            SETUP, depth=1),
     # Real engines' behaviours that break a printed rule (issue 34): the deviations of the engine profiles
     # (model/moritani/deviations.py) build these. The first two stop the game: an exception, no rule applies after.
-    Defect("robbery-draw-halts", "no-deadlock", ("R39", "A16", depth=11),
+    Defect("robbery-draw-halts", "no-deadlock", ("R39", "A16"),
            "Robbery's card option with both the deck and the discard pile empty throws (DuneBot: pollLast gives null, "
-           "requireNonNull throws) and the game stops", DECK_BOUNDS, DECK),
-    Defect("sabotage-empty-hand-halts", "no-deadlock", ("R40",, depth=7),
+           "requireNonNull throws) and the game stops", DECK_BOUNDS, DECK, depth=11),
+    Defect("sabotage-empty-hand-halts", "no-deadlock", ("R40",),
            "Sabotage against an entrant with no Treachery card throws (DuneBot: getFirst on the empty shuffled hand) "
-           "and the game stops", (("hand", 0), ("turns", 1))),
-    Defect("separation-never", "allies-separate", ("R26", "R27", "A20", depth=31),
+           "and the game stops", (("hand", 0), ("turns", 1)), depth=7),
+    Defect("separation-never", "allies-separate", ("R26", "R27", "A20"),
            "allies sharing a stronghold are never separated: no end-of-turn separation step (DuneBot)",
-           SEPARATION_BOUNDS),
-    Defect("no-karama-against-eome", "witness-karama-eome", ("R30", "A4", depth=26),
+           SEPARATION_BOUNDS, depth=31),
+    Defect("no-karama-against-eome", "witness-karama-eome", ("R30", "A4"),
            "no Karama can stop an Enemy of My Enemy alliance: the offer goes to the entrant's reply with no window "
-           "(DuneBot)", (("turns", 1),)),
+           "(DuneBot)", (("turns", 1),), depth=26),
 )
 # Over-restrictions (model/moritani/permissions.py `restrict`): a guard strengthened by one conjunct withdraws a
 # choice the rules give; each is caught by the permission it targets (NOTE(permissions) in model/permissions.py).
