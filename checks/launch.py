@@ -25,7 +25,7 @@ def run() -> int | None:
         sys.stderr.write(f"rulecheck: {e}; stopped\n")
         return EXIT_INTERRUPTED
     tune_gc()
-    cli.run()  # exits itself (sys.exit) with the command's code
+    cli.run()  # the CLI ends the process with the command's exit code (exit 0 if it returns)
     return None
 
 
