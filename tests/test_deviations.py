@@ -5,6 +5,7 @@ import dataclasses
 import json
 import re
 
+import pytest
 from click.testing import CliRunner
 
 from checks.analyses.deviations import run_deviations
@@ -73,3 +74,17 @@ def test_engines_prints_the_table_and_a_bug_report(tmp_path):
 def test_engines_refuses_an_unknown_engine_or_deviation():
     assert CliRunner().invoke(main, ["engines", "--engine", "nope"]).exit_code == 2
     assert CliRunner().invoke(main, ["engines", "--deviation", "nope"]).exit_code == 2
+
+
+@pytest.mark.heavy
+def test_check_exits_12_on_dunebot_and_0_as_printed():
+    """The issue's acceptance, on two turns without Spacer (the full check on three turns: docs/engines.md)."""
+    base = ["check", "--proposal", "dunebot", "--turns", "2", "--z3-budget", "0", "--jobs", "1"]
+    printed = CliRunner().invoke(main, base + ["--as-printed"])
+    assert printed.exit_code == 0, printed.output
+    assert "--as-printed: the 9 deviation(s) of dunebot are left out" in printed.output
+    r = CliRunner().invoke(main, base + ["--format", "json"])
+    assert r.exit_code == 12
+    doc = json.loads(r.output)
+    bad = {c["id"] for c in doc["checks"] if c["verdict"] == "violated"}
+    assert bad == set(GAME.profiles["dunebot"].deviations)

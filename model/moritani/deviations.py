@@ -145,7 +145,3 @@ def _checked() -> None:
 
 _checked()
 
-
-def of(proposal) -> tuple:
-    """The deviations a proposal lists (embedded engine profiles only)."""
-    return tuple(DEVIATION_BY_ID[i] for i in getattr(proposal, "deviations", ()))
