@@ -16,11 +16,9 @@ import pytest
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
 from model.moritani.build import build_model
-from model.moritani.config import Bounds
-from tests.toys import counter_model  # noqa: F401 (the toy models moved to tests/toys.py)
-
-# A small configuration every test can afford to enumerate completely.
-SMALL = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
+# SMALL: a configuration every test can afford to enumerate completely (one stronghold with the Ambassador, one
+# turn). The toy models moved to tests/toys.py; both names stay importable from here.
+from tests.toys import SMALL, counter_model, explored_config as _explored_config  # noqa: F401
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +34,21 @@ def default_exploration(default_model):
 @pytest.fixture(scope="session")
 def small_model():
     return build_model(SMALL)
+
+
+@pytest.fixture(scope="session")
+def small_exploration(small_model):
+    """The complete scalar exploration of SMALL (2,358 states), shared: tests must not change it."""
+    ex = Explorer(small_model, CheckConfig()).run()
+    assert ex.complete
+    return ex
+
+
+@pytest.fixture(scope="session")
+def explored_config():
+    """`explored_config(name)`: the model of tests/toys.py AGREEMENT_CONFIGS[name] and its complete exploration,
+    built once per test process (shared by the agreement, SPIN and module tests)."""
+    return _explored_config
 
 
 def pytest_configure(config):

@@ -50,12 +50,10 @@ def test_every_reading_holds_with_every_witness(choices, states):
     assert ("witness-cross-ship-into-aftermath" in wanted) == ("cross_ship_into_aftermath" in choices)
 
 
-def test_a_transport_back_to_reserves_never_queues_a_reaction():
+def test_a_transport_back_to_reserves_never_queues_a_reaction(explored_config):
     """R17: replayed on every reachable transport step, the Guild leaves the board for its reserves and nothing
     becomes pending: no Terror decision, no new entrant, the turn passes on."""
-    from tests.test_z3 import AGREEMENT_CONFIGS
-    m = build_model(*AGREEMENT_CONFIGS["small-cross-ship"])  # the reference semantics, on the small configuration
-    ex = Explorer(m, CheckConfig()).run()
+    m, ex = explored_config("small-cross-ship")  # the reference semantics, on the small configuration
     sch, g = m.schema, m.vocabulary.F.index("Guild")
     reserves, stage, mover = sch.slot("reserves", (g,)), sch.slot("stage", ()), sch.slot("mover", ())
     pend, ship_move = sch.slot("pend_terror", ()), m.vocabulary.Stage.index("ship_move")

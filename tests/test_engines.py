@@ -108,6 +108,7 @@ def _interpretation(profile: str) -> str:
     return "interpretation:\n" + "".join(f"  {k}: {v}\n" for k, v in chosen.items())
 
 
+@pytest.mark.heavy
 def test_the_phase_long_prevention_is_checked_by_a_property_that_catches_a_generated_mutant():
     """A4 pre-emptive-phase: every generated mutant that drops the prevention from an offer's guard is killed by
     `no-offer-after-preemptive-karama`, which reads the kernel's monitor of Karama cards spent outside any
@@ -130,6 +131,7 @@ def test_the_phase_long_prevention_is_checked_by_a_property_that_catches_a_gener
         assert verdicts["no-offer-after-preemptive-karama"] == "violated", (m.change, verdicts)
 
 
+@pytest.mark.heavy
 def test_lone_advisors_are_tracked_by_an_invariant_that_catches_generated_mutants():
     """bg-advisors-occupy: coexist: Atomics that kills BG's advisors but leaves them counted (a generated
     drop-effect mutant) breaks `advisors-are-bg-forces`. (Dropping the count from `accompany` makes coexist

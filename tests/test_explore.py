@@ -86,6 +86,7 @@ def test_folding_keeps_verdicts_and_shrinks_the_graph():
     assert set(folded.witnesses) == set(plain.witnesses) and folded.violations == plain.violations == {}
 
 
+@pytest.mark.heavy
 def test_rule_coverage_lists_rules_that_never_fired(default_exploration, default_model):
     never = sorted(r.name for r in default_model.rules if r.name not in default_exploration.fired)
     # Queued Terror cannot lapse under the engine's fixed order; Basic separation needs a turn after the

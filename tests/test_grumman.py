@@ -187,6 +187,7 @@ def test_every_homeworld_check_has_a_defect_aimed_at_it():
     assert checks <= {d.target for d in DEFECTS}
 
 
+@pytest.mark.heavy
 def test_a_set_aside_face_shown_is_a_leak_both_engines_find_at_eight_steps():
     """The seeded leak `set-aside-face-shown` (A18, H12): a token removed out of the game shows its face. The
     explicit product check and Z3's bounded leak search both find the 8-step pair, and the Observer and the

@@ -41,6 +41,7 @@ def duplicated():
     return shrink(Bounds(), Interpretation(), ("eome-duplicates-token",), "token-conservation", 9)
 
 
+@pytest.mark.heavy
 def test_seeded_defect_minimises_to_one_rival_one_stronghold_one_face(duplicated):
     m = duplicated
     assert m.removed == {"factions": ["Atreides", "Ecaz"], "strongholds": ["Arrakeen"], "faces": OTHER_FACES}
@@ -54,6 +55,7 @@ def test_seeded_defect_minimises_to_one_rival_one_stronghold_one_face(duplicated
     assert m.model.provenance.bounds == m.bounds
 
 
+@pytest.mark.heavy
 def test_result_is_one_minimal(duplicated):
     """Removing any single remaining entry loses the violation (or makes the setup invalid)."""
     m = duplicated
@@ -75,6 +77,7 @@ def test_result_is_one_minimal(duplicated):
                                 "faces": ["Assassination", "Atomics", "Robbery", "Sabotage", "Sneak Attack"]},
      (17, 13)),
 ])
+@pytest.mark.heavy
 def test_minimised_defects_pinned(defect, removed, depths):
     target = DEFECT_BY_ID[defect].target
     m = shrink(defect_bounds(defect), Interpretation(), (defect,), target, depths[0])

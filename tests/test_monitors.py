@@ -104,6 +104,7 @@ def test_a_property_may_not_read_history_the_rule_under_test_keeps():
         _game(rules, [always("p", ~Var("credited"))], (), (own,))
 
 
+@pytest.mark.heavy
 def test_binder_skips_only_updates_that_are_identities_for_the_action():
     """The shortcuts (an update that reads nothing the action writes is left out; a subtree the action
     does not touch is its idle image; results are memoised across models) agree with binding every

@@ -29,6 +29,7 @@ def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
+@pytest.mark.heavy
 def test_acceptance_scenarios_replay():
     files = sorted(ACCEPTANCE.glob("*.scenario.yaml"))
     assert len(files) >= 12

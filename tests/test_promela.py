@@ -147,7 +147,7 @@ def test_state_count_parity_with_spin_on_the_optional_modules(name, choices):
     stacks, groups of 1 to 3, the Collection step and the `set aside` status export like every other rule.
     (pan stops at a first violation, so the Grumman configuration keeps one-chosen stacks here: under
     all-in-turn the low-side reread is violated, docs/engines.md.)"""
-    from tests.test_z3 import AGREEMENT_CONFIGS
+    from tests.toys import AGREEMENT_CONFIGS
     bounds, interp = AGREEMENT_CONFIGS[name]
     if choices is not None:
         interp = Interpretation.of(**choices)

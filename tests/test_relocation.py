@@ -50,13 +50,11 @@ def test_both_readings_hold_with_every_witness(causes, states):
     assert ("witness-relocation-opens-terror" in wanted) == (causes == "every-arrival")
 
 
-def test_the_relocation_never_touches_the_arrival_record():
+def test_the_relocation_never_touches_the_arrival_record(explored_config):
     """H9: replayed on every reachable relocation step (small configuration), the arrival that triggered the
     Ambassador keeps its entrant, stronghold, cause and queued Terror decision; only the queue slot records
     where Ecaz went."""
-    from tests.test_z3 import AGREEMENT_CONFIGS
-    m = build_model(*AGREEMENT_CONFIGS["small-relocation"])
-    ex = Explorer(m, CheckConfig()).run()
+    m, ex = explored_config("small-relocation")
     sch = m.schema
     record = [sch.slot(n, ()) for n in ("entrant", "entry_loc", "entry_cause", "pend_terror")]
     queued, stage = sch.slot("relocated", ()), sch.slot("stage", ())

@@ -115,6 +115,7 @@ def test_schema_and_loader_agree_on_2000_generated_proposals(doc):
     assert VALIDATOR.is_valid(doc) == accepted, why or [e.message for e in VALIDATOR.iter_errors(doc)][:3]
 
 
+@pytest.mark.heavy
 @settings(FAST, max_examples=40)
 @given(proposal_doc(mutate=False))
 def test_valid_structures_agree_and_what_loads_builds(doc):
@@ -139,6 +140,7 @@ def test_schema_is_valid_and_accepts_every_shipped_file():
         SCENARIO_VALIDATOR.validate(YAML(typ="safe").load(f.read_text()))
 
 
+@pytest.mark.heavy
 @settings(FAST, max_examples=60)
 @given(scenario_doc())
 def test_every_scenario_the_loader_accepts_is_schema_valid(tmp_path_factory, doc):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from checks.analyses.verdicts import explicit_results
 from checks.engines.explicit import Explorer
 from model.moritani import GAME
@@ -32,6 +34,7 @@ def test_three_turns_profile_separates_new_allies_in_the_third_phase():
     assert pre[sch.slot("turn")] > 3  # formed in turn 3 at the earliest (the Sneak Attack came first)
 
 
+@pytest.mark.heavy
 def test_advanced_separates_on_the_formation_turn_and_basic_does_not():
     default = GAME.profiles["default"]
     advanced = dataclasses.replace(default, interpretation=GAME.interpretation.of(ALLY_SEPARATION.ADVANCED))
@@ -42,6 +45,7 @@ def test_advanced_separates_on_the_formation_turn_and_basic_does_not():
     assert res_a["allies-separate"].verdict == res_b["allies-separate"].verdict == "holds"
 
 
+@pytest.mark.heavy
 def test_a_defect_carries_its_own_interpretation():
     d = DEFECT_BY_ID["advanced-keeps-basic-grace"]
     p = GAME.with_defect(d, GAME.profiles["default"])
@@ -52,6 +56,7 @@ def test_a_defect_carries_its_own_interpretation():
     assert res["allies-separate"].verdict == "holds"
 
 
+@pytest.mark.heavy
 def test_offering_an_alliance_whose_refusal_cannot_be_resolved_deadlocks():
     """A21: with an empty Assassination pool under A11 gated, an offer made anyway leaves a refusal that forces
     a reveal nobody may make: the game is stuck (why Quintine/Dune gates the offer). With A11 fizzles

@@ -45,6 +45,7 @@ def test_the_first_step_offers_exactly_the_unoccupied_destinations(destination, 
     assert {a.rule.name for a, _ in successors(m, s0)} == {"moritani_setup"}
 
 
+@pytest.mark.heavy
 def test_advisors_alone_make_a_stronghold_occupied():
     """R1's engine note: BG advisors alone occupy for setup, even where they do not occupy for entries (A25
     coexist). With BG's garrison turned into advisors, Carthag stays closed to Moritani's setup."""

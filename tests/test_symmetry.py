@@ -53,6 +53,7 @@ def test_orbit_counts_pinned_and_verdicts_equal(bounds, plain, orbits):
 
 @pytest.mark.parametrize("defect, check", [("eome-duplicates-token", "token-conservation"),
                                            ("ids-not-rotated", "public-ids-fresh")])
+@pytest.mark.heavy
 def test_seeded_bug_found_with_the_same_shortest_length(defect, check):
     """H21/H30 and H4: the reduced search finds the seeded violation in 9 steps, like the plain one,
     and the trace mapped back to a concrete game replays (run_explicit replays every trace)."""

@@ -75,6 +75,7 @@ def test_same_as_scalar_on_parity_configurations(name):
 
 
 @pytest.mark.parametrize("name", sorted(SMALL_PROFILES))
+@pytest.mark.heavy
 def test_same_as_scalar_on_every_profile_small_form(name):
     interp, bounds = SMALL_PROFILES[name]
     assert_same(build_model(bounds, interp))
@@ -106,6 +107,7 @@ def test_jobs_do_not_change_anything():
            (b.violations, b.witnesses, b.deadlocks, b.transitions, b.fired)
 
 
+@pytest.mark.heavy
 def test_jobs_with_rounds_and_budget(monkeypatch):
     """Small rounds: layers are cut into many rounds; the budget stops at the same state on any --jobs."""
     import checks.engines.vector as v
@@ -162,9 +164,11 @@ def test_out_of_domain_dynamic_index_and_state_witness():
     assert b.witness_trace("fires").replay(model) == []
 
 
-def test_packing_round_trips_every_small_state(small_model):
+def test_packing_round_trips_every_small_state(small_model, small_exploration):
     lay = Layout(small_model.schema)
-    for s in list(scalar(small_model).states)[:500]:
+    states = list(small_exploration.states)
+    assert len(states) == SMALL_STATES  # every one, not the first 500
+    for s in states:
         assert lay.decode(lay.pack(s)) == s
 
 
@@ -211,6 +215,7 @@ def test_three_turns_same_as_scalar():
     assert np.array_equal(np.bincount(np.frombuffer(a.depth, dtype=np.uint16)), per_layer)
 
 
+@pytest.mark.heavy
 def test_check_gives_the_same_verdicts_and_depths_with_either_engine(tmp_path):
     """`check --engine auto` is the vector engine now: every check's verdict and shortest depth is the scalar
     engine's (the trace shown may be another of the same length: NOTE(numbering))."""
