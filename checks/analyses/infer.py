@@ -253,6 +253,22 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     if left and not clock.out():
         _say(out, "guard round", left)
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
+    facts, left, pool = _blocking_rounds(out, model, miner, facts, left, seed, rlimit, clock, rounds, block_spend)
+    out.seconds["houdini"] = time.perf_counter() - t2
+    if out.cut or clock.out():
+        return _cut(out, t0)
+    t3 = time.perf_counter()
+    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
+    out.seconds["check"] = time.perf_counter() - t3
+    if clock.out():
+        return _cut(out, t0)
+    return _done(out, t0, None)
+
+
+def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock,
+                     rounds: int, block_spend: int) -> tuple[list, list, dict]:
+    """Step 5: up to `rounds` blocking rounds within `block_spend` resource units together. Returns
+    the facts, the goals left and every candidate the rounds offered (by text)."""
     goals, known, pool = list(left), {n for n, _ in facts}, {}
     budget = _Spend(block_spend)
     for out.rounds in range(1, rounds + 1):
@@ -278,15 +294,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         # A candidate Houdini dropped was still true on every mined state: its own induction failure
         # is the next round's goal too (IC3's recursive blocking, one level per round).
         goals = left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
-    out.seconds["houdini"] = time.perf_counter() - t2
-    if out.cut or clock.out():
-        return _cut(out, t0)
-    t3 = time.perf_counter()
-    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
-    out.seconds["check"] = time.perf_counter() - t3
-    if clock.out():
-        return _cut(out, t0)
-    return _done(out, t0, None)
+    return facts, left, pool
 
 
 def _cut(out: Inference, t0: float) -> Inference:
