@@ -221,7 +221,14 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         return out
     t1 = time.perf_counter()
     miner = Miner(sch, X, model.unbounded_slots)
-    cands = mine(sch, X, model.unbounded_slots, sch.slot(model.dispatch) if model.dispatch else None)
+    dispatch = sch.slot(model.dispatch) if model.dispatch else None
+    mined: list = []  # after a transfer, mined only if the transferred lemmas and Spacer leave something
+
+    def mined_now() -> list:
+        if not mined:
+            mined.append(mine(sch, X, model.unbounded_slots, dispatch))
+        return mined[0]
+    cands = mined_now() if start is None else []
     invs = [(p.name, p.predicate) for p in model.invariants]
     true_on_data = compile_table(sch, [e for _, e in invs])(X).all(axis=1) if len(X) else np.ones(len(invs), bool)
     out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
@@ -239,8 +246,9 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     _say(out, "first Houdini run done", left)
     if start is not None:
         out.transferred = len(h.survivors) - (len(invs) - len(left))
-        facts, left = _after_transfer(out, model, cands, facts, left, seed, rlimit, clock, settle)
-        cands = first + cands
+        facts, left = _after_transfer(out, model, mined_now, facts, left, seed, rlimit, clock, settle)
+        cands = first + (mined[0] if mined else [])
+        out.candidates = len(cands)
     elif left and not clock.out():
         tp = time.perf_counter()
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
@@ -337,17 +345,20 @@ def _true_on(schema, X, lemmas: list) -> list:
     return [c for c, k in zip(cands, ok) if k]
 
 
-def _after_transfer(out: Inference, model, cands: list, facts: list, left: list, seed: int, rlimit: int, clock,
+def _after_transfer(out: Inference, model, mined, facts: list, left: list, seed: int, rlimit: int, clock,
                     settle) -> tuple[list, list]:
     """After the transferred lemmas' Houdini run: Spacer (`settle`, which also re-checks the nearby
     entry's certificates) on what they leave, then the mined candidates not already known with the
-    survivors as facts, then Spacer again. Returns the facts and the goals left."""
+    survivors as facts, then Spacer again (`mined()` gives the candidates, mined only then). Returns
+    the facts and the goals left."""
     if settle is not None and left and not clock.out():
         out.settled = settle(facts, left)
         left = [iv for iv in left if iv[0] not in out.settled]
+    if not left or clock.out():
+        return facts, left
     known = {n for n, _ in facts}
-    offer = [(c.text, c.expr) for c in cands if c.text not in known]
-    if not left or not offer or clock.out():
+    offer = [(c.text, c.expr) for c in mined() if c.text not in known]
+    if not offer:
         return facts, left
     h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
     if h.verdict != "proved" or not h.survivors:
