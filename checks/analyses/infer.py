@@ -195,14 +195,15 @@ def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
           max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
           wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = (),
-          progress=None) -> Inference:
+          more: list = (), progress=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
     `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
     (checks/analyses/transfer.py), offered first; the mined candidates then go only after what they
     leave (with the survivors as facts), and the presence round is skipped. `start_names`: the
     properties that entry proved. When those lemmas and properties are inductive as they stand and
-    `settle` proves the rest, nothing is explored or mined (`_transferred`).
+    `settle` proves the rest, nothing is explored or mined (`_transferred`); otherwise `more`
+    (lemmas of other nearby entries) join them as candidates.
     Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
     given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
@@ -235,7 +236,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
-    first = cands if start is None else _true_on(sch, X, start)
+    first = cands if start is None else _true_on(sch, X, list(start) + list(more))
     h = _houdini(out, model, invs + [(c.text, c.expr) for c in first], seed, rlimit, clock, HOUDINI_SPEND)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
