@@ -195,14 +195,15 @@ def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
           max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
           wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = (),
-          progress=None) -> Inference:
+          more: list = (), progress=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
     `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
     (checks/analyses/transfer.py), offered first; the mined candidates then go only after what they
     leave (with the survivors as facts), and the presence round is skipped. `start_names`: the
     properties that entry proved. When those lemmas and properties are inductive as they stand and
-    `settle` proves the rest, nothing is explored or mined (`_transferred`).
+    `settle` proves the rest, nothing is explored or mined (`_transferred`); otherwise `more`
+    (lemmas of other nearby entries) join them as candidates.
     Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
     given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
@@ -221,14 +222,21 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         return out
     t1 = time.perf_counter()
     miner = Miner(sch, X, model.unbounded_slots)
-    cands = mine(sch, X, model.unbounded_slots, sch.slot(model.dispatch) if model.dispatch else None)
+    dispatch = sch.slot(model.dispatch) if model.dispatch else None
+    mined: list = []  # after a transfer, mined only if the transferred lemmas and Spacer leave something
+
+    def mined_now() -> list:
+        if not mined:
+            mined.append(mine(sch, X, model.unbounded_slots, dispatch))
+        return mined[0]
+    cands = mined_now() if start is None else []
     invs = [(p.name, p.predicate) for p in model.invariants]
     true_on_data = compile_table(sch, [e for _, e in invs])(X).all(axis=1) if len(X) else np.ones(len(invs), bool)
     out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
     invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
-    first = cands if start is None else _true_on(sch, X, start)
+    first = cands if start is None else _true_on(sch, X, list(start) + list(more))
     h = _houdini(out, model, invs + [(c.text, c.expr) for c in first], seed, rlimit, clock, HOUDINI_SPEND)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
@@ -239,8 +247,9 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     _say(out, "first Houdini run done", left)
     if start is not None:
         out.transferred = len(h.survivors) - (len(invs) - len(left))
-        facts, left = _after_transfer(out, model, cands, facts, left, seed, rlimit, clock, settle)
-        cands = first + cands
+        facts, left = _after_transfer(out, model, mined_now, facts, left, seed, rlimit, clock, settle)
+        cands = first + (mined[0] if mined else [])
+        out.candidates = len(cands)
     elif left and not clock.out():
         tp = time.perf_counter()
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
@@ -253,6 +262,22 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     if left and not clock.out():
         _say(out, "guard round", left)
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
+    facts, left, pool = _blocking_rounds(out, model, miner, facts, left, seed, rlimit, clock, rounds, block_spend)
+    out.seconds["houdini"] = time.perf_counter() - t2
+    if out.cut or clock.out():
+        return _cut(out, t0)
+    t3 = time.perf_counter()
+    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
+    out.seconds["check"] = time.perf_counter() - t3
+    if clock.out():
+        return _cut(out, t0)
+    return _done(out, t0, None)
+
+
+def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock,
+                     rounds: int, block_spend: int) -> tuple[list, list, dict]:
+    """Step 5: up to `rounds` blocking rounds within `block_spend` resource units together. Returns
+    the facts, the goals left and every candidate the rounds offered (by text)."""
     goals, known, pool = list(left), {n for n, _ in facts}, {}
     budget = _Spend(block_spend)
     for out.rounds in range(1, rounds + 1):
@@ -278,15 +303,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         # A candidate Houdini dropped was still true on every mined state: its own induction failure
         # is the next round's goal too (IC3's recursive blocking, one level per round).
         goals = left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
-    out.seconds["houdini"] = time.perf_counter() - t2
-    if out.cut or clock.out():
-        return _cut(out, t0)
-    t3 = time.perf_counter()
-    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
-    out.seconds["check"] = time.perf_counter() - t3
-    if clock.out():
-        return _cut(out, t0)
-    return _done(out, t0, None)
+    return facts, left, pool
 
 
 def _cut(out: Inference, t0: float) -> Inference:
@@ -329,17 +346,20 @@ def _true_on(schema, X, lemmas: list) -> list:
     return [c for c, k in zip(cands, ok) if k]
 
 
-def _after_transfer(out: Inference, model, cands: list, facts: list, left: list, seed: int, rlimit: int, clock,
+def _after_transfer(out: Inference, model, mined, facts: list, left: list, seed: int, rlimit: int, clock,
                     settle) -> tuple[list, list]:
     """After the transferred lemmas' Houdini run: Spacer (`settle`, which also re-checks the nearby
     entry's certificates) on what they leave, then the mined candidates not already known with the
-    survivors as facts, then Spacer again. Returns the facts and the goals left."""
+    survivors as facts, then Spacer again (`mined()` gives the candidates, mined only then). Returns
+    the facts and the goals left."""
     if settle is not None and left and not clock.out():
         out.settled = settle(facts, left)
         left = [iv for iv in left if iv[0] not in out.settled]
+    if not left or clock.out():
+        return facts, left
     known = {n for n, _ in facts}
-    offer = [(c.text, c.expr) for c in cands if c.text not in known]
-    if not left or not offer or clock.out():
+    offer = [(c.text, c.expr) for c in mined() if c.text not in known]
+    if not offer:
         return facts, left
     h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
     if h.verdict != "proved" or not h.survivors:

@@ -224,7 +224,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
             progress(f"prove: no stored entry for this model; starting from {near[0][:12]} "
                      f"({len(near[1]):,} lemmas, {len(near[3])} properties)")
         inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle, start=near[1],
-                    start_names=near[3], progress=progress)
+                    start_names=near[3], more=near[4], progress=progress)
         inf.source = near[0]
     if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
         certificates.clear()
@@ -242,18 +242,29 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
 
 
 def _nearest(model, cache, key, declarations) -> tuple | None:
-    """(key, usable lemmas, certificates) of the stored entry nearest to `declarations`, or None."""
-    from checks.analyses.transfer import nearest, usable_lemmas
+    """(key, usable lemmas, certificates, names proved, more lemmas) of the stored entry nearest to
+    `declarations`, or None; "more": the lemmas of the entries that agree with the proposal where the
+    nearest differs (`transfer.donors`), offered only if the nearest's do not re-prove as they stand."""
+    from checks.analyses.transfer import donors, nearest, usable_lemmas
     if cache is None or not declarations:
         return None
-    found = nearest(cache.declared(), declarations, exclude=key)
+    declared = [(k, d) for k, d in cache.declared() if k != key]
+    found = nearest(declared, declarations)
     entry = cache.entry(found[1]) if found is not None else None
     if entry is None:
         return None
     lemmas, names, stored = entry
     props = {p.name for p in model.invariants}
-    return (found[1], usable_lemmas(model.schema, lemmas), {n: t for n, t in stored.items() if n in props},
-            tuple(n for n in names if n in props))
+    lemmas = usable_lemmas(model.schema, lemmas)
+    seen, more, certificates = {t for t, _ in lemmas}, [], {}
+    for other in donors(declared, declarations, found[1]):
+        got = cache.entry(other)
+        if got is None:
+            continue
+        more += [(t, e) for t, e in usable_lemmas(model.schema, got[0]) if t not in seen and not seen.add(t)]
+        certificates.update({n: c for n, c in got[2].items() if n in props})
+    certificates.update({n: t for n, t in stored.items() if n in props})
+    return found[1], lemmas, certificates, tuple(n for n in names if n in props), more
 
 
 def _covered(inf: Inference, names: list) -> int:

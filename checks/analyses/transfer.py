@@ -52,6 +52,28 @@ def nearest(entries, decl: dict, exclude: str | None = None):
     return best
 
 
+def donors(entries, decl: dict, base: str, most: int = 2) -> list:
+    """Keys of up to `most` other entries that each agree with `decl` on a declaration where the
+    nearest entry `base` differs (the nearest such entry per declaration, in declaration order): their
+    lemmas are about the rules the proposal shares with them and not with `base`.
+
+    >>> donors([("a", {"s": 1, "t": 1}), ("b", {"s": 2, "t": 1}), ("c", {"s": 1, "t": 2})], {"s": 2, "t": 2}, "a")
+    ['b', 'c']
+    """
+    declared = dict(entries)
+    out: list = []
+    for k in sorted(set(decl) | set(declared.get(base) or {})):
+        if (declared.get(base) or {}).get(k) == decl.get(k):
+            continue
+        agree = [(distance(decl, d), key) for key, d in entries if key != base and isinstance(d, dict)
+                 and d.get(k) == decl.get(k) and key not in out]
+        if agree:
+            out.append(min(agree)[1])
+        if len(out) >= most:
+            break
+    return out
+
+
 def usable_lemmas(schema, lemmas: list) -> list:
     """The stored lemmas that are expressions over `schema`'s current state (a lemma about a slot, an
     index or a field the new model lacks is dropped, not an error)."""

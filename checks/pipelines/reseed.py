@@ -86,9 +86,10 @@ def _trim_one(args: tuple) -> tuple:
     return key, out
 
 
-def unite(dirs: list, every: bool = False, jobs: int = 1) -> int:
-    """Unite `dirs` into the seed, then trim the entries they touched (all with `every`)."""
-    models = _models()
+def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = None) -> int:
+    """Unite `dirs` into the seed, then trim the entries they touched (all with `every`). `models`:
+    `_models()`, if the caller has it already (building the 19 profiles takes a while)."""
+    models = models or _models()
     added = set().union(*[_load(Path(d) / FILE).keys() for d in dirs]) if dirs else set()
     reseed(dirs)
     todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
@@ -193,7 +194,7 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
             list(pool.map(_transfer_one, todo))
     else:
         list(map(_transfer_one, todo))
-    n = unite([str(out)])
+    n = unite([str(out)], models=models)
     if keep_stale:
         return n
     current = {json_key(declarations(GAME.profiles[p])) for p in GAME.profiles}
