@@ -453,8 +453,9 @@ DEFECTS += (
            "Cunning is playable only while Moritani holds 3 spice or more", NEXUS_CUNNING_BOUNDS, CUNNING),
     Defect("grumman-pass-needs-poor-bank", "may-pass-grumman", ("R46",),
            "Moritani may pass the Grumman operation only when the bank cannot pay it", GRUMMAN_BOUNDS, GRUMMAN),
-    Defect("grumman-add-not-in-turn-one", "may-grumman-add", ("R46",),
-           "the Grumman addition is refused in the first turn", GRUMMAN_BOUNDS, GRUMMAN),
+    Defect("grumman-add-stale-turn", "may-grumman-add", ("R46",),
+           "the Grumman addition is offered only in the first turn (a stale turn stamp), when no token is on the map "
+           "yet", GRUMMAN_BOUNDS, GRUMMAN),
     Defect("setup-avoids-ambassador", "may-set-up", ("R1",),
            "Moritani's setup refuses the stronghold where the Ecaz Ambassador stands (counted as occupied)",
            SETUP_BOUNDS, SETUP),

@@ -12,7 +12,7 @@ when the model is built, so the defective guard is data beside the permission th
 
 >>> from model.moritani.build import build_model
 >>> sorted(p.name for p in build_model().permissions)[:3]
-['may-accept-alliance', 'may-decline', 'may-give-gift']
+['may-accept-alliance', 'may-accompany', 'may-decline']
 """
 from __future__ import annotations
 
@@ -361,7 +361,7 @@ def _restrictions(c: Ctx) -> dict:
         if c.bounds.nexus_card and c.bounds.nexus_card != "Moritani" else None,
         "cunning-needs-spice": ("place_token_cunning", v("spice", M) >= 3),
         "grumman-pass-needs-poor-bank": ("grumman_pass", v("bank") < 4),
-        "grumman-add-not-in-turn-one": ("grumman_add", v("turn") >= 2),
+        "grumman-add-stale-turn": ("grumman_add", v("turn").eq(1)),
         "setup-avoids-ambassador": ("moritani_setup", Param("l").ne(c.L.index(c.bounds.ambassador))
                                     if c.bounds.ambassador in c.L.labels else Const(True)),
         "continue-only-when-spent": ("continue_battle", v("tr_used", v("tr_opp"))) if c.module else None,

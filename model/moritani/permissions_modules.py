@@ -150,7 +150,7 @@ def setup(c: Ctx) -> list[Property]:
     from model.moritani import setup as module
     if not module.enabled(c):
         return []
-    v, l = c.v, Param("l")
+    l = Param("l")
     free = c.all_of(~c.present(f, l) for f in range(len(c.bounds.factions)) if f != c.M)
     where = free if not module.to_strongholds_only(c) else free & l.ne(c.desert)
     return [permitted("may-set-up", choose("moritani_setup", l="l"), c.stage_is("setup") & where,
