@@ -310,12 +310,27 @@ def intrusion(c: Ctx) -> list[Property]:
     ]
 
 
-def permissions(c: Ctx) -> list[Property]:
-    """Every permission of the model built from `c`, in a fixed order."""
+# Permissions the current model violates because of a bug issue 33 lists, fixed on another branch: written from
+# the rules like the others, but left out of the models until the fix lands (a violated permission would make
+# `check` fail and stop the search at its states). Their own seeded defect builds them in; tests/test_permissions.py
+# checks each as xfail(strict=True). Delete an entry when its bug is fixed.
+PENDING_FIX = {
+    "may-ship": "issue 33: shipping into a stronghold one's ally holds is refused by the model",
+    "may-cross-ship": "issue 33: the open desert and 'no storm' share an index (model/moritani/crossship.py)",
+    "may-relocate": "issue 33: the open desert and 'no storm' share an index (model/moritani/relocation.py)",
+}
+
+
+def permissions(c: Ctx, pending: bool = False) -> list[Property]:
+    """Every permission of the model built from `c`, in a fixed order; a `PENDING_FIX` one only with `pending`
+    or when a seeded defect aimed at it is built in."""
+    from model.moritani.defects import DEFECT_BY_ID
     from model.moritani.permissions_modules import module_permissions
-    return (shipment_and_movement(c) + advisor(c) + intrusion(c) + terror_decision(c) + enemy_of_my_enemy(c)
-            + eome_reply(c) + effect_choices(c) + sabotage_gift(c) + mentat_placement(c) + extortion(c)
-            + module_permissions(c))
+    every = (shipment_and_movement(c) + advisor(c) + intrusion(c) + terror_decision(c) + enemy_of_my_enemy(c)
+             + eome_reply(c) + effect_choices(c) + sabotage_gift(c) + mentat_placement(c) + extortion(c)
+             + module_permissions(c))
+    aimed = {DEFECT_BY_ID[d].target for d in c.defects}
+    return [p for p in every if pending or p.name not in PENDING_FIX or p.name in aimed]
 
 
 # ---- seeded over-restriction defects -----------------------------------------------------------------------
