@@ -20,6 +20,7 @@ from model.domains import IntRange
 from model.expr import Const, Param, Var, lift
 from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, EXTORTION_PAYERS
 from model.moritani.context import Ctx
+from model.moritani.permissions_modules import enterable, module_permissions, turn_of
 from model.properties import Property, choose, permitted
 from model.rule import P
 
@@ -111,26 +112,6 @@ def sabotage_gift(c: Ctx) -> list[Property]:
         permitted("may-withhold-gift", "no_gift", gifting, rules=("R40", "H19"),
                   doc="after Sabotage, Moritani may give nothing (the gift is optional)"),
     ]
-
-
-def turn_of(c: Ctx, p):
-    """It is faction p's (an expression) turn in Shipment & Movement: storm order, after the separation of
-    the player before it (R26, R27)."""
-    from model.moritani import separation
-    return c.stage_is("ship_move") & c.at_position("mover", p) & ~separation.pending(c)
-
-
-def enterable(c: Ctx, p, t, ally_clause: bool = True):
-    """Faction p may enter stronghold t (base rules): not under the storm, fewer than two other factions
-    there (Ecaz and its ally count once), and (R25) not where its ally stands, unless one of them is Ecaz."""
-    v = c.v
-    ok = Param(t).ne(c.desert) & v("storm").ne(Param(t)) & (c.occupants(Param(t), exclude=(p,)) < 2)
-    if ally_clause:
-        ecaz = c.fac("Ecaz")
-        allied_there = c.any_of(v("ally", p).eq(g) & c.present(g, Param(t))
-                                for g in range(len(c.bounds.factions)) if g != ecaz)
-        ok = ok & (~allied_there if ecaz is None else (lift(p).eq(ecaz) | ~allied_there))
-    return ok
 
 
 def ship_condition(c: Ctx, p, mine, into_ally: bool = True):
@@ -325,7 +306,6 @@ def permissions(c: Ctx, pending: bool = False) -> list[Property]:
     """Every permission of the model built from `c`, in a fixed order; a `PENDING_FIX` one only with `pending`
     or when a seeded defect aimed at it is built in."""
     from model.moritani.defects import DEFECT_BY_ID
-    from model.moritani.permissions_modules import module_permissions
     every = (shipment_and_movement(c) + advisor(c) + intrusion(c) + terror_decision(c) + enemy_of_my_enemy(c)
              + eome_reply(c) + effect_choices(c) + sabotage_gift(c) + mentat_placement(c) + extortion(c)
              + module_permissions(c))
