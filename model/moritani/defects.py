@@ -97,8 +97,12 @@ DEFECTS = (
            "the accompanying advisors' entry overwrites the Terror entry queued behind it"),
     Defect("alliance-swap-one-sided", "alliance-symmetry", ("H21", "R20"),
            "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies"),
-    Defect("extortion-pass-missing", "no-deadlock", ("H25", "H40"),
+    # An over-restriction (no refusal at all): the permission `may-refuse-extortion` sees the payer's state first,
+    # and a state that violates a check is not expanded, so the deadlock there is no longer reported.
+    Defect("extortion-pass-missing", "may-refuse-extortion", ("H25", "H40", "R37"),
            "an Extortion payer without 3 spice has no legal answer"),
+    Defect("entry-close-stalls", "no-deadlock", ("H40", "H20"),
+           "an entry made by movement never closes: once its Terror decision is resolved nobody can act"),
     Defect("atomics-returns-to-supply", "aftermath", ("R36", "H33"),
            "the revealed Atomics token goes back to supply like an unrevealed one, so it could be placed again"),
     # Step properties (model/moritani/steps.py): what one step may do to spice, tokens, cards and forces.

@@ -361,6 +361,8 @@ def _restrictions(c: Ctx) -> dict:
                                     if c.bounds.ambassador in c.L.labels else Const(True)),
         "continue-only-when-spent": ("continue_battle", v("tr_used", v("tr_opp"))) if c.module else None,
     }
+    # Not an over-restriction of a player's choice (a system step withdrawn): the seeded deadlock of `no-deadlock`.
+    out["entry-close-stalls"] = ("close_entry", v("entry_cause").ne(c.Cause.index("movement")))
     if rob is not None:
         out["offer-needs-unallied-entrant"] = (f"offer_alliance_{rob}", v("ally", e).eq(c.none_ally))
     if bg is not None:
