@@ -12,7 +12,7 @@ when the model is built, so the defective guard is data beside the permission th
 
 >>> from model.moritani.build import build_model
 >>> sorted(p.name for p in build_model().permissions)[:3]
-['may-accept-alliance', 'may-decline', 'may-give-gift']
+['may-accept-alliance', 'may-accompany', 'may-decline']
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from model.domains import IntRange
 from model.expr import Const, Param, Var, lift
 from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, EXTORTION_PAYERS
 from model.moritani.context import Ctx
+from model.moritani.permissions_modules import enterable, module_permissions, turn_of
 from model.properties import Property, choose, permitted
 from model.rule import P
 
@@ -111,26 +112,6 @@ def sabotage_gift(c: Ctx) -> list[Property]:
         permitted("may-withhold-gift", "no_gift", gifting, rules=("R40", "H19"),
                   doc="after Sabotage, Moritani may give nothing (the gift is optional)"),
     ]
-
-
-def turn_of(c: Ctx, p):
-    """It is faction p's (an expression) turn in Shipment & Movement: storm order, after the separation of
-    the player before it (R26, R27)."""
-    from model.moritani import separation
-    return c.stage_is("ship_move") & c.at_position("mover", p) & ~separation.pending(c)
-
-
-def enterable(c: Ctx, p, t, ally_clause: bool = True):
-    """Faction p may enter stronghold t (base rules): not under the storm, fewer than two other factions
-    there (Ecaz and its ally count once), and (R25) not where its ally stands, unless one of them is Ecaz."""
-    v = c.v
-    ok = Param(t).ne(c.desert) & v("storm").ne(Param(t)) & (c.occupants(Param(t), exclude=(p,)) < 2)
-    if ally_clause:
-        ecaz = c.fac("Ecaz")
-        allied_there = c.any_of(v("ally", p).eq(g) & c.present(g, Param(t))
-                                for g in range(len(c.bounds.factions)) if g != ecaz)
-        ok = ok & (~allied_there if ecaz is None else (lift(p).eq(ecaz) | ~allied_there))
-    return ok
 
 
 def ship_condition(c: Ctx, p, mine, into_ally: bool = True):
@@ -310,12 +291,26 @@ def intrusion(c: Ctx) -> list[Property]:
     ]
 
 
-def permissions(c: Ctx) -> list[Property]:
-    """Every permission of the model built from `c`, in a fixed order."""
-    from model.moritani.permissions_modules import module_permissions
-    return (shipment_and_movement(c) + advisor(c) + intrusion(c) + terror_decision(c) + enemy_of_my_enemy(c)
-            + eome_reply(c) + effect_choices(c) + sabotage_gift(c) + mentat_placement(c) + extortion(c)
-            + module_permissions(c))
+# Permissions the current model violates because of a bug issue 33 lists, fixed on another branch: written from
+# the rules like the others, but left out of the models until the fix lands (a violated permission would make
+# `check` fail and stop the search at its states). Their own seeded defect builds them in; tests/test_permissions.py
+# checks each as xfail(strict=True). Delete an entry when its bug is fixed.
+PENDING_FIX = {
+    "may-ship": "issue 33: shipping into a stronghold one's ally holds is refused by the model",
+    "may-cross-ship": "issue 33: the open desert and 'no storm' share an index (model/moritani/crossship.py)",
+    "may-relocate": "issue 33: the open desert and 'no storm' share an index (model/moritani/relocation.py)",
+}
+
+
+def permissions(c: Ctx, pending: bool = False) -> list[Property]:
+    """Every permission of the model built from `c`, in a fixed order; a `PENDING_FIX` one only with `pending`
+    or when a seeded defect aimed at it is built in."""
+    from model.moritani.defects import DEFECT_BY_ID
+    every = (shipment_and_movement(c) + advisor(c) + intrusion(c) + terror_decision(c) + enemy_of_my_enemy(c)
+             + eome_reply(c) + effect_choices(c) + sabotage_gift(c) + mentat_placement(c) + extortion(c)
+             + module_permissions(c))
+    aimed = {DEFECT_BY_ID[d].target for d in c.defects}
+    return [p for p in every if pending or p.name not in PENDING_FIX or p.name in aimed]
 
 
 # ---- seeded over-restriction defects -----------------------------------------------------------------------
@@ -361,11 +356,13 @@ def _restrictions(c: Ctx) -> dict:
         if c.bounds.nexus_card and c.bounds.nexus_card != "Moritani" else None,
         "cunning-needs-spice": ("place_token_cunning", v("spice", M) >= 3),
         "grumman-pass-needs-poor-bank": ("grumman_pass", v("bank") < 4),
-        "grumman-add-not-in-turn-one": ("grumman_add", v("turn") >= 2),
+        "grumman-add-stale-turn": ("grumman_add", v("turn").eq(1)),
         "setup-avoids-ambassador": ("moritani_setup", Param("l").ne(c.L.index(c.bounds.ambassador))
                                     if c.bounds.ambassador in c.L.labels else Const(True)),
         "continue-only-when-spent": ("continue_battle", v("tr_used", v("tr_opp"))) if c.module else None,
     }
+    # Not an over-restriction of a player's choice (a system step withdrawn): the seeded deadlock of `no-deadlock`.
+    out["entry-close-stalls"] = ("close_entry", v("entry_cause").ne(c.Cause.index("movement")))
     if rob is not None:
         out["offer-needs-unallied-entrant"] = (f"offer_alliance_{rob}", v("ally", e).eq(c.none_ally))
     if bg is not None:

@@ -1,4 +1,5 @@
-"""Permissions of the optional modules (NOTE(permissions)): worm rides, revival, the Guild's cross-ship, the
+"""Permissions of the optional modules (NOTE(permissions)), and the terms every permission shares (whose turn it
+is, where a faction may enter): worm rides, revival, the Guild's cross-ship, the
 Ambassador relocation, the Nexus card, Grumman, setup and Assassinate Leaders. Each is written from the rules
 text (catalogue R#/A#), never from a rule's guard.
 
@@ -9,11 +10,30 @@ text (catalogue R#/A#), never from a rule's guard.
 from __future__ import annotations
 
 from model.domains import IntRange
-from model.expr import Const, Param
+from model.expr import Const, Param, lift
 from model.moritani.context import Ctx
-from model.moritani.permissions import enterable
 from model.properties import Property, choose, permitted
 from model.rule import P
+
+
+def turn_of(c: Ctx, p):
+    """It is faction p's (an expression) turn in Shipment & Movement: storm order, after the separation of
+    the player before it (R26, R27)."""
+    from model.moritani import separation
+    return c.stage_is("ship_move") & c.at_position("mover", p) & ~separation.pending(c)
+
+
+def enterable(c: Ctx, p, t, ally_clause: bool = True):
+    """Faction p may enter stronghold t (base rules): not under the storm, fewer than two other factions
+    there (Ecaz and its ally count once), and (R25) not where its ally stands, unless one of them is Ecaz."""
+    v = c.v
+    ok = Param(t).ne(c.desert) & v("storm").ne(Param(t)) & (c.occupants(Param(t), exclude=(p,)) < 2)
+    if ally_clause:
+        ecaz = c.fac("Ecaz")
+        allied_there = c.any_of(v("ally", p).eq(g) & c.present(g, Param(t))
+                                for g in range(len(c.bounds.factions)) if g != ecaz)
+        ok = ok & (~allied_there if ecaz is None else (lift(p).eq(ecaz) | ~allied_there))
+    return ok
 
 
 def worm_rides(c: Ctx) -> list[Property]:
@@ -54,7 +74,6 @@ def cross_ship(c: Ctx) -> list[Property]:
     """A23, A24, R17, R25, R36: at its turn the Guild may ship a force from any territory it holds (the open
     desert included) into a stronghold it may enter, or back to its reserves."""
     from model.moritani import crossship
-    from model.moritani.permissions import turn_of
     if not crossship.enabled(c):
         return []
     v, G = c.v, crossship.guild(c)
@@ -150,7 +169,7 @@ def setup(c: Ctx) -> list[Property]:
     from model.moritani import setup as module
     if not module.enabled(c):
         return []
-    v, l = c.v, Param("l")
+    l = Param("l")
     free = c.all_of(~c.present(f, l) for f in range(len(c.bounds.factions)) if f != c.M)
     where = free if not module.to_strongholds_only(c) else free & l.ne(c.desert)
     return [permitted("may-set-up", choose("moritani_setup", l="l"), c.stage_is("setup") & where,
