@@ -871,6 +871,57 @@ ispecs += [
       values=["nexus_holder", "ally[Atreides]"]),
 ]
 
+# Entering a stronghold one's ally holds (switch ally-entry): legal in both engines, the forces go to the Tanks.
+QA = "7cef1a34120190656af0fdc99495fcb00d75425e (docs/ALLIED_TRANSIT_RULES.md, 8 Oct 2026; game/allied-separation.ts)"
+def _beside_ally(kind):
+    def goal(m, label, pre, post):
+        if not label.startswith(kind + "(f=Atreides") and not label.startswith(kind + "(f=Bene Gesserit"):
+            return False
+        f = "Atreides" if "Atreides" in label else "Bene Gesserit"
+        other = "Bene Gesserit" if f == "Atreides" else "Atreides"
+        loc = lab(m, post, "entry_loc")
+        return lab(m, pre, f"ally[{f}]") == other and raw(m, pre, f"forces[{other}][{loc}]") > 0
+    return goal
+ispecs += [
+ dict(file="quintine-shipment-beside-the-ally-is-legal.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: a shipment from reserves may enter a stronghold the ally holds",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34), "Basic ordinary allied shipment prototype - 8 October 2026"; '
+             "game/allied-separation.ts isAlliedShipmentVisit",
+      why=["Atreides ships into the stronghold where its ally BG stands (ally-entry: ship-visitors). The model refused "
+           "it before issue 33."],
+      cites=["R25", "R26", "A20"], goal=_beside_ally("ship"), values=["entry_loc", "entrant"]),
+ dict(file="quintine-visitors-beside-the-ally-go-to-the-tanks.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: the visitors a shipment left beside the ally go to the Tanks at the end of the shipper's turn",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34): "excess visiting forces left behind at the end of the '
+             "shipper's turn go to Tanks\"",
+      why=["The forces Atreides shipped beside BG are lost when its turn ends (the visitors only: older forces stay)."],
+      cites=["R25", "R26", "A20"], goal=fired("visitors_to_tanks"), values=["tanks[Atreides]", "tanks[Bene Gesserit]"]),
+ dict(file="quintine-movement-beside-the-ally-is-refused.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: a movement may not end in a stronghold the ally holds",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34): "Normal ground-movement endpoints retain the ally guard"',
+      why=["Atreides, with a force in the open desert, may not move it beside BG."],
+      cites=["R25"], goal=lambda m, label, pre, post: (label == "arrival_settled" and lab(m, post, "stage") == "ship_move"
+                                                       and lab(m, post, "ally[Atreides]") == "Bene Gesserit"
+                                                       and raw(m, post, "forces[Atreides][open desert]") > 0
+                                                       and raw(m, post, "forces[Bene Gesserit][Arrakeen]") > 0
+                                                       and raw(m, post, "forces[Bene Gesserit][Carthag]") == 0
+                                                       and raw(m, post, "mover") == 1 and raw(m, post, "turn") == 2),
+      blocked="move(f=Atreides, to=Arrakeen)", blocked_says="Atreides moves into Arrakeen beside BG (refused)"),
+ dict(file="treachery-movement-beside-the-ally-is-legal.scenario.yaml", **TREACHERY,
+      title="treachery-online: a movement may end in a stronghold the ally holds",
+      source="Shared/Events/Move.cs:73 (ContainsConflictingAlly: the destination is recorded, not refused); "
+             "Shared/Game.cs:856-866",
+      why=["Atreides moves into the stronghold where its ally BG stands (ally-entry: ship-and-move). The model "
+           "refused it before issue 33."],
+      cites=["R25", "R27", "A20"], goal=_beside_ally("move"), values=["entry_loc", "entrant"]),
+ dict(file="treachery-forces-beside-the-ally-go-to-the-tanks.scenario.yaml", **TREACHERY,
+      title="treachery-online: forces that ended beside the ally go to the Tanks at the end of the mover's turn",
+      source="Shared/Game_Move.cs:656-668 (CheckIfForcesShouldBeDestroyedByAllyPresence: ChosenDestinationsWithAllies, "
+             "whether or not the ally has acted); Shared/Events/Shipment.cs:477",
+      why=["Every force of the mover in that stronghold is lost when its turn ends."],
+      cites=["R25", "R27", "A20"], goal=fired("visitors_to_tanks"), values=["tanks[Atreides]", "tanks[Bene Gesserit]"]),
+]
+
 if __name__ == "__main__":
     for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs:
         path, steps = gen(spec)
