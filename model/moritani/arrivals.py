@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
 from model.moritani import crossship, grumman, intrusion, relocation, revival, separation, stacks, worms
-from model.moritani.config import (ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING,
+from model.moritani.config import (ACCOMPANY_LIMITS, ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING,
                                    TERROR_VS_ARRIVAL_REACTIONS)
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
@@ -29,12 +29,25 @@ def terror_qualifies(c: Ctx, f, loc, n=1):
     return out & grumman.qualifies(c, n, f) if grumman.enabled(c) else out
 
 
-def advisor_eligible(c: Ctx, f):
-    """May BG send an accompanying advisor with f's shipment? (A25)"""
+def advisor_eligible(c: Ctx, f, to=None):
+    """May BG send an accompanying advisor with f's shipment into `to`? (A25)
+
+    Under switch accompany-limits `ally-or-fighters` (treachery.online, where the optional rule
+    AdvisorsDontConflictWithAlly belongs to the ServerClassic ruleset only, Shared/Game_Rules.cs:277-300, never
+    with Moritani): not where BG's ally has forces, the ally's own shipment included
+    (`AllyPreventsAccompanyingToShipmentLocation`, Shared/Events/BlueAccompanies.cs:134-142), and not where BG
+    already has fighters (`!p.Occupies`, BlueAccompanies.cs:122); BG may then only go to the Polar Sink, which
+    the model leaves out (the same as declining)."""
     bg = c.fac("Bene Gesserit")
     if bg is None:
         return Const(False)
-    return lift(f).ne(bg) & (c.v("reserves", bg) >= 1)
+    out = lift(f).ne(bg) & (c.v("reserves", bg) >= 1)
+    if to is not None and c.chose(ACCOMPANY_LIMITS.ALLY_OR_FIGHTERS):
+        v, n = c.v, len(c.bounds.factions)
+        ally = v("ally", bg)
+        beside = ally.eq(f) | c.any_of(ally.eq(g) & (v("forces", g, to) > 0) for g in range(n) if g != bg)
+        out = out & ~beside & ~c.present(bg, to)
+    return out
 
 
 def ambassador_eligible(c: Ctx, f, to):
@@ -144,7 +157,7 @@ def entry_rules(c: Ctx) -> list[Rule]:
     no_aftermath = v("aftermath").ne(to)
     if c.has("shipment-into-aftermath"):
         no_aftermath = Const(True)
-    adv = advisor_eligible(c, f)
+    adv = advisor_eligible(c, f, to)
     g = grumman.group(c)  # forces in the group: 1, or the parameter n with the Grumman module (R45)
     ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= g) & (v("spice", f) >= g)
     if c.chose(TERROR_VS_ARRIVAL_REACTIONS.REJECT_ENTRY):

@@ -391,6 +391,16 @@ class ALLY_ENTRY(Choices):
     SHIP_AND_MOVE = "ship-and-move"
 
 
+@switch("accompany-limits", ("A25", "R25"), default="none",
+        question="May BG's free advisor accompany a shipment into a territory where BG's ally has forces (its "
+                 "ally's own shipment included) or where BG already has fighters?",
+        source="engine: the accompanying advisor is a separate entry by BG (catalogue A25); the stored material "
+               "names no such limit")
+class ACCOMPANY_LIMITS(Choices):
+    NONE = "none"
+    ALLY_OR_FIGHTERS = "ally-or-fighters"
+
+
 def _listed(*classes: type[Choices]) -> tuple:
     """The switches in the order files, reports and docs show them; every `Choices` class declared
     must be listed exactly once (an unlisted one would be read by rules but unknown to proposal files)."""
@@ -408,7 +418,8 @@ SWITCHES = _listed(
     SNEAK_ATTACK_IS_SHIPMENT, ADVISOR_INTO_AFTERMATH, ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED,
     EOME_GATE_SECRECY, BG_ADVISORS_OCCUPY, ALLY_SEPARATION, STACK_REVEAL, CUNNING_REACH, BETRAYAL_TIMING,
     GRUMMAN_ADDITION, GRUMMAN_REMOVAL, COLLECTION_OPERATIONS, ENTRY_CAUSES, CROSS_SHIP_INTO_AFTERMATH, ROBBERY_EMPTY_DECK,
-    SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH, NEXUS_CARD_ON_ALLIANCE, ALLY_ENTRY)
+    SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH, NEXUS_CARD_ON_ALLIANCE, ALLY_ENTRY,
+    ACCOMPANY_LIMITS)
 SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
 
 

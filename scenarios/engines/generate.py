@@ -351,8 +351,9 @@ tspecs = [
  dict(file="treachery-terror-before-accompaniment.scenario.yaml", **TREACHERY,
       title="treachery-online: Terror resolves before BG's accompanying advisor (accompaniment comes last)",
       source="Shared/Game_Move.cs:384-395 (accompaniment only once no intrusion is left); Shared/Events/BlueAccompanies.cs:59-80",
-      why=["A shipment that owes Terror and a BG accompaniment: the Terror decision opens while the advisor waits (A1 terror-first)."],
-      cites=["A1", "A25"], goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "pend_advisor") > 0),
+      why=["A shipment that owes Terror and a BG accompaniment: the Terror decision opens while the advisor waits (A1 terror-first).",
+           "BG is unallied here: treachery.online never lets BG accompany its ally's shipment with Moritani's ruleset (issue 33)."],
+      cites=["A1", "A25"], bounds=NOALLY, goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "pend_advisor") > 0),
       values=["stage", "pend_advisor"]),
  dict(file="treachery-sneak-attack-never-accompanied.scenario.yaml", **TREACHERY,
       title="treachery-online: a positive Sneak Attack never offers BG accompaniment",
@@ -920,6 +921,18 @@ ispecs += [
              "whether or not the ally has acted); Shared/Events/Shipment.cs:477",
       why=["Every force of the mover in that stronghold is lost when its turn ends."],
       cites=["R25", "R27", "A20"], goal=fired("visitors_to_tanks"), values=["tanks[Atreides]", "tanks[Bene Gesserit]"]),
+]
+
+# BG's accompaniment in the ruleset that has Moritani (AdvisorsDontConflictWithAlly is ServerClassic only).
+ispecs += [
+ dict(file="treachery-bg-does-not-accompany-its-ally.scenario.yaml", **TREACHERY,
+      title="treachery-online: BG may not send its free advisor with its ally's shipment",
+      source="Shared/Events/BlueAccompanies.cs:114-142 (AllyPreventsAccompanyingToShipmentLocation unless "
+             "AdvisorsDontConflictWithAlly); Shared/Game_Rules.cs:277-300 (that rule is in ServerClassic only)",
+      why=["Atreides, BG's ally, ships into a stronghold: no accompaniment is owed (BG may only go to the Polar Sink, "
+           "which the model leaves out). Before issue 33 the treachery-online profile let BG accompany it."],
+      cites=["A25", "R25"], goal=fired("ship(f=Atreides", lambda m, pre, post: lab(m, pre, "ally[Atreides]") == "Bene Gesserit"),
+      values=["pend_advisor", "entrant"]),
 ]
 
 if __name__ == "__main__":
