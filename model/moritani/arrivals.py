@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
 from model.moritani import crossship, grumman, intrusion, relocation, revival, separation, stacks, worms
-from model.moritani.config import (ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING,
+from model.moritani.config import (ACCOMPANY_LIMITS, ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING,
                                    TERROR_VS_ARRIVAL_REACTIONS)
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
@@ -29,12 +29,25 @@ def terror_qualifies(c: Ctx, f, loc, n=1):
     return out & grumman.qualifies(c, n, f) if grumman.enabled(c) else out
 
 
-def advisor_eligible(c: Ctx, f):
-    """May BG send an accompanying advisor with f's shipment? (A25)"""
+def advisor_eligible(c: Ctx, f, to=None):
+    """May BG send an accompanying advisor with f's shipment into `to`? (A25)
+
+    Under switch accompany-limits `ally-or-fighters` (treachery.online, where the optional rule
+    AdvisorsDontConflictWithAlly belongs to the ServerClassic ruleset only, Shared/Game_Rules.cs:277-300, never
+    with Moritani): not where BG's ally has forces, the ally's own shipment included
+    (`AllyPreventsAccompanyingToShipmentLocation`, Shared/Events/BlueAccompanies.cs:134-142), and not where BG
+    already has fighters (`!p.Occupies`, BlueAccompanies.cs:122); BG may then only go to the Polar Sink, which
+    the model leaves out (the same as declining)."""
     bg = c.fac("Bene Gesserit")
     if bg is None:
         return Const(False)
-    return lift(f).ne(bg) & (c.v("reserves", bg) >= 1)
+    out = lift(f).ne(bg) & (c.v("reserves", bg) >= 1)
+    if to is not None and c.chose(ACCOMPANY_LIMITS.ALLY_OR_FIGHTERS):
+        v, n = c.v, len(c.bounds.factions)
+        ally = v("ally", bg)
+        beside = ally.eq(f) | c.any_of(ally.eq(g) & (v("forces", g, to) > 0) for g in range(n) if g != bg)
+        out = out & ~beside & ~c.present(bg, to)
+    return out
 
 
 def ambassador_eligible(c: Ctx, f, to):
@@ -118,12 +131,13 @@ def _arrival(c: Ctx, f, to, cause: str, advisor, n=1):
     } | intrusion.on_arrival(c, f, to)
 
 
-def open_for(c: Ctx, f, to):
+def open_for(c: Ctx, f, to, ally_ok: bool = False):
     """May faction f (an expression) enter `to`: a stronghold, not under the storm, within the two-faction limit
-    (f itself not counted), and not where its ally is (R25)."""
+    (f itself not counted), and not where its ally is (R25) unless `ally_ok` (switch ally-entry: the entry is
+    legal and its forces go to the Tanks at the end of f's turn)."""
     v = c.v
-    return (lift(to).ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
-            & ~c.ally_blocks(f, to))
+    out = lift(to).ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
+    return out if ally_ok else out & ~c.ally_blocks(f, to)
 
 
 def my_turn(c: Ctx, f):
@@ -138,11 +152,12 @@ def entry_rules(c: Ctx) -> list[Rule]:
     n = len(c.bounds.factions)
     mine = my_turn(c, f)
     moves = f.ne(M) if not c.bounds.moritani_ships else Const(True)
-    open_to = open_for(c, f, to)
+    open_to = open_for(c, f, to, separation.entry_allowed(c, moving=False))
+    move_to = open_for(c, f, to, separation.entry_allowed(c, moving=True))
     no_aftermath = v("aftermath").ne(to)
     if c.has("shipment-into-aftermath"):
         no_aftermath = Const(True)
-    adv = advisor_eligible(c, f)
+    adv = advisor_eligible(c, f, to)
     g = grumman.group(c)  # forces in the group: 1, or the parameter n with the Grumman module (R45)
     ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= g) & (v("spice", f) >= g)
     if c.chose(TERROR_VS_ARRIVAL_REACTIONS.REJECT_ENTRY):
@@ -150,6 +165,8 @@ def entry_rules(c: Ctx) -> list[Rule]:
     if c.has("move-ignores-occupancy"):  # the bug: movement checks the storm and allies, not the limit
         open_to = (to.ne(c.desert) & v("storm").ne(to)
                    & ~c.ally_blocks(f, to))
+    else:
+        open_to = move_to
     move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= g)
     source: Slot = ("forces", (f, Const(c.desert)))
     if c.has("move-from-reserves"):  # the bug: the moved force is taken from reserves, not the open desert
@@ -160,12 +177,14 @@ def entry_rules(c: Ctx) -> list[Rule]:
         Rule("ship", who, ship_guard,
              {("reserves", (f,)): v("reserves", f) - g, ("forces", (f, to)): v("forces", f, to) + g,
               ("spice", (f,)): v("spice", f) - g, ("bank", ()): v("bank") + g}
-             | _arrival(c, f, to, "shipment", adv, g) | fighters_arrive(c, f, to),
+             | _arrival(c, f, to, "shipment", adv, g) | fighters_arrive(c, f, to)
+             | separation.visit_effects(c, f, to, g, moving=False),
              ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=f,
              doc="a faction ships one force from reserves into a stronghold, paying 1 spice"),
         Rule("move", who, move_guard,
              {source: Var(source[0], source[1]) - g, ("forces", (f, to)): v("forces", f, to) + g}
-             | _arrival(c, f, to, "movement", Const(False), g) | fighters_arrive(c, f, to),
+             | _arrival(c, f, to, "movement", Const(False), g) | fighters_arrive(c, f, to)
+             | separation.visit_effects(c, f, to, g, moving=True),
              ("R11", "R17", "R25", "R36"), actor=f,
              doc="a faction moves one force from the open desert into a stronghold (Aftermath allows it)"),
         Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,

@@ -391,6 +391,16 @@ class ALLY_ENTRY(Choices):
     SHIP_AND_MOVE = "ship-and-move"
 
 
+@switch("accompany-limits", ("A25", "R25"), default="none",
+        question="May BG's free advisor accompany a shipment into a territory where BG's ally has forces (its "
+                 "ally's own shipment included) or where BG already has fighters?",
+        source="engine: the accompanying advisor is a separate entry by BG (catalogue A25); the stored material "
+               "names no such limit")
+class ACCOMPANY_LIMITS(Choices):
+    NONE = "none"
+    ALLY_OR_FIGHTERS = "ally-or-fighters"
+
+
 # -- issue 34 (DuneBot): switches DuneBot added; one block, with SWITCHES just below ----------------------------------
 @switch("grumman-high-placement", ("R46", "H11"), default="always",
         question="Grumman high side under grumman-addition: mentat-placement (only with bounds.grumman): may the Mentat "
@@ -423,7 +433,7 @@ SWITCHES = _listed(
     EOME_GATE_SECRECY, BG_ADVISORS_OCCUPY, ALLY_SEPARATION, STACK_REVEAL, CUNNING_REACH, BETRAYAL_TIMING,
     GRUMMAN_ADDITION, GRUMMAN_REMOVAL, COLLECTION_OPERATIONS, ENTRY_CAUSES, CROSS_SHIP_INTO_AFTERMATH, ROBBERY_EMPTY_DECK,
     SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH, NEXUS_CARD_ON_ALLIANCE, ALLY_ENTRY,
-    GRUMMAN_HIGH_PLACEMENT)  # issue 34
+    GRUMMAN_HIGH_PLACEMENT, ACCOMPANY_LIMITS)  # issue 34, issue 33
 SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
 
 

@@ -220,14 +220,14 @@ DEFECTS = (
            "Atomics in the Ecaz Ambassador's stronghold leaves the Ambassador there, still taking spice from "
            "the arrival whose reaction waits behind the Atomics (with Terror first, A2: since the Ambassador is set "
            "aside once it reacts, issue 33, no later arrival can show it)",
-           interpretation=(AMBASSADOR_VS_TERROR.TERROR_FIRST,)),
+           interpretation=(AMBASSADOR_VS_TERROR.TERROR_FIRST,), depth=10),
     Defect("nexus-kept-on-alliance", "nexus-card-discarded-on-alliance", ("R48", "R20"),
            "under discarded, an accepted alliance leaves the holder's Nexus card in its hand, so after the alliance "
            "breaks it can still play Betrayal (treachery.online discards it, Game_Alliances.cs:45-52; the model "
-           "did this before issue 33)", NEXUS_BETRAYAL_BOUNDS, BETRAYAL, interpretation=(NEXUS_CARD_ON_ALLIANCE.DISCARDED,)),
+           "did this before issue 33)", NEXUS_BETRAYAL_BOUNDS, BETRAYAL, interpretation=(NEXUS_CARD_ON_ALLIANCE.DISCARDED,), depth=11),
     Defect("ambassador-never-spent", "spice-payee", ("A2", "R17"),
            "the Ecaz Ambassador stays in its stronghold after reacting, taking spice from every later arrival "
-           "(E3 p.7 sets a triggered Ambassador aside; the model did this before issue 33)"),
+           "(E3 p.7 sets a triggered Ambassador aside; the model did this before issue 33)", depth=10),
     # BG Intrusion (model/moritani/intrusion.py; under bg-advisors-occupy: coexist).
     Defect("intrusion-flips-one", "intrusion-flips-only-when-owed", ("A1", "R25"),
            "BG Intrusion turns one of BG's fighters in the stronghold into an advisor instead of all of them",
@@ -297,7 +297,7 @@ DEFECTS = (
            + (("alliances", (("Moritani", "Ecaz"), ("Atreides", "Bene Gesserit"))),), CUNNING, depth=10),
     Defect("stack-first-in-array", "witness-stack-any-token", ("H10", "R47", "A17"),
            "an entry into a stack opens the first token in the engine's array order, not the one Moritani picks",
-           NEXUS_CUNNING_BOUNDS, CUNNING, depth=47),
+           NEXUS_CUNNING_BOUNDS, CUNNING, depth=45),
     Defect("stack-reveals-all", "one-decision-per-entry", ("R47", "A17"),
            "under one-chosen the decision reopens after a reveal for the other token of the stack",
            NEXUS_CUNNING_BOUNDS, CUNNING, depth=20),
@@ -398,16 +398,16 @@ DEFECTS = (
     # Ambassador relocation (model/moritani/relocation.py).
     Defect("relocation-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
            "the Ambassador continuation moves Ecaz's force but never queues its entry: no Terror decision",
-           RELOCATION_BOUNDS, RELOCATION, depth=18),
+           RELOCATION_BOUNDS, RELOCATION, depth=8),
     Defect("relocation-overwrites-entry", "no-lost-obligation", ("H9", "A2"),
            "the relocation becomes the arrival at once, overwriting the record of the arrival whose reactions are "
-           "still under way: that arrival's own Terror decision is lost", RELOCATION_BOUNDS, RELOCATION, depth=18),
+           "still under way: that arrival's own Terror decision is lost", RELOCATION_BOUNDS, RELOCATION, depth=8),
     Defect("relocation-ignores-entry-causes", "terror-needs-an-entry", ("A24", "R11"),
            "under shipment-and-movement the relocation still queues a Terror decision", RELOCATION_BOUNDS, RELOCATION,
-           interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,), depth=18),
+           interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,), depth=8),
     Defect("relocation-ignores-occupancy", "arrival-respects-occupancy", ("R25",),
            "the relocation's destinations check only the storm: Ecaz joins two other factions or its ally",
-           RELOCATION_BOUNDS, RELOCATION, depth=22),
+           RELOCATION_BOUNDS, RELOCATION, depth=21),
     # Setup module (model/moritani/setup.py).
     Defect("setup-ignores-occupancy", "setup-unoccupied", ("R1",),
            "Moritani's setup checks only the kind of destination, so it may set up beside another faction's forces",

@@ -190,7 +190,7 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
         positive_ok = positive_ok & ~c.ally_blocks(M, l)
     if c.has("sneak-ignores-occupancy"):  # the bug: only the storm is checked
         positive_ok = v("storm").ne(l)
-    adv = advisor_eligible(c, M) & (n > 0)
+    adv = advisor_eligible(c, M, l) & (n > 0)
     eff = {("reserves", (Const(M),)): v("reserves", M) - n,
            ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): c.st("entry_done")}
     if c.chose(SNEAK_ATTACK_IS_SHIPMENT.SHIPMENT):

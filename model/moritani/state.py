@@ -164,6 +164,7 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
         values["eome_prevented"] = False
     if separation.stamped(c):
         values["ally_new"] = False
+    values |= separation.visit_initial(c)
     if has_ambassador(c):
         values["amb_spent"] = False
     if intrusion.enabled(c):

@@ -243,12 +243,14 @@ def _no_shipment_into_aftermath(c: Ctx) -> Property:
 def _atomics_kills_all(c: Ctx) -> Property:
     """R36, H33: the Atomics step sends every force in the territory to the Tanks, Moritani's included; nothing
     else sends forces to the Tanks, except ally separation (R26, R27: all of one faction's forces in one
-    stronghold it shares with its earlier-moving ally, at the end of its turn)."""
+    stronghold it shares with its earlier-moving ally, at the end of its turn), and (switch ally-entry) the
+    forces a player brought beside its ally, right after its turn ends."""
     v = c.v
     laid = v("aftermath").eq(c.none_dest) & post("aftermath").ne(c.none_dest)
     ok = Const(True)
     for f in range(len(c.bounds.factions)):
-        ok = ok & implies(post("tanks", f) > v("tanks", f), laid | separation.separated(c, f))
+        ok = ok & implies(post("tanks", f) > v("tanks", f), laid | separation.separated(c, f)
+                          | separation.visit_lost(c, f))
         for h in c.holds:
             ok = ok & implies(laid & post("aftermath").eq(h),
                               post("forces", f, h).eq(0) & delta(c, "tanks", f).eq(v("forces", f, h)))
@@ -288,6 +290,13 @@ def _arrival_respects_occupancy(c: Ctx) -> Property:
             others = c.occupants(h, exclude=(f,))
             ally_there = c.any_of(v("ally", f).eq(g) & c.present(g, h) for g in range(n)
                                   if g != f and ecaz not in (f, g))  # Ecaz and its ally coexist
+            # Switch ally-entry: the player's own shipment (from reserves) or, under ship-and-move, movement (from
+            # the open desert) may enter beside its ally; the forces then go to the Tanks (R26, R27; issue 33).
+            own = c.stage_is("ship_move") & c.at_position("mover", f)
+            if separation.entry_allowed(c, moving=True):
+                ally_there = ally_there & ~own
+            elif separation.entry_allowed(c, moving=False):
+                ally_there = ally_there & ~(own & (post("reserves", f) < v("reserves", f)))
             ok = ok & implies(arrives, (others < 2) & ~ally_there)
     return always_step("arrival-respects-occupancy", ok, ("R25", "R41", "H32", "A25"),
                        "forces arrive only where at most one other faction, and not their ally, is present (the BG "

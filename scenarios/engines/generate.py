@@ -355,8 +355,9 @@ tspecs = [
  dict(file="treachery-terror-before-accompaniment.scenario.yaml", **TREACHERY,
       title="treachery-online: Terror resolves before BG's accompanying advisor (accompaniment comes last)",
       source="Shared/Game_Move.cs:384-395 (accompaniment only once no intrusion is left); Shared/Events/BlueAccompanies.cs:59-80",
-      why=["A shipment that owes Terror and a BG accompaniment: the Terror decision opens while the advisor waits (A1 terror-first)."],
-      cites=["A1", "A25"], goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "pend_advisor") > 0),
+      why=["A shipment that owes Terror and a BG accompaniment: the Terror decision opens while the advisor waits (A1 terror-first).",
+           "BG is unallied here: treachery.online never lets BG accompany its ally's shipment with Moritani's ruleset (issue 33)."],
+      cites=["A1", "A25"], bounds=NOALLY, goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "pend_advisor") > 0),
       values=["stage", "pend_advisor"]),
  dict(file="treachery-sneak-attack-never-accompanied.scenario.yaml", **TREACHERY,
       title="treachery-online: a positive Sneak Attack never offers BG accompaniment",
@@ -874,6 +875,70 @@ ispecs += [
       cites=["R48", "R20"], goal=fired("accept_alliance", lambda m, pre, post: lab(m, pre, "nexus_holder") == "Atreides"),
       values=["nexus_holder", "ally[Atreides]"]),
 ]
+
+# Entering a stronghold one's ally holds (switch ally-entry): legal in both engines, the forces go to the Tanks.
+QA = "7cef1a34120190656af0fdc99495fcb00d75425e (docs/ALLIED_TRANSIT_RULES.md, 8 Oct 2026; game/allied-separation.ts)"
+def _beside_ally(kind):
+    def goal(m, label, pre, post):
+        if not label.startswith(kind + "(f=Atreides") and not label.startswith(kind + "(f=Bene Gesserit"):
+            return False
+        f = "Atreides" if "Atreides" in label else "Bene Gesserit"
+        other = "Bene Gesserit" if f == "Atreides" else "Atreides"
+        loc = lab(m, post, "entry_loc")
+        return lab(m, pre, f"ally[{f}]") == other and raw(m, pre, f"forces[{other}][{loc}]") > 0
+    return goal
+ispecs += [
+ dict(file="quintine-shipment-beside-the-ally-is-legal.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: a shipment from reserves may enter a stronghold the ally holds",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34), "Basic ordinary allied shipment prototype - 8 October 2026"; '
+             "game/allied-separation.ts isAlliedShipmentVisit",
+      why=["Atreides ships into the stronghold where its ally BG stands (ally-entry: ship-visitors). The model refused "
+           "it before issue 33."],
+      cites=["R25", "R26", "A20"], goal=_beside_ally("ship"), values=["entry_loc", "entrant"]),
+ dict(file="quintine-visitors-beside-the-ally-go-to-the-tanks.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: the visitors a shipment left beside the ally go to the Tanks at the end of the shipper's turn",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34): "excess visiting forces left behind at the end of the '
+             "shipper's turn go to Tanks\"",
+      why=["The forces Atreides shipped beside BG are lost when its turn ends (the visitors only: older forces stay)."],
+      cites=["R25", "R26", "A20"], goal=fired("visitors_to_tanks"), values=["tanks[Atreides]", "tanks[Bene Gesserit]"]),
+ dict(file="quintine-movement-beside-the-ally-is-refused.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: a movement may not end in a stronghold the ally holds",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34): "Normal ground-movement endpoints retain the ally guard"',
+      why=["Atreides, with a force in the open desert, may not move it beside BG."],
+      cites=["R25"], goal=lambda m, label, pre, post: (label == "arrival_settled" and lab(m, post, "stage") == "ship_move"
+                                                       and lab(m, post, "ally[Atreides]") == "Bene Gesserit"
+                                                       and raw(m, post, "forces[Atreides][open desert]") > 0
+                                                       and raw(m, post, "forces[Bene Gesserit][Arrakeen]") > 0
+                                                       and raw(m, post, "forces[Bene Gesserit][Carthag]") == 0
+                                                       and raw(m, post, "mover") == 1 and raw(m, post, "turn") == 2),
+      blocked="move(f=Atreides, to=Arrakeen)", blocked_says="Atreides moves into Arrakeen beside BG (refused)"),
+ dict(file="treachery-movement-beside-the-ally-is-legal.scenario.yaml", **TREACHERY,
+      title="treachery-online: a movement may end in a stronghold the ally holds",
+      source="Shared/Events/Move.cs:73 (ContainsConflictingAlly: the destination is recorded, not refused); "
+             "Shared/Game.cs:856-866",
+      why=["Atreides moves into the stronghold where its ally BG stands (ally-entry: ship-and-move). The model "
+           "refused it before issue 33."],
+      cites=["R25", "R27", "A20"], goal=_beside_ally("move"), values=["entry_loc", "entrant"]),
+ dict(file="treachery-forces-beside-the-ally-go-to-the-tanks.scenario.yaml", **TREACHERY,
+      title="treachery-online: forces that ended beside the ally go to the Tanks at the end of the mover's turn",
+      source="Shared/Game_Move.cs:656-668 (CheckIfForcesShouldBeDestroyedByAllyPresence: ChosenDestinationsWithAllies, "
+             "whether or not the ally has acted); Shared/Events/Shipment.cs:477",
+      why=["Every force of the mover in that stronghold is lost when its turn ends."],
+      cites=["R25", "R27", "A20"], goal=fired("visitors_to_tanks"), values=["tanks[Atreides]", "tanks[Bene Gesserit]"]),
+]
+
+# BG's accompaniment in the ruleset that has Moritani (AdvisorsDontConflictWithAlly is ServerClassic only).
+ispecs += [
+ dict(file="treachery-bg-does-not-accompany-its-ally.scenario.yaml", **TREACHERY,
+      title="treachery-online: BG may not send its free advisor with its ally's shipment",
+      source="Shared/Events/BlueAccompanies.cs:114-142 (AllyPreventsAccompanyingToShipmentLocation unless "
+             "AdvisorsDontConflictWithAlly); Shared/Game_Rules.cs:277-300 (that rule is in ServerClassic only)",
+      why=["Atreides, BG's ally, ships into a stronghold: no accompaniment is owed (BG may only go to the Polar Sink, "
+           "which the model leaves out). Before issue 33 the treachery-online profile let BG accompany it."],
+      cites=["A25", "R25"], goal=fired("ship(f=Atreides", lambda m, pre, post: lab(m, pre, "ally[Atreides]") == "Bene Gesserit"),
+      values=["pend_advisor", "entrant"]),
+]
+
 
 # ---------------- DuneBot (issue 34) ----------------
 # voiceofonecrying/DuneBot at 6593b774; paths under src/main/java/, tests in MoritaniFactionTest.java. Most situations are
