@@ -1,8 +1,8 @@
 """Shared fixtures (the explored default profile, the small bounds; toy models: tests/toys.py), an isolated proof cache,
 and the test tiers.
 
-Tiers: `python -m pytest -m fast` is the edit-test loop (about four minutes on two cores): every test
-except those marked `heavy` (each takes several seconds: big explorations, Z3 proofs, subprocesses)
+Tiers: `python -m pytest -m fast` is the edit-test loop (about 400 s of CPU, 3.4 minutes on two idle cores,
+2026-12-03): every test except those marked `heavy` (each takes several seconds: big explorations, Z3 proofs, subprocesses)
 or `slow`. The default selection (`python -m pytest`, what CI runs) is everything but `slow`;
 `-m slow` runs the larger configurations whose bounded form the default selection covers.
 """
