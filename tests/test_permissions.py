@@ -51,6 +51,7 @@ PERMISSION_DEFECT_DEPTH = {
     "karama-placement-only-by-ally": 1,
     "payer-needs-surplus": 17,
     "refusal-only-when-broke": 17,
+    "extortion-pass-missing": 15,  # no refusal at all (a defect older than the permissions; no-deadlock's before)
     "ride-carries-two": 3,
     "rides-mandatory": 3,
     "revival-needs-two-in-tanks": 3,

@@ -121,9 +121,9 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
     Attempts are cached (checks/engines/proofcache.py): a stored proof is a certificate re-checked before
     it is reported, a stored `unknown` under the same rlimit on the same encoding is not repeated.
     `stats` (if given) receives how many proofs came from re-checked certificates and how many
-    attempts were skipped as known-unknown. A permission is reported proved only from a stored certificate
-    (`stats["permissions_left_to_prove"]` lists the others: `rulecheck prove` runs Spacer on them; a cold
-    attempt on each would cost check its 10 s). `budget`'s clock (--timeout) bounds the attempts: each
+    attempts were skipped as known-unknown. Permissions are left to `rulecheck prove`
+    (`stats["permissions_left_to_prove"]`): a cold attempt on each, even their encoding for the cache key,
+    would cost check its 10 s. `budget`'s clock (--timeout) bounds the attempts: each
     Spacer query gets what is left, and those not reached are listed in `stats["timed_out"]` (their
     invariants keep their explicit verdicts; nothing more is claimed).
     """
@@ -143,6 +143,9 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
 
     def attempt(p) -> CheckResult | None:
         nonlocal shipped
+        if p.kind == "permission":  # NOTE(permissions): Spacer on a permission is `prove`'s (check keeps its 10 s)
+            left.append(p.name)
+            return None
         k = key(fingerprint(system, p.name), rlimit, seed) if cache.path is not None else None
         shipped += bool(k and cache.in_seed(k))
         hits = cache.candidates(k) if k else []  # the user's entry first, then the shipped one
@@ -155,9 +158,6 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
                                       "re-checked)")
         if any(hit.get("verdict") == "unknown" for _, hit in hits):
             skipped.append(p.name)
-            return None
-        if p.kind == "permission":  # NOTE(permissions): a cold Spacer run is `prove`'s (check keeps its 10 s)
-            left.append(p.name)
             return None
         r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system, timeout_ms=budget.ms_left())
         if k:

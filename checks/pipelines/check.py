@@ -167,9 +167,9 @@ def _z3_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> 
         notes.append(f"Spacer not attempted on {len(cache_stats['timed_out'])} invariant(s): --timeout "
                      f"{opts.timeout}s ran out first; their verdicts above are the explicit ones")
     if cache_stats.get("permissions_left_to_prove"):
-        notes.append(f"Spacer not run on {len(cache_stats['permissions_left_to_prove'])} permission(s) without a "
-                     f"stored certificate (check's budget); their verdicts above are the explicit ones; rulecheck "
-                     f"prove proves them for games of any length")
+        notes.append(f"Spacer not run on the {len(cache_stats['permissions_left_to_prove'])} permission(s) (check's "
+                     f"budget); their verdicts above are the explicit ones; rulecheck prove proves them for games "
+                     f"of any length")
     if cache_stats.get("known_unknown_skipped"):
         notes.append(f"Spacer not re-run on {len(cache_stats['known_unknown_skipped'])} invariant(s) it could "
                      f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof cache; "
