@@ -34,7 +34,8 @@ def test_relocation_needs_ecaz_in_the_desert_and_an_ambassador():
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("causes, states", [("every-arrival", 86_434), ("shipment-and-movement", 80_351)]  # issue 33 (was 79,418 / 71,296))
+# issue 33: 86,434 / 80,351 (was 79,418 / 71,296)
+@pytest.mark.parametrize("causes, states", [("every-arrival", 86_434), ("shipment-and-movement", 80_351)])
 def test_both_readings_hold_with_every_witness(causes, states):
     """Every check holds under both readings; the relocation opens Terror only under every-arrival."""
     m = build_model(RELOCATION, Interpretation.of(entry_causes=causes))
