@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # The default profile (two turns of the default bounds): issue 13, the Basic formation stamp; Atomics returns
 # the Ambassador (was 293,978).
-DEFAULT_STATES = 294_232
+DEFAULT_STATES = 470_605
 DEFAULT_TRANSITIONS = 469_499
 # Three turns of the default bounds: `check` and `explore` without options (issue 17).
 THREE_TURNS_STATES = 2_412_411

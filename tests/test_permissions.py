@@ -22,66 +22,17 @@ from model.permissions import refusals
 from model.properties import choose, permitted
 from model.rule import P, Rule
 from model.schema import Field, Schema
+from tests.pins import DEFAULT_STATES
 
-# Each over-restriction defect's shortest catching game (steps) on the default profile plus its own bounds, without
-# the known-bug permissions other than its target (`WithoutKnownBugs`). `cross-ship-not-into-token` and
-# `relocation-not-into-token` are caught at their known bug's own depth (4, 5): re-pin them once it is fixed.
-PERMISSION_DEFECT_DEPTH = {
-    "ship-not-into-token-stronghold": 4,
-    "move-not-into-token-stronghold": 4,
-    "pass-only-without-reserves": 3,
-    "advisor-only-beside-bg": 5,
-    "advisor-mandatory-with-reserves": 5,
-    "intrusion-flip-needs-two": 10,
-    "intrusion-stay-needs-advisors": 10,
-    "decline-only-after-shipment": 6,
-    "reveal-needs-no-ally": 6,
-    "offer-needs-unallied-entrant": 6,
-    "karama-eome-only-by-entrant": 8,
-    "accept-needs-unallied": 8,
-    "refusal-needs-card": 27,
-    "rob-spice-needs-rich-entrant": 8,
-    "rob-card-needs-room": 7,
-    "zero-sneak-attack-refused": 7,
-    "gift-only-to-unallied": 7,
-    "pass-only-with-empty-hand": 7,
-    "placement-not-where-forces": 9,
-    "token-move-not-where-forces": 10,
-    "skip-only-with-empty-supply": 0,
-    "karama-placement-only-by-ally": 1,
-    "payer-needs-surplus": 17,
-    "refusal-only-when-broke": 17,
-    "extortion-pass-missing": 15,  # no refusal at all (a defect older than the permissions; no-deadlock's before)
-    "ride-carries-two": 3,
-    "rides-mandatory": 3,
-    "revival-needs-two-in-tanks": 3,
-    "revival-mandatory": 3,
-    "cross-ship-not-into-token": 4,
-    "to-reserves-only-from-desert": 4,
-    "relocation-not-into-token": 5,
-    "betrayal-needs-spice": 4,
-    "cunning-needs-spice": 9,
-    "grumman-pass-needs-poor-bank": 8,
-    "grumman-add-stale-turn": 9,
-    "setup-avoids-ambassador": 0,
-    "continue-only-when-spent": 10,
-}
-# Permissions the current model violates because of a bug issue 33 lists (fixed on branch model-fixes), left out of
-# the models until then (`PENDING_FIX`): the profile that shows each. Their tests are xfail(strict=True), naming the
-# bug: they fail loudly once it is fixed, and the entry then leaves PENDING_FIX and this table.
+# Each over-restriction defect's shortest catching game (steps) on the default profile plus its own bounds is
+# pinned on the Defect itself (`depth`, model/moritani/defects.py).
+# The permissions that failed on the model before issue 33's fixes (the bug each showed, and the profile): each is
+# now part of its profile's model and holds there (test_the_issue_33_bugs_are_fixed). They were violated on the
+# old model: may-ship after 5-8 steps on 15 of 19 profiles, may-cross-ship after 4 on cross-ship, may-relocate after
+# 5 on ambassador-relocation (measured on 0435662 with the permissions added).
 KNOWN_BUGS = {"may-ship": "default", "may-cross-ship": "cross-ship", "may-relocate": "ambassador-relocation"}
-
-
-def with_pending(model, name):
-    """The model with the pending permission `name` added (and no other permission, for a short search)."""
-    from model.moritani.permissions import permissions
-    extra = [p for p in permissions(model.vocabulary, pending=True) if p.name == name]
-    return model.with_changes(properties=tuple(p for p in model.properties if p.kind != "permission") + tuple(extra))
-
-
-def without(model, names):
-    """The model without the permissions `names` (so a known bug does not stop the search early)."""
-    return model.with_changes(properties=tuple(p for p in model.properties if p.name not in names))
+# Every seeded over-restriction: a defect whose target is a permission.
+OVER_RESTRICTIONS = [d for d in DEFECTS if d.target.startswith("may-")]
 
 
 def toy(grow_guard=None, when=None, rules=None):
@@ -155,11 +106,11 @@ def test_a_violation_is_replayed_shown_in_game_words_and_saved_as_a_scenario(tmp
     from checks.formats.scenario import replay_file
     d = DEFECT_BY_ID["decline-only-after-shipment"]
     proposal = GAME.with_defect(d, PROFILES["default"])
-    model = without(GAME.build(proposal), KNOWN_BUGS)
+    model = GAME.build(proposal)
     results, _ = run_explicit(model, CheckConfig())
     r = next(r for r in results if r.id == "may-decline")
     assert r.verdict == "violated" and r.kind == "permission" and r.rules == ("R11", "R13", "R21")
-    assert r.depth == PERMISSION_DEFECT_DEPTH[d.id]
+    assert r.depth == d.depth
     assert "decline" in r.extra["choice"] and "no such action is enabled" in r.detail
     last = r.trace.states[-1]
     assert refusals(model, next(p for p in model.permissions if p.name == "may-decline"), last) == [{}]
@@ -172,25 +123,25 @@ def test_a_violation_is_replayed_shown_in_game_words_and_saved_as_a_scenario(tmp
 def test_every_permission_holds_on_the_default_profile():
     model = GAME.build(PROFILES["default"])
     results, ex = run_explicit(model, CheckConfig())
-    assert ex.complete and len(ex.states) == 294_232
+    assert ex.complete and len(ex.states) == DEFAULT_STATES
     verdicts = {r.id: r.verdict for r in results if r.kind == "permission"}
-    assert set(verdicts) == {p.name for p in model.permissions} and len(verdicts) == 21
+    assert set(verdicts) == {p.name for p in model.permissions} and len(verdicts) == 22
     assert {k: v for k, v in verdicts.items() if v != "holds"} == {}
 
 
-def test_the_pending_permissions_are_the_known_bugs():
+def test_no_permission_is_left_out_of_the_models():
     from model.moritani.permissions import PENDING_FIX
-    assert set(PENDING_FIX) == set(KNOWN_BUGS)
-    assert not {p.name for p in GAME.build(PROFILES["default"]).permissions} & set(KNOWN_BUGS)
+    assert PENDING_FIX == {}
+    assert set(KNOWN_BUGS) <= {p.name for name in set(KNOWN_BUGS.values())
+                               for p in GAME.build(PROFILES[name]).permissions}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_BUGS))
-def test_known_bug_permissions(name, request):
-    from model.moritani.permissions import PENDING_FIX
-    request.applymarker(pytest.mark.xfail(strict=True, reason=PENDING_FIX[name]))
-    model = with_pending(GAME.build(PROFILES[KNOWN_BUGS[name]]), name)
+def test_the_issue_33_bugs_are_fixed(name):
+    """Issue 33: the permission that showed each bug holds on the profile that showed it."""
+    model = GAME.build(PROFILES[KNOWN_BUGS[name]])
     results, ex = run_explicit(model, CheckConfig())
-    assert next(r for r in results if r.id == name).verdict == "holds"
+    assert ex.complete and next(r for r in results if r.id == name).verdict == "holds"
 
 
 def test_shipping_is_refused_only_into_an_ally_s_stronghold():
@@ -211,26 +162,12 @@ def test_every_permission_has_an_over_restriction_defect():
     for name in PROFILES:
         missing = {p.name for p in GAME.build(PROFILES[name]).permissions} - targets
         assert not missing, (name, missing)
-    assert set(PERMISSION_DEFECT_DEPTH) == {d.id for d in DEFECTS if d.target.startswith("may-")}
+    assert all(d.depth is not None for d in OVER_RESTRICTIONS)
 
 
-class WithoutKnownBugs:
-    """GAME, building its models without the known-bug permissions other than `keep` (a defect aimed at one builds
-    it in): a violated permission's states are not expanded, so it would shorten the game another is caught by."""
-
-    def __init__(self, keep: str):
-        self.keep = keep
-
-    def __getattr__(self, name):
-        return getattr(GAME, name)
-
-    def build(self, proposal, **kw):
-        return without(GAME.build(proposal, **kw), set(KNOWN_BUGS) - {self.keep})
-
-
-@pytest.mark.parametrize("defect", [d for d in DEFECTS if d.id in PERMISSION_DEFECT_DEPTH], ids=lambda d: d.id)
+@pytest.mark.parametrize("defect", OVER_RESTRICTIONS, ids=lambda d: d.id)
 def test_each_over_restriction_is_caught_by_its_permission(defect):
-    r = run_defect(WithoutKnownBugs(defect.target), defect, PROFILES["default"], CheckConfig())
+    r = run_defect(GAME, defect, PROFILES["default"], CheckConfig())
     assert r.verdict == "caught", r.detail
     assert r.extra["caught_by"] == defect.target
-    assert r.depth == PERMISSION_DEFECT_DEPTH[defect.id]
+    assert r.depth == defect.depth

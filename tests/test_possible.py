@@ -168,7 +168,7 @@ def test_selftest_catches_the_defect_at_its_pinned_depth_on_its_own_bounds():
 @pytest.mark.parametrize("profile", ["default", "treachery-online"])
 def test_holds_on_the_engine_profiles(profile):
     """On the full bounds no Terror decision against a leaderless entrant is reachable, so the A21 gate never bites
-    and the check holds under the default reading (294,232 and 429,105 states)."""
+    and the check holds under the default reading (470,605 and 577,430 states; 294,232 and 429,105 before issue 33)."""
     results, stats = check_possible(GAME.build(GAME.profiles[profile]), CheckConfig())
     assert [r.verdict for r in results] == ["holds"] * 3 and stats["released"] == 0
     assert stats["states"] == {"default": DEFAULT_STATES, "treachery-online": TREACHERY_ONLINE_STATES}[profile]

@@ -227,8 +227,7 @@ def reaction_rules(c: Ctx) -> list[Rule]:
                  " (of a stack, the one Moritani picks privately)" if c.stacks else "")),
         Rule("lapse_terror", (), react & may_resolve(c, "terror") & ~(c.any_token_at(loc) & still),
              {("pend_terror", ()): False}, ("H35",), kind="scheduler",
-             doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses"),
-    ]
+             doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses")]
     nothing = react & ~c.any_of(pending(c, r) for r in REACTIONS)
     if intrusion.enabled(c):
         nothing = nothing & ~intrusion.pending(c)
