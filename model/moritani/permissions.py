@@ -118,7 +118,9 @@ def ship_condition(c: Ctx, p, mine, into_ally: bool = True):
     """When faction p may ship a force into stronghold `t` at its turn (`mine`): a reserve and the spice, no
     storm, fewer than two other factions, no Aftermath (R36). `into_ally`: its ally's stronghold too (both
     engines allow it and separate the allies at the turn's end; issue 33), else R25's printed ban."""
+    from model.moritani.config import ALLY_ENTRY
     v = c.v
+    into_ally = into_ally and not c.chose(ALLY_ENTRY.REFUSED)  # the switch's printed-ban reading keeps R25's ban
     return mine & enterable(c, p, "t", ally_clause=not into_ally) & v("aftermath").ne(Param("t")) \
         & (v("reserves", p) >= 1) & (v("spice", p) >= 1)
 
@@ -138,7 +140,10 @@ def shipment_and_movement(c: Ctx) -> list[Property]:
         ship_when = ship_when & ~(c.any_token_at(Param("t")) & p.ne(M) & v("ally", M).ne(p)
                                   & Const(bg is not None) & (p.ne(bg) if bg is not None else Const(True))
                                   & ((v("reserves", bg) >= 1) if bg is not None else Const(False)))
-    move_when = mine & enterable(c, p, "t") & (v("forces", p, c.desert) >= 1)
+    from model.moritani.config import ALLY_ENTRY
+    # A move keeps R25's ban on an ally's stronghold unless the engine lets moves in too (ally-entry: ship-and-move).
+    move_when = mine & enterable(c, p, "t", ally_clause=not c.chose(ALLY_ENTRY.SHIP_AND_MOVE)) \
+        & (v("forces", p, c.desert) >= 1)
     return [
         permitted("may-ship", choose("ship", f="p", to="t"), ship_when, params=(F, T),
                   rules=("R11", "R17", "R25", "R36", "A1"),
@@ -295,11 +300,7 @@ def intrusion(c: Ctx) -> list[Property]:
 # the rules like the others, but left out of the models until the fix lands (a violated permission would make
 # `check` fail and stop the search at its states). Their own seeded defect builds them in; tests/test_permissions.py
 # checks each as xfail(strict=True). Delete an entry when its bug is fixed.
-PENDING_FIX = {
-    "may-ship": "issue 33: shipping into a stronghold one's ally holds is refused by the model",
-    "may-cross-ship": "issue 33: the open desert and 'no storm' share an index (model/moritani/crossship.py)",
-    "may-relocate": "issue 33: the open desert and 'no storm' share an index (model/moritani/relocation.py)",
-}
+PENDING_FIX: dict[str, str] = {}  # issue 33's three (may-ship, may-cross-ship, may-relocate) hold since its fixes
 
 
 def permissions(c: Ctx, pending: bool = False) -> list[Property]:

@@ -145,7 +145,8 @@ PROFILES = {
         "printed-rules",
         "Only what the printed rules fix: every order they leave open (A1, A2, A5) is explored",
         Interpretation.of(TERROR_VS_ARRIVAL_REACTIONS.UNORDERED, AMBASSADOR_VS_TERROR.UNORDERED,
-                          EXTORTION_MENTAT_ORDER.UNORDERED)),
+                          EXTORTION_MENTAT_ORDER.UNORDERED,
+                          ALLY_ENTRY.REFUSED)),  # R25 as printed: allies cannot enter a territory their ally holds
     # The two public engines (docs/engines.md: each switch's choice with the file and commit it was read from).
     "quintine": Proposal(
         "quintine",
