@@ -7,19 +7,20 @@ True
 """
 from __future__ import annotations
 
-# The default profile (two turns of the default bounds): issue 13, the Basic formation stamp; Atomics returns
-# the Ambassador (was 293,978).
+# The default profile (two turns of the default bounds). Issue 33 (was 294,232 / 469,499; three turns 2,412,411 /
+# 3,944,803; small 2,358; treachery-online 429,105): ally-entry ship-visitors, the Ecaz Ambassador spent once it
+# reacts, cross-ship and relocation from the open desert when no storm is out.
 DEFAULT_STATES = 470_605
-DEFAULT_TRANSITIONS = 469_499
+DEFAULT_TRANSITIONS = 753_878
 # Three turns of the default bounds: `check` and `explore` without options (issue 17).
-THREE_TURNS_STATES = 2_412_411
-THREE_TURNS_TRANSITIONS = 3_944_803
+THREE_TURNS_STATES = 3_923_241
+THREE_TURNS_TRANSITIONS = 6_472_674
 # One turn of the default bounds (`explore --turns 1`; tests/test_promela.py's two-strongholds-1-turn).
 ONE_TURN_STATES = 7_941
 ONE_TURN_TRANSITIONS = 11_272
 # tests/conftest.py SMALL: one stronghold, the Ambassador in it, one turn.
-SMALL_STATES = 2_358
-TREACHERY_ONLINE_STATES = 429_105
+SMALL_STATES = 3_550
+TREACHERY_ONLINE_STATES = 577_430
 
 # The module profiles, complete search: (profile, reading) -> states; the reading "" is the profile's own
 # interpretation, otherwise the switch choices the test applies (on the profile's bounds).
@@ -35,8 +36,8 @@ PROFILE_STATES = {
     ("grumman", "grumman-addition=mentat-placement"): 136_136,
     ("grumman-occupied", "homeworld-occupation=offer-only"): 147_311,
     ("grumman-occupied", "homeworld-occupation=trigger-and-offer"): 7_028,
-    ("ambassador-relocation", "entry-causes=every-arrival"): 79_418,
-    ("ambassador-relocation", "entry-causes=shipment-and-movement"): 71_296,
+    ("ambassador-relocation", "entry-causes=every-arrival"): 86_434,
+    ("ambassador-relocation", "entry-causes=shipment-and-movement"): 80_351,
     ("revival", "entry-causes=every-arrival"): 46_677,
     ("revival", "entry-causes=shipment-and-movement"): 24_051,
     ("moritani-setup", "setup-destination=stronghold"): 223_327,
