@@ -44,6 +44,8 @@ A broken model's invariant is false on a mined state: never proved (BMC gives th
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import time
 from dataclasses import dataclass, field
 
@@ -108,7 +110,7 @@ class Inference:
     cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
     transferred: int = 0  # lemmas kept of a nearby model's entry (checks/analyses/transfer.py)
     source: str = ""      # that entry's key
-    progress: object = field(default=None, repr=False, compare=False)  # callable(str): progress lines, or None
+    progress: Callable[[str], None] | None = field(default=None, repr=False, compare=False)  # callable(str): progress lines, or None
     cut: bool = False     # the user's --timeout stopped it: nothing is proved, the properties are inconclusive
 
 
@@ -195,7 +197,7 @@ def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
           max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
           wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = (),
-          more: list = (), progress=None) -> Inference:
+          more: Sequence = (), progress=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
     `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry

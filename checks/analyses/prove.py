@@ -39,7 +39,7 @@ class _Clock:
         return None if rest is None else max(1, int(rest * 1000))
 
     def out(self) -> bool:
-        return self.timeout is not None and self.left() <= SLACK
+        return (rest := self.left()) is not None and rest <= SLACK  # None: no timeout
 
 
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
@@ -174,7 +174,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
     # A verified entry that leaves some of `names` unproved does not hide the next one either: the
     # one proving most is used.
     best = None
-    for origin, lemmas, invariants, certificates in (cache.candidates(key) if key is not None else []):
+    for origin, lemmas, invariants, stored_certificates in (cache.candidates(key) if key is not None else []):
         rest = clock.left()
         inf = recheck(model, lemmas, invariants, seed=seed, timeout=None if rest is None else max(0.001, rest))
         if inf is None:
@@ -184,8 +184,8 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
                                        "model's state, or not inductive with their base case)")
             continue
         left = [n for n in names if n not in inf.proved]
-        inf.settled.update(settle_stored(model, inf.facts(), usable(certificates, left), lambda n, why, o=origin: (
-            cache.refused_certificate(o, n, why))))
+        inf.settled.update(settle_stored(model, inf.facts(), usable(stored_certificates, left),
+                                         lambda n, why, o=origin: cache.refused_certificate(o, n, why)))
         if best is None or _covered(inf, names) > _covered(best, names):
             best = inf
         if _covered(best, names) == len(names) or clock.out():
@@ -261,7 +261,10 @@ def _nearest(model, cache, key, declarations) -> tuple | None:
         got = cache.entry(other)
         if got is None:
             continue
-        more += [(t, e) for t, e in usable_lemmas(model.schema, got[0]) if t not in seen and not seen.add(t)]
+        for t, e in usable_lemmas(model.schema, got[0]):
+            if t not in seen:
+                seen.add(t)
+                more.append((t, e))
         certificates.update({n: c for n, c in got[2].items() if n in props})
     certificates.update({n: t for n, t in stored.items() if n in props})
     return found[1], lemmas, certificates, tuple(n for n in names if n in props), more

@@ -465,9 +465,11 @@ def compile_predicates(model: GameModel, lay: Layout, exprs: list) -> list:
         lines.append(f"    return {c}" if kind == "b" else f"    return np.full(c0.shape[0], {c})")
         src.append("\n".join(lines))
         if support:
+            dispatch = model.dispatch
+            assert dispatch is not None  # a support set exists only with a dispatch slot
             lines = [f"def p{k}({words}):"]
             sc = _Scope(gen, "c", lines, "    ")
-            m, mkind = sc.cond(any_of(Var(model.dispatch).eq(v) for v in sorted(support)))
+            m, mkind = sc.cond(any_of(Var(dispatch).eq(v) for v in sorted(support)))
             if mkind != "b":  # decided by the domain: no rows to skip
                 lines.append(f"    return {name}({words})")
             else:

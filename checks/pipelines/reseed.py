@@ -153,7 +153,7 @@ def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> li
 def declare(seed: Path = SEED) -> int:
     """Record each embedded profile's declarations in its seed entry (the first profile by name where
     several share one model); the number of entries that gained them."""
-    decl = {}
+    decl: dict[str, dict] = {}
     for name in sorted(GAME.profiles):
         prop = GAME.profiles[name]
         decl.setdefault(model_digest(GAME.build(prop, unbounded=True)), declarations(prop))

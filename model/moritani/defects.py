@@ -78,7 +78,7 @@ SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("A
                      ("alliances", ()), ("faces", ("Sneak Attack", "Robbery")), ("turns", 3),
                      ("forces", (("Atreides", 1, 1),)), ("karama", ()))  # the defects of the optional Assassinate Leaders module
 
-DEFECTS = (
+DEFECTS: tuple[Defect, ...] = (
     Defect("reload-recredits-extortion", "extortion-once", ("H1", "H2"),
            "a reload during the Extortion payer queue credits the reserved 5 a second time", depth=16),
     Defect("eome-duplicates-token", "token-conservation", ("H21", "H30"),

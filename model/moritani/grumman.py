@@ -38,7 +38,7 @@ from model.moritani import homeworld, stacks
 from model.moritani.config import COLLECTION_OPERATIONS, GRUMMAN_ADDITION, GRUMMAN_HIGH_PLACEMENT, GRUMMAN_REMOVAL
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always, always_step, sometimes
-from model.rule import P, Rule
+from model.rule import Effects, P, Rule
 from model.schema import Field
 
 IDS = ("R45", "R46", "A18", "H11", "H13", "H42")
@@ -171,7 +171,7 @@ def collection_rules(c: Ctx, next_stage: str) -> list[Rule]:
                                 "Moritani takes 4 bank spice"))
     removal = c.choice(GRUMMAN_REMOVAL)
     if removal != GRUMMAN_REMOVAL.UNAVAILABLE:
-        eff = {("tstatus", (k,)): S.index("supply" if removal == GRUMMAN_REMOVAL.TO_SUPPLY else "set aside"),
+        eff: Effects = {("tstatus", (k,)): S.index("supply" if removal == GRUMMAN_REMOVAL.TO_SUPPLY else "set aside"),
                ("tloc", (k,)): c.none_dest}
         if removal == GRUMMAN_REMOVAL.TO_SUPPLY and not c.has("grumman-remove-keeps-id"):
             eff |= c.rotate_ids(k)

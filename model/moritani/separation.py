@@ -145,7 +145,7 @@ def entry_allowed(c: Ctx, moving: bool) -> bool:
 def visit_fields(c: Ctx) -> tuple:
     if entry(c) == ALLY_ENTRY.REFUSED:
         return ()
-    out = (Field("visit", c.Dest, doc="engine: where the mover entered beside its ally this turn (none: nowhere)"),)
+    out: tuple[Field, ...] = (Field("visit", c.Dest, doc="engine: where the mover entered beside its ally this turn (none: nowhere)"),)
     if entry(c) == ALLY_ENTRY.SHIP_VISITORS:
         out += (Field("visit_n", IntRange(0, 5), doc="engine: how many forces it brought there (its visitors)"),)
     return out
