@@ -307,8 +307,10 @@ def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
     # Every property but no-lost-obligation (Spacer proves it with these lemmas as facts), the step
     # property arrival-respects-occupancy included (the presence round's lemmas: tests/test_presence.py).
     assert "arrival-respects-occupancy" in inf.proved
-    assert len(inf.proved) >= len(model.invariants) - 1, sorted(p.name for p in model.invariants
-                                                                 if p.name not in inf.proved)
+    # Permissions (issue 33) count apart: `prove` proves them where it can (docs/checking.md, "Permissions").
+    safety = [p for p in model.invariants if p.kind != "permission"]
+    assert len([p for p in safety if p.name in inf.proved]) >= len(safety) - 1, sorted(
+        p.name for p in safety if p.name not in inf.proved)
 
 
 def test_the_gzip_seed_is_written_deterministically_and_a_damaged_one_is_an_empty_cache(tmp_path):
