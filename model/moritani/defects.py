@@ -428,7 +428,7 @@ DEFECTS: tuple[Defect, ...] = (
            SEPARATION_BOUNDS, depth=31),
     Defect("no-karama-against-eome", "witness-karama-eome", ("R30", "A4"),
            "no Karama can stop an Enemy of My Enemy alliance: the offer goes to the entrant's reply with no window "
-           "(DuneBot)", (("turns", 1),), depth=26),
+           "(DuneBot)", (("turns", 1),), depth=28),
 )
 # Over-restrictions (model/moritani/permissions.py `restrict`): a guard strengthened by one conjunct withdraws a
 # choice the rules give; each is caught by the permission it targets (NOTE(permissions) in model/permissions.py).
