@@ -1,8 +1,7 @@
 """The `rulecheck` command line: parse options, call one pipeline function, print, exit.
 
 Only this module ends the process. Exit codes follow the product contract: 0 holds, 12 violation,
-2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error (a check `error`, none violated:
-`checks.results.exit_code`). The work: checks/pipelines/.
+2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error (`checks.results.exit_code`).
 """
 from __future__ import annotations
 
