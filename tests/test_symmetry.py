@@ -42,7 +42,7 @@ def test_cli_refuses_with_exit_3_and_the_reason():
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("bounds, plain, orbits", [(TWO, 7_661, 3_842), (THREE, 16_700, 3_938)])
+@pytest.mark.parametrize("bounds, plain, orbits", [(TWO, 10_277, 5_150), (THREE, 20_948, 5_246)])
 def test_orbit_counts_pinned_and_verdicts_equal(bounds, plain, orbits):
     model = build_model(bounds)
     v_plain, ex_plain = verdicts(model, False)
