@@ -187,7 +187,8 @@ DEFECTS: tuple[Defect, ...] = (
            "after the Assassination victim is drawn the engine resumes the arrival's reactions without closing "
            "the entry", depth=8),
     Defect("robbery-takes-both", "one-effect-per-reveal", ("R39",),
-           "after Robbery's spice is taken the choice stays open, so Moritani can also draw the card", depth=9),
+           "after Robbery's spice is taken the whole choice stays open, so Moritani can take again: the card too, "
+           "or the spice twice", depth=9),
     Defect("karama-block-persists", "offer-state-is-this-entrys", ("H8", "H20", "R30"),
            "the Karama block on Enemy of My Enemy is not cleared when the entry closes: later entries get no offer",
            depth=10),
