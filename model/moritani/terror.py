@@ -90,6 +90,13 @@ def rules(c: Ctx) -> list[Rule]:
                   closes | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
+    sabotage = c.face("Sabotage")
+    if c.has("sabotage-kept-for-gift") and sabotage is not None:
+        # The bug: a second, Sabotage-only way to decline, logged under its own name (a leak through a choice
+        # offered, not withheld: decline stays enabled, so every permission holds).
+        rules.append(Rule("keep_for_gift", params, decline_guard & v("entry_face").eq(sabotage), closes | logged,
+                          ("R13", "R21", "H24"), actor=Const(M),
+                          doc="engine bug: the Sabotage token's prompt also offers 'keep for the gift', a decline"))
     timing = c.choice(KARAMA_EOME_TIMING)
     # the alliance forms at the entrant's reply
     before = timing in (KARAMA_EOME_TIMING.BEFORE_REPLY, KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE)
