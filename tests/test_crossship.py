@@ -74,7 +74,7 @@ def test_every_module_check_has_a_defect_aimed_at_it():
     base = {p.name for p in build_model().properties}
     added = {p.name for p in build_model(CROSS).properties} - base
     checks = {n for n in added if not n.startswith("witness-")}
-    assert checks == {"terror-needs-an-entry", "may-cross-ship", "may-ship-to-reserves"}  # with its permissions
+    assert checks == {"terror-needs-an-entry", "may-cross-ship", "may-ship-to-reserves"}  # issue 33's permissions
     aimed = {d.target for d in DEFECTS if dict(d.needs).get("cross_ship")}
     assert checks <= aimed
     # The module's other hazards are caught by the checks every profile has.

@@ -187,7 +187,8 @@ DEFECTS: tuple[Defect, ...] = (
            "after the Assassination victim is drawn the engine resumes the arrival's reactions without closing "
            "the entry", depth=8),
     Defect("robbery-takes-both", "one-effect-per-reveal", ("R39",),
-           "after Robbery's spice is taken the choice stays open, so Moritani can also draw the card", depth=9),
+           "after Robbery's spice is taken the whole choice stays open, so Moritani can take again: the card too, "
+           "or the spice twice", depth=9),
     Defect("karama-block-persists", "offer-state-is-this-entrys", ("H8", "H20", "R30"),
            "the Karama block on Enemy of My Enemy is not cleared when the entry closes: later entries get no offer",
            depth=10),
@@ -259,11 +260,18 @@ DEFECTS: tuple[Defect, ...] = (
            "declining a Terror entry writes the kept token's face into the public game log (seen one step "
            "after the decision, not in the state where it is taken)", (("turns", 1),), depth=7, small_depth=9),
     # A possibilistic leak (checks/analyses/possible.py): a choice of Moritani's that depends on the face. No rival
-    # sees Moritani's prompt and every game stays legal, so only the possibilistic check catches it.
-    Defect("offer-gate-misses-sabotage", "possibilistic", ("A21", "H6", "R19"),
+    # sees Moritani's prompt, every game stays legal and no choice is withdrawn (an extra one is offered), so only
+    # the possibilistic check catches it.
+    Defect("sabotage-kept-for-gift", "possibilistic", ("H6", "R13", "R40"),
+           "the engine's Terror prompt for a Sabotage token adds 'keep for the gift', a second decline logged under "
+           "its own name: the token stays hidden as with decline, but every rival who sees that step learns it is "
+           "Sabotage", (("turns", 1),), depth=7),
+    # The engine bug the possibilistic check was first seeded with: withholding the offer is an over-restriction,
+    # and since issue 33 the permission of that choice catches it first (at the decision, before any offer).
+    Defect("offer-gate-misses-sabotage", "may-offer-alliance", ("A21", "H6", "R19"),
            "the engine's A21 gate finds no resolver for Sabotage and treats that effect as unsupported: Enemy of "
-           "My Enemy is never offered for a Sabotage token, so every rival who sees an offer learns the token is "
-           "not Sabotage", (("turns", 1),), depth=7),
+           "My Enemy is never offered for a Sabotage token (a rival who sees an offer also learns the token is "
+           "not Sabotage)", (("turns", 1),), depth=6),
     # Assassinate Leaders module (model/moritani/assassinate.py): the bounds override turns it on.
     Defect("retired-card-reshuffled", "traitor-custody", ("R43",),
            "the Mentat replacement shuffles the revealed Traitor card back into the reserve deck instead of "

@@ -128,13 +128,13 @@ def _robbery(c: Ctx) -> list[Rule]:
         if c.has("robbery-draw-halts"):  # the bug (DuneBot): nothing to draw throws, and the game stops
             card |= {("stage", ()): ite(deck.drew(c, reshuffle), ite(over, c.st("robbery_discard"), done),
                                         c.st("halted"))}
-    taken: Effects = {("robbed", ()): True} if c.has("robbery-takes-both") else {("stage", ()): done}
+    # Seeded defect `robbery-takes-both`: the spice taken, the engine leaves Robbery's whole choice open.
+    taken: Effects = {} if c.has("robbery-takes-both") else {("stage", ()): done}
     return [
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
         Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & e.ne(M)
-             & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e))
-             & (~v("robbed") if c.has("robbery-takes-both") else Const(True)),
+             & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e)),
              {("spice", (e,)): v("spice", e) - take,
               **taken} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),

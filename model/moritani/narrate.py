@@ -64,6 +64,7 @@ TEMPLATES = {
     "decline_advisor": "Bene Gesserit sends no advisor",
     "ambassador_effect": "the Ecaz Ambassador takes 1 spice from {p}",
     "decline": "Moritani declines: the {face} token stays hidden in {where}",
+    "keep_for_gift": "Moritani keeps the {face} token for the gift: it stays hidden in {where}",
     "no_karama_eome": "nobody plays Karama on the alliance offer",
     "accept_alliance": "{entrant} accepts the alliance with Moritani; the {face} token returns to supply",
     "refuse_alliance": "{entrant} refuses the alliance: Moritani must reveal",

@@ -30,9 +30,6 @@ def schema(c: Ctx) -> Schema:
     # Seeded leak `decline-logs-face`: the engine's public log keeps the declined token's face.
     log: tuple[Field, ...] = (Field("declined_log", c.Effect, doc="engine bug: the public log names the declined face"),) \
         if c.has("decline-logs-face") else ()
-    # Seeded defect `robbery-takes-both`: the engine keeps Robbery open after the spice is taken.
-    log += (Field("robbed", Bool(), doc="engine bug: Robbery's spice was taken, the choice stays open"),) \
-        if c.has("robbery-takes-both") else ()
     if c.advisors_coexist():
         log += (Field("advisors", IntRange(0, forces_max), (c.L,),
                       doc="how many of BG's forces in each place are advisors (they do not occupy)"),)
@@ -158,8 +155,6 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
     }
     if c.has("decline-logs-face"):
         values["declined_log"] = 0
-    if c.has("robbery-takes-both"):
-        values["robbed"] = False
     if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         values["eome_prevented"] = False
     if separation.stamped(c):

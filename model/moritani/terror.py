@@ -65,12 +65,11 @@ def _accept_effects(c: Ctx) -> dict:
     return eff | separation.formed_effects(c)
 
 
-def rules(c: Ctx) -> list[Rule]:
+def _decline_rules(c: Ctx) -> list[Rule]:
+    """Moritani's decline (R13, R21): the token stays placed and hidden; and the seeded defects' variants."""
     v, M = c.v, c.M
-    ecaz = c.fac("Ecaz")
     at = c.stage_is("terror")
-    refused = v("eome_refused")
-    decline_guard = at & ~refused
+    decline_guard = at & ~v("eome_refused")
     if c.has("refusal-declines"):
         decline_guard = at
     logged: Effects = {("declined_log", ()): v("entry_face")} if c.has("decline-logs-face") else {}
@@ -90,6 +89,22 @@ def rules(c: Ctx) -> list[Rule]:
                   closes | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
+    sabotage = c.face("Sabotage")
+    if c.has("sabotage-kept-for-gift") and sabotage is not None:
+        # The bug: a second, Sabotage-only way to decline, logged under its own name (a leak through a choice
+        # offered, not withheld: decline stays enabled, so every permission holds).
+        rules.append(Rule("keep_for_gift", params, decline_guard & v("entry_face").eq(sabotage), closes | logged,
+                          ("R13", "R21", "H24"), actor=Const(M),
+                          doc="engine bug: the Sabotage token's prompt also offers 'keep for the gift', a decline"))
+    return rules
+
+
+def rules(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    ecaz = c.fac("Ecaz")
+    at = c.stage_is("terror")
+    refused = v("eome_refused")
+    rules = _decline_rules(c)
     timing = c.choice(KARAMA_EOME_TIMING)
     # the alliance forms at the entrant's reply
     before = timing in (KARAMA_EOME_TIMING.BEFORE_REPLY, KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE)
