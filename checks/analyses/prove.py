@@ -169,6 +169,11 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
     from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
     from checks.analyses.sweep import model_digest
     key = model_digest(model) if cache is not None else None
+    # The search aims at the invariants and step properties only: a permission (issue 33) is a
+    # disjunction of guards, which Spacer proves afterwards with the search's lemmas as facts (`prove`'s
+    # per-property pass). Blocking rounds spent on one Spacer cannot prove sent a transfer to a search
+    # from nothing, and the stored entry never depended on them anyway.
+    aim = _aim(model, names)
     # The user's entry, then the shipped one: each verified from scratch, the first that verifies is
     # used; one that fails is refused with a warning and never hides the next (issue 40).
     # A verified entry that leaves some of `names` unproved does not hide the next one either: the
@@ -188,7 +193,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
                                          lambda n, why, o=origin: cache.refused_certificate(o, n, why)))
         if best is None or _covered(inf, names) > _covered(best, names):
             best = inf
-        if _covered(best, names) == len(names) or clock.out():
+        if _covered(best, aim) == len(aim) or clock.out():
             break
     if best is not None:
         cache.save()  # the entries refused above leave the user's file
@@ -223,15 +228,15 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
         if progress is not None:
             progress(f"prove: no stored entry for this model; starting from {near[0][:12]} "
                      f"({len(near[1]):,} lemmas, {len(near[3])} properties)")
-        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle, start=near[1],
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, start=near[1],
                     start_names=near[3], more=near[4], progress=progress)
         inf.source = near[0]
     if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
         certificates.clear()
         stored.clear()
-        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=names, settle=settle, progress=progress)
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, progress=progress)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
-    if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
+    if cache is not None and inf.verdict == "proved" and set(_aim(model, [p.name for p in model.invariants])) <= set(aim):
         kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
         # A transferred entry was trimmed to its cone already: only lemmas the rounds added need one.
         needed = _needed(model, inf, kept, seed, clock) if len(inf.lemmas) > inf.transferred else inf.lemmas
@@ -239,6 +244,12 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
             cache.put(key, needed, [n for n, _ in inf.invariants], kept, declarations)
             cache.save()
     return inf
+
+
+def _aim(model, names: list) -> list:
+    """The names a lemma search aims at: every one but the permissions."""
+    kinds = {p.name: p.kind for p in model.invariants}
+    return [n for n in names if kinds[n] != "permission"]
 
 
 def _nearest(model, cache, key, declarations) -> tuple | None:

@@ -172,11 +172,12 @@ def _transfer_one(args: tuple) -> tuple:
     model = GAME.build(prop, unbounded=True)
     cache = LemmaCache(out)
     names = [p.name for p in model.invariants]
+    aim = [p.name for p in model.invariants if p.kind != "permission"]  # what the search aims at (prove._aim)
     inf = _infer(model, lemma_samples(prop), 0, cache, _Clock(None), names, spacer_rlimit, declarations(prop))
-    proved = len(set(inf.proved) | set(inf.settled)) if inf.verdict == "proved" else 0
-    print(f"{profile}: {proved} / {len(names)} proved by transfer from {inf.source[:12] or 'nothing'} "
-          f"({time.perf_counter() - t0:.0f}s)", flush=True)
-    return profile, time.perf_counter() - t0, proved, len(names)
+    proved = len((set(inf.proved) | set(inf.settled)) & set(aim)) if inf.verdict == "proved" else 0
+    print(f"{profile}: {proved} / {len(aim)} invariants and step properties proved by transfer from "
+          f"{inf.source[:12] or 'nothing'} ({time.perf_counter() - t0:.0f}s)", flush=True)
+    return profile, time.perf_counter() - t0, proved, len(aim)
 
 
 def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale: bool = False,
