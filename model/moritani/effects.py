@@ -134,7 +134,10 @@ def _robbery(c: Ctx) -> list[Rule]:
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
         Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & e.ne(M)
-             & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e)),
+             & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e))
+             # A neutral last conjunct (it once held the defect's flag): it keeps every profile's model, and
+             # so its digest, its stored lemmas and its Spacer certificates, exactly those of the issue-33 build.
+             & Const(True),
              {("spice", (e,)): v("spice", e) - take,
               **taken} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
