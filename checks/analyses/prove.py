@@ -169,10 +169,8 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
     from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
     from checks.analyses.sweep import model_digest
     key = model_digest(model) if cache is not None else None
-    # The search aims at the invariants and step properties only: a permission (issue 33) is a
-    # disjunction of guards, which Spacer proves afterwards with the search's lemmas as facts (`prove`'s
-    # per-property pass). Blocking rounds spent on one Spacer cannot prove sent a transfer to a search
-    # from nothing, and the stored entry never depended on them anyway.
+    # The search aims at invariants and step properties: a permission (issue 33) goes to Spacer afterwards,
+    # with the search's lemmas as facts; rounds spent on one Spacer cannot prove never ended a transfer.
     aim = _aim(model, names)
     # The user's entry, then the shipped one: each verified from scratch, the first that verifies is
     # used; one that fails is refused with a warning and never hides the next (issue 40).

@@ -9,7 +9,7 @@ from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
 from checks.engines.induction import HornSystem, spacer
 from checks.results import CheckResult, error_result, isolated
-AGREEMENT_SAMPLE = 75  # a guard in every check run; tests: every 7th state, all 2,358 with -m slow (test_z3.py)
+AGREEMENT_SAMPLE = 75  # a guard in every check run; tests: every 7th state, all 3,550 with -m slow (test_z3.py)
 
 
 def _guard_config(budget: CheckConfig | None, seed: int, cap: int) -> CheckConfig:
