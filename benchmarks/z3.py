@@ -2,6 +2,13 @@
 
 Run: python benchmarks/z3.py [--profiles default,printed-rules,assassinate-leaders] [--depth N] [--rlimit N]
      [--spacer] (also the plain Spacer time per invariant, without lemmas, as before issue 16)
+     python benchmarks/z3.py --random-proposals N [--seed S] [--base PROFILE]
+
+`--random-proposals N` (issue 35): N proposals that are no embedded profile, each a random combination
+of at least three switches set away from the base profile's choice, about half of them with bounds of
+their own; each is proved cold (`rulecheck prove --format json` in its own process, an empty user
+cache, the shipped seed only: the search starts by transfer from the nearest seed entry), and a table
+gives each one's wall seconds, proved / total and the entry it started from.
 
 For each profile, in one run: the inference's time (exploration of the proposal's bounded model,
 mining, Houdini, the final re-check), the number of candidates and of proved lemmas (survivors),
@@ -88,13 +95,122 @@ def bench_spacer(profile: str, depth: int, rlimit: int) -> None:
     print(f"  bmc all invariants to depth {depth}: {time.perf_counter() - t0:.1f}s")
 
 
+# Bounds a random proposal may set, with the values it picks from (each stays within the relations the
+# proposal loader checks; a combination the loader refuses is drawn again).
+BOUNDS = {"spice": (2, 4), "moritani_spice": (1, 3), "hand_limit": (2, 4), "moritani_forces": (1, 3),
+          "turns": (1, 3)}
+
+
+def random_proposals(n: int, seed: int, base: str = "default") -> list:
+    """`n` proposals as (name, YAML text): at least three switches away from `base`, some with bounds."""
+    import random
+
+    from checks.formats.proposal import load_proposal
+    from model.errors import InputError, ModelError
+    from model.moritani.config import SWITCHES
+    rng = random.Random(seed)
+    chosen = GAME.profiles[base].interpretation
+    live = _live_switches(base)
+    out, tries = [], 0
+    while len(out) < n and tries < 50 * n:
+        tries += 1
+        picks = rng.sample(live, rng.randint(3, 4))
+        lines = [f"name: random {seed}-{len(out)}", f"extends: {base}", "interpretation:"]
+        lines += [f"  {s.key}: {rng.choice([c for c in s.choices if c != chosen.choice(s.key)])}" for s in picks]
+        if rng.random() < 0.5:
+            field, values = rng.choice(sorted(BOUNDS.items()))
+            lines += ["bounds:", f"  {field}: {rng.choice(values)}"]
+        text = "\n".join(lines) + "\n"
+        path = Path(tempfile.mkdtemp(prefix="rulecheck-random-")) / "p.yaml"
+        path.write_text(text)
+        try:
+            GAME.build(load_proposal(GAME, str(path)), unbounded=True)
+        except (InputError, ModelError):
+            continue
+        out.append((path, text))
+    return out
+
+
+def _live_switches(base: str) -> list:
+    """The switches that, set away from `base`'s choice alone, change its model (the others would leave
+    a proposal on the base profile's own, stored, model)."""
+    import dataclasses
+
+    from checks.analyses.sweep import model_digest
+    from model.errors import InputError, ModelError
+    from model.moritani.config import SWITCHES
+    prop = GAME.profiles[base]
+    digest = model_digest(GAME.build(prop, unbounded=True))
+    live = []
+    for s in SWITCHES:
+        for c in s.choices:
+            if c == prop.interpretation.choice(s.key):
+                continue
+            other = dataclasses.replace(prop, interpretation=prop.interpretation.with_choices(**{s.key.replace("-", "_"): c}))
+            try:
+                if model_digest(GAME.build(other, unbounded=True)) != digest:
+                    live.append(s)
+                    break
+            except (InputError, ModelError):  # a choice these bounds do not allow: not a live switch here
+                break
+    return live
+
+
+def bench_random(n: int, seed: int, base: str) -> None:
+    """Cold `prove` of each random proposal, one process each, the shipped seed only."""
+    import json
+    import subprocess
+    rows = []
+    names = {}
+    for name in sorted(GAME.profiles):
+        from checks.analyses.sweep import model_digest
+        names.setdefault(model_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
+    for path, text in random_proposals(n, seed, base):
+        changes = ", ".join(line.strip() for line in text.splitlines()[3:] if line.strip() != "bounds:")
+        env = dict(os.environ, RULECHECK_CACHE=tempfile.mkdtemp(prefix="rulecheck-cold-"))
+        t0, cpu0 = time.perf_counter(), _child_cpu()
+        done = subprocess.run([sys.executable, "-c", "from checks.launch import run; run()", "prove", "--proposal",
+                               str(path), "--format", "json"], capture_output=True, text=True, env=env,
+                              cwd=os.path.dirname(_HERE))
+        wall, cpu = time.perf_counter() - t0, _child_cpu() - cpu0
+        try:
+            doc = json.loads(done.stdout)
+        except ValueError:
+            rows.append((changes, wall, cpu, "error", "-", done.stderr.strip().splitlines()[-1:] or ""))
+            continue
+        checks = doc["checks"]
+        inf = doc["z3"].get("inference", {})
+        source = inf.get("transferred_from")
+        rows.append((changes, wall, cpu, f"{sum(c['verdict'] == 'proved' for c in checks)} / {len(checks)}",
+                     names.get(source, source[:12]) if source else "nothing", done.returncode))
+        print(f"  {rows[-1]} {inf.get('houdini_runs')} {inf.get('seconds')}", file=sys.stderr, flush=True)
+    print(f"| proposal (seed {seed}, base {base}) | wall | CPU | proved | transferred from | exit |")
+    print("| --- | ---: | ---: | ---: | --- | ---: |")
+    for changes, wall, cpu, proved, source, code in rows:
+        print(f"| {changes} | {wall:.1f} s | {cpu:.1f} s | {proved} | {source} | {code} |")
+
+
+def _child_cpu() -> float:
+    """CPU seconds (user and system) of the finished child processes so far."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--random-proposals", type=int, default=0, metavar="N",
+                    help="N random proposals proved cold (the shipped seed only), one table row each")
+    ap.add_argument("--seed", type=int, default=0, help="the random proposals' seed")
+    ap.add_argument("--base", default="default", help="the profile the random proposals extend")
     ap.add_argument("--profiles", default="default,printed-rules,assassinate-leaders")
     ap.add_argument("--depth", type=int, default=12)
     ap.add_argument("--rlimit", type=int, default=150_000_000)
     ap.add_argument("--spacer", action="store_true", help="also plain Spacer per invariant and BMC per depth")
     args = ap.parse_args()
+    if args.random_proposals:
+        bench_random(args.random_proposals, args.seed, args.base)
+        return
     for profile in args.profiles.split(","):
         bench_prove(profile, args.depth, args.rlimit)
         if args.spacer:

@@ -1,8 +1,7 @@
 """The `rulecheck` command line: parse options, call one pipeline function, print, exit.
 
 Only this module ends the process. Exit codes follow the product contract: 0 holds, 12 violation,
-2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error (a check whose verdict is
-`error`, when none is violated: `checks.results.exit_code`). The work: checks/pipelines/.
+2 usage, 3 bad input file, 4 inconclusive, 130 interrupted, 1 internal error (`checks.results.exit_code`).
 """
 from __future__ import annotations
 
@@ -13,12 +12,12 @@ from typing import IO, cast
 
 import click
 
-from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, OUT_FILE, SEARCH_STATES,
-                                check_options, ci_reports, common, compare_options, failure, html_report, leak_options, proof_options, mutate_options,
-                                search_options, serve_options, sweep_options, cache_warnings)
+from checks.cli_options import (COUNT, DEPTH, EXIT_INTERNAL, FORMAT, OUT_FILE, SEARCH_STATES, check_options, ci_reports, common,
+                                compare_options, engines_options, failure, html_report, leak_options, proof_options,
+                                mutate_options, search_options, serve_options, sweep_options, cache_warnings)
 from checks.formats.terminal import CleanStream, clean
 from checks.interrupt import EXIT_INTERRUPTED, INTERRUPTS, Interrupted
-from checks.pipelines import analysis, check as checking, explorer, files, mutate as mutation, proofs, sweep as sweeping
+from checks.pipelines import analysis, check as checking, engines as engine_table, explorer, files, mutate as mutation, proofs, sweep as sweeping
 from checks.pipelines.common import Options, Run, UsageProblem
 
 
@@ -71,9 +70,9 @@ def main():
 @html_report
 @ci_reports
 @guarded
-def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, turns, proof_cache, scenarios):
+def check(opts, z3_budget, minimise, symmetry, search_engine, jobs, turns, proof_cache, scenarios, as_printed):
     """Every check on the selected proposal (default: the embedded engine profile)."""
-    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache, search_engine, jobs, scenarios, turns)
+    return checking.check(opts, z3_budget, minimise, symmetry, proof_cache, search_engine, jobs, scenarios, turns, as_printed)
 
 
 @main.command()
@@ -194,6 +193,14 @@ def sweep(opts, switches, jobs, scheduler, resume):
 def export(promela, proposal, with_spin, max_states):
     """The selected model in Promela, for SPIN as an external referee."""
     return files.export(promela, proposal, with_spin, max_states)
+
+
+@main.command()
+@engines_options
+@guarded
+def engines(fmt, only_engines, only, timeout, html):
+    """The three engines' switches side by side, and each engine's printed-rule violations as bug reports."""
+    return engine_table.engines(Options(fmt=fmt, timeout=timeout, html=html, command="engines"), only_engines, only)
 
 
 @main.command()

@@ -173,6 +173,9 @@ def check_options(f):
                           "$RULECHECK_CACHE or ~/.cache/rulecheck"),
         click.option("--scenarios", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
                      help="also replay every *.scenario.yaml under DIR recorded with this proposal's setup"),
+        click.option("--as-printed", is_flag=True,
+                     help="an engine profile without its deviations (the engine's behaviours that break a printed "
+                          "rule, each otherwise reported as a violation: docs/engines.md)"),
     ]
     return _stacked(f, opts)
 
@@ -271,3 +274,16 @@ def _stacked(f, options: list):
     for o in reversed(options):
         f = o(f)
     return f
+
+
+def engines_options(f):
+    """The options of `rulecheck engines` (checks/pipelines/engines.py)."""
+    return _stacked(f, [
+        FORMAT,
+        click.option("--engine", "only_engines", multiple=True, metavar="PROFILE",
+                     help="only this engine profile (repeatable; default: every engine)"),
+        click.option("--deviation", "only", multiple=True, metavar="ID", help="only this deviation (repeatable)"),
+        click.option("--timeout", type=SECONDS, default=None, help="seconds"),
+        click.option("--html", type=OUT_FILE, default=None,
+                     help="write each violation as a board replay to this self-contained HTML file"),
+    ])

@@ -59,9 +59,11 @@ class InternalError(Exception):
     game: Trace | None = None
 
 
-def validated(model, trace: Trace, what: str) -> Trace:
+def validated(model, trace: Trace, what: str, check: str | None = None) -> Trace:
     """`trace`, after replaying it through the reference semantics; InternalError if it does not
-    replay (a counterexample that does not replay is a bug in the tool, never a finding).
+    replay (a counterexample that does not replay is a bug in the tool, never a finding). When the
+    check (`check`, else `what`) is a permission, its last state must also show the refusal: the
+    condition true and no action of the choice enabled, by the reference interpreter.
 
     >>> from model.trace import Trace
     >>> class M:
@@ -74,6 +76,14 @@ def validated(model, trace: Trace, what: str) -> Trace:
     problems = trace.replay(model)
     if problems:
         raise InternalError(f"the trace for {what} does not replay: {problems[0]}")
+    name = what if check is None else check
+    perm = next((p for p in getattr(model, "properties", ()) if p.name == name and p.kind == "permission"), None)
+    if perm is not None:
+        from model.permissions import refusals
+        # NOTE(permissions): the last state must show the refusal by the reference interpreter too.
+        if not refusals(model, perm, trace.states[-1]):
+            raise InternalError(f"the trace for {what} replays, but in its last state the reference semantics "
+                                f"enables an action of the choice wherever the condition holds")
     return trace
 
 

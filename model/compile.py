@@ -293,6 +293,9 @@ def _packing(schema: Schema):
     return fits, ns["decode"]
 
 
+LONG_PREDICATE = 600  # characters of generated source beyond which `_incremental` calls a predicate
+
+
 def _incremental(model: GameModel, preds: list, tables: dict) -> list:
     """Per action: the domain and invariant tests its successor can fail, given a good pre-state.
 
@@ -316,6 +319,15 @@ def _incremental(model: GameModel, preds: list, tables: dict) -> list:
     src: list[str] = []
     by_writes: dict[frozenset, str] = {}
     out: list[str] = []
+    # A long predicate (a permission's enabled disjunction: NOTE(permissions)) is one function the tests call;
+    # inlined in every action's test it would multiply the source Python compiles.
+    calls: list[str] = []
+    for j, pr in enumerate(preds):
+        if len(pr) > LONG_PREDICATE:
+            src.append(f"def i{j}(s): return {pr}")
+            calls.append(f"i{j}(s)")
+        else:
+            calls.append(pr)
     for a in model.actions:
         written = frozenset(schema.slot(n, tuple(i.value for i in idx)) for n, idx, _ in a.effects)
         if written not in by_writes:
@@ -324,7 +336,7 @@ def _incremental(model: GameModel, preds: list, tables: dict) -> list:
                 vals = schema.slot_fields[i].domain.values
                 if vals[0] is not False:
                     tests.append(f"{vals[0]} <= s[{i}] <= {vals[-1]}")
-            tests += [f"({pr})" for pr, r in zip(preds, reads) if r & written]
+            tests += [f"({pr})" for pr, r in zip(calls, reads) if r & written]
             by_writes[written] = f"k{len(by_writes)}"
             src.append(f"def {by_writes[written]}(s): return bool({' and '.join(tests) or 'True'})")
         out.append(by_writes[written])

@@ -205,6 +205,15 @@ class Game:
     # (proposal, turns or None) -> the proposal `check` and `explore` search: `turns` phases when given, else
     # the game's default depth for that proposal (None: the proposal as it is)
     searched: Callable | None = None
+    # Real engines' behaviours that break a printed rule (records with id, engine, defect, ids, title, rule, where,
+    # source, doc); a proposal lists its own by ID (`Proposal.deviations`): `check` reports each as a violation.
+    deviations: tuple = ()
+    engines: tuple = ()  # the embedded profiles that stand for real engines (`rulecheck engines`)
+
+    def deviations_of(self, proposal) -> tuple:
+        """The deviation records a proposal lists (none for a proposal without the field)."""
+        wanted = getattr(proposal, "deviations", ())
+        return tuple(d for d in self.deviations if d.id in wanted)
 
     def defect(self, name: str):
         for d in self.defects:

@@ -13,12 +13,14 @@ from model.declarations import Board, Outcome, Provenance, Reactions, Secrets
 from model.errors import ModelError, choices
 from model.expr import Const, Expr, Fired, Param, Var, walk
 from model.monitors import MEMO, MonitorBinder, check_history, monitor_initial, step_monitors
+from model.permissions import check_choice, guard_nodes, independent, predicate as permission_predicate
 from model.properties import Property
 from model.rule import KINDS, GroundAction, Rule
 from model.schema import Field, Schema, State
 from model.symmetry import ValueSymmetry
 
 
+CHECKED = ("invariant", "step", "permission")  # the kinds every engine checks as a state predicate
 DECLARED = ("provenance", "symmetry", "lemmas", "unbounded_slots", "outcome", "secrets", "reactions", "board")
 
 
@@ -73,7 +75,13 @@ class GameModel:
         for r in self.rules:
             self._check_rule(r)
         by_name = {r.name: r for r in self.rules}
+        nodes = guard_nodes(self.rules)
         for p in self.properties:
+            if p.kind == "permission":
+                independent(p, self.rules, nodes)
+                check_choice(p, self.rules)
+                self._check_expr(p.condition, f"permission '{p.name}'", params={q.name for q in p.params})
+                continue
             params: set = set()
             for n in p.fires:
                 if n not in by_name:
@@ -90,6 +98,10 @@ class GameModel:
                 extra = binder.effects(a)
                 grounded.append(replace(a, effects=a.effects + extra) if extra else a)
         object.__setattr__(self, "actions", tuple(grounded))
+        # NOTE(permissions): each permission's predicate, from the ground guards (rebuilt on every copy).
+        object.__setattr__(self, "properties", tuple(
+            replace(p, predicate=permission_predicate(p, grounded)) if p.kind == "permission" else p
+            for p in self.properties))
 
     def _add_monitors(self) -> None:
         """Step properties get their flag monitors; every monitor gets a ghost slot at the end of the
@@ -150,8 +162,13 @@ class GameModel:
 
     @property
     def invariants(self) -> tuple:
-        """Every state predicate the engines check: invariants, and step properties as their flags."""
-        return tuple(p for p in self.properties if p.kind in ("invariant", "step"))
+        """Every state predicate the engines check: invariants, step properties as their flags, and
+        permissions as `condition => some chosen action enabled` (NOTE(permissions))."""
+        return tuple(p for p in self.properties if p.kind in CHECKED)
+
+    @property
+    def permissions(self) -> tuple:
+        return tuple(p for p in self.properties if p.kind == "permission")
 
     @property
     def witnesses(self) -> tuple:

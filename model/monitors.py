@@ -485,7 +485,7 @@ def check_history(rules: tuple, properties: tuple, monitors: tuple, schema) -> N
                                      f"the game, so no rule may depend on one")
     ghosts = {f.name for f in schema.fields if f.ghost} - mon
     for p in properties:
-        for expr in (p.predicate, p.when, p.step):
+        for expr in (p.predicate, p.when, p.step, p.condition):
             for node in walk(expr) if expr is not None else ():
                 if isinstance(node, Var) and node.field in ghosts and node.field in written:
                     raise ModelError(f"property '{p.name}' reads the ghost field '{node.field}', which rule "

@@ -1,10 +1,17 @@
-"""Properties: `always` invariants, `always_step` step properties and `sometimes` witnesses; monitors.
+"""Properties: `always` invariants, `always_step` step properties, `permitted` permissions and `sometimes`
+witnesses; monitors.
 
 An invariant is a state predicate that must hold in every reachable state. A step property is a
 predicate over a transition (the pre-state, the post-state through `Post`, and which rule fired
 through `Fired`) that must hold on every reachable transition. A witness guards against vacuity:
 it holds when some reachable transition fires one of `rules` (with `when` true in the pre-state)
 or, for a state witness, some reachable state satisfies `state`.
+
+A permission says what the rules allow rather than what happens: in every reachable state, for every
+value of its parameters, when its condition holds (written from the rules text, never from a guard)
+some ground action of its choice is enabled. The kernel turns it into a state predicate,
+`condition => (guard_1 or guard_2 ...)` over the chosen ground actions' guards (model/permissions.py),
+so every engine checks it as it checks an invariant; it keeps its kind `permission` in every report.
 
 A monitor is history that properties need and the game does not keep: a slot the kernel updates
 after every step from the step itself, never a rule (model/monitors.py; NOTE(monitors)).
@@ -14,12 +21,14 @@ after every step from the step itself, never a rule (model/monitors.py; NOTE(mon
 'invariant'
 >>> always_step("up-by-one", post("x") <= Var("x") + 1).kind
 'step'
+>>> permitted("may-grow", choose("grow", n="m"), Var("x") < 3, params=()).choice
+(Choice(rule='grow', binding=(('n', 'm'),)),)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.expr import Expr
+from model.expr import Expr, lift
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,25 @@ class Property:
     rules: tuple = ()  # catalogue IDs (R#, A#, H#)
     doc: str = ""
     step: Expr | None = None  # a step property's predicate over the transition
+    # A permission's parts (the kernel builds its `predicate` from them when the model is built):
+    condition: Expr | None = None  # when the rules give the choice, over the state and `params`
+    choice: tuple = ()  # tuple[Choice, ...]: the ground actions that are the choice
+    params: tuple = ()  # tuple[model.rule.P, ...]: every value of each is checked
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The ground actions of rule `rule` whose arguments match `binding`: ((rule parameter, value), ...),
+    a value being a permission parameter's name (str) or a constant (int). `choose` builds it."""
+
+    rule: str
+    binding: tuple = ()
+
+
+def choose(rule: str, **binding) -> Choice:
+    """The actions of `rule` with some parameters bound: `choose("ship", to="t")` is every `ship`
+    action whose `to` is the permission's parameter `t`; `choose("ship", f=1)` fixes `f` to 1."""
+    return Choice(rule, tuple(sorted(binding.items())))
 
 
 @dataclass(frozen=True)
@@ -63,6 +91,16 @@ def always_step(name: str, predicate: Expr, rules: tuple = (), doc: str = "") ->
     engine checks it as an invariant over that flag and a counterexample ends with the offending step.
     """
     return Property(name, "step", rules=rules, doc=doc, step=predicate)
+
+
+def permitted(name: str, choice, when: Expr, params: tuple = (), rules: tuple = (), doc: str = "") -> Property:
+    """A permission: whenever `when` holds (for every value of `params`), some ground action of `choice`
+    (a rule name, a `choose(...)`, or a tuple of them) is enabled. `when` must be written from the rules
+    text: the model build refuses one built from a rule's guard (model/permissions.py)."""
+    items = choice if isinstance(choice, (tuple, list)) else (choice,)
+    picked = tuple(c if isinstance(c, Choice) else Choice(c) for c in items)
+    return Property(name, "permission", rules=tuple(rules), doc=doc, condition=lift(when), choice=picked,
+                    params=tuple(params))
 
 
 def sometimes(name: str, fires: tuple = (), when: Expr | None = None, state: Expr | None = None,

@@ -38,7 +38,7 @@ def small_model():
 
 @pytest.fixture(scope="session")
 def small_exploration(small_model):
-    """The complete scalar exploration of SMALL (2,358 states), shared: tests must not change it."""
+    """The complete scalar exploration of SMALL (SMALL_STATES in tests/pins.py), shared: tests must not change it."""
     ex = Explorer(small_model, CheckConfig()).run()
     assert ex.complete
     return ex

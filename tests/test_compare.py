@@ -30,7 +30,7 @@ def prop(name, bounds=SMALL, defects=(), **choices):
 def test_a5_extortion_first_lets_a_recovered_token_be_placed_again_at_once(tmp_path):
     c = compare_proposals(prop("engine"), prop("extortion-first", extortion_mentat_order="extortion-first"), GAME.build)
     assert c.verdict == "differ" and c.complete
-    assert (len(c.a.exploration.states), len(c.b.exploration.states)) == (5892, 6111)
+    assert (len(c.a.exploration.states), len(c.b.exploration.states)) == (10691, 11311)
     (d,) = c.differences
     assert (d.kind, d.direction, d.depth) == ("outcome", "only-b", 23)
     labels = [s.action for s in d.trace.steps]
@@ -54,9 +54,9 @@ def test_a4_equal_counts_and_outcomes_are_not_equal_behaviour(a4):
     # outcomes: the counts the old report read as "never behave differently". Run in lockstep, they part at the
     # offer: before-reply opens a Karama window, after-reply asks the entrant first (R30, A4).
     c = a4
-    assert (len(c.a.exploration.states), c.a.exploration.transitions) == (5892, 8995)
-    assert (len(c.b.exploration.states), c.b.exploration.transitions) == (5892, 8995)
-    assert set(c.a.outcomes) == set(c.b.outcomes) and len(c.a.outcomes) == 485
+    assert (len(c.a.exploration.states), c.a.exploration.transitions) == (10691, 16572)
+    assert (len(c.b.exploration.states), c.b.exploration.transitions) == (10691, 16572)
+    assert set(c.a.outcomes) == set(c.b.outcomes) and len(c.a.outcomes) == 765
     assert c.verdict == "differ" and c.backing is None
     (d,) = c.differences
     assert (d.kind, d.direction, d.depth, d.refused_at) == ("steps", "only-a", 10, 10)
@@ -100,9 +100,9 @@ def test_no_game_tells_them_apart_only_when_a_check_backs_it():
     c = compare_proposals(prop("engine"), prop("ambassador-first", ambassador_vs_terror="ambassador-first"),
                           GAME.build)
     assert (c.verdict, c.backing, c.lockstep.same_model) == ("same", "identical", False)
-    assert (c.lockstep.pairs, c.lockstep.transitions) == (5892, 8995)
+    assert (c.lockstep.pairs, c.lockstep.transitions) == (10691, 16572)
     assert why_same(c).startswith("no game within the bounds tells them apart: identical labelled transition "
-                                  "systems (the same 5,892 states and 8,995 labelled transitions under both)")
+                                  "systems (the same 10,691 states and 16,572 labelled transitions under both)")
     # stack-reveal matters only with the Nexus card module: here the two models are one (equal digests).
     one = compare_proposals(prop("engine"), prop("all-in-turn", stack_reveal="all-in-turn"), GAME.build)
     assert (one.verdict, one.backing, one.lockstep.same_model) == ("same", "identical", True)
@@ -113,7 +113,7 @@ def test_no_game_tells_them_apart_only_when_a_check_backs_it():
     sep = compare_proposals(prop("engine", bounds=turn), prop("advanced", bounds=turn, ally_separation="advanced"),
                             GAME.build)
     assert (sep.verdict, sep.backing, sep.lockstep.pairs) == ("same", "bisimilar", SMALL_STATES)
-    assert "bisimilar (run in lockstep over 2,358 pairs of states" in why_same(sep)
+    assert "bisimilar (run in lockstep over 3,550 pairs of states" in why_same(sep)
     # A lockstep search cut by its budget backs nothing: inconclusive, never "no game tells them apart".
     cut = dataclasses.replace(c, lockstep=lockstep(c.a.model, c.b.model, c.a.view, c.b.view,
                                                    CheckConfig(max_states=100)))
@@ -173,4 +173,4 @@ def test_bounds_of_compares_a_proposal_extending_treachery_online_against_it(tmp
     (d,) = doc["differences"]
     assert (d["kind"], d["direction"], d["actions"], d["refused_at"]) == (
         "steps", "only-a", ["place_token(k=Extortion, to=Arrakeen)"], 1)
-    assert doc["bounds_of"] == "A" and doc["summary"]["outcomes"] == {"a": 90, "b": 90}
+    assert doc["bounds_of"] == "A" and doc["summary"]["outcomes"] == {"a": 104, "b": 104}

@@ -33,9 +33,9 @@ def test_the_guild_needs_desert_forces_and_no_other_entry_module():
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("choices, states", [
-    ({}, 200_300),
-    ({"cross_ship_into_aftermath": "allowed"}, 202_080),
-    ({"entry_causes": "shipment-and-movement"}, 200_300),
+    ({}, 253_760),  # issue 33: cross-ships from the open desert (was 200,300)
+    ({"cross_ship_into_aftermath": "allowed"}, 257_512),
+    ({"entry_causes": "shipment-and-movement"}, 253_760),
 ])
 def test_every_reading_holds_with_every_witness(choices, states):
     """Every check holds and every witness is reachable. A cross-ship is a shipment, so R11's narrower reading of
@@ -74,7 +74,7 @@ def test_every_module_check_has_a_defect_aimed_at_it():
     base = {p.name for p in build_model().properties}
     added = {p.name for p in build_model(CROSS).properties} - base
     checks = {n for n in added if not n.startswith("witness-")}
-    assert checks == {"terror-needs-an-entry"}
+    assert checks == {"terror-needs-an-entry", "may-cross-ship", "may-ship-to-reserves"}  # issue 33's permissions
     aimed = {d.target for d in DEFECTS if dict(d.needs).get("cross_ship")}
     assert checks <= aimed
     # The module's other hazards are caught by the checks every profile has.

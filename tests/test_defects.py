@@ -12,7 +12,7 @@ from model.moritani import GAME
 
 def test_every_defect_carries_its_depth():
     """The expected shortest depth is pinned on each Defect (model/moritani/defects.py), not in a table here."""
-    assert [d.id for d in DEFECTS if d.depth < 1] == []
+    assert [d.id for d in DEFECTS if d.depth is None] == []
     assert len(DEFECT_BY_ID) == len(DEFECTS)
 
 

@@ -18,14 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "scenarios" / "engines"
 FILES = sorted(ENGINES.glob("*.scenario.yaml"))
 REPOS = {"quintine": "https://github.com/Quintine/Dune",
-         "treachery-online": "https://github.com/ronaldossendrijver/treachery.online"}
+         "treachery-online": "https://github.com/ronaldossendrijver/treachery.online",
+         "dunebot": "https://github.com/voiceofonecrying/DuneBot"}
 # Each engine's profiles: the engine's own, and the Nexus card module with that engine's choices.
 ENGINE_OF = {"quintine": "quintine", "nexus-cunning": "quintine", "nexus-betrayal": "quintine", "grumman": "quintine",
              "grumman-nexus": "quintine", "worm-rides": "quintine",
              "finite-deck": "quintine", "moritani-setup": "quintine",
              "worm-rides-nexus": "quintine", "grumman-occupied": "quintine",
              "revival": "quintine", "cross-ship": "quintine", "ambassador-relocation": "quintine",
-             "treachery-online": "treachery-online", "nexus-treachery": "treachery-online"}
+             "treachery-online": "treachery-online", "nexus-treachery": "treachery-online", "dunebot": "dunebot"}
 
 
 def test_the_nexus_profiles_carry_their_engines_choices():
@@ -56,6 +57,15 @@ def test_each_engine_scenario_is_replayed_once_by_the_scenario_plugin():
     assert all(f.name.endswith(SUFFIX) and "scenarios" in f.relative_to(ROOT).parts for f in FILES)
 
 
+def test_at_least_24_dunebot_scenarios_each_citing_a_line_or_test_at_the_commit_read():
+    mine = [f for f in FILES if f.name.startswith("dunebot-")]
+    assert len(mine) >= 24
+    for f in mine:
+        header = "".join(line for line in f.read_text(encoding="utf-8").splitlines(keepends=True) if line.startswith("#"))
+        assert "commit 6593b774565ea0c1e6f0f014f8f6a7e26c046a7a" in header, f.name
+        assert re.search(r"\.java:\d+|test[A-Z]\w+", header), f.name
+
+
 def test_an_engine_scenario_replays_through_the_cli():
     """`rulecheck replay` on one engine scenario (the plugin replays all of them through the same function)."""
     r = CliRunner().invoke(main, ["replay", str(FILES[0])])
@@ -72,7 +82,9 @@ def test_the_profiles_differ_where_the_engines_do():
                       "assassination-without-leader", "bg-advisors-occupy", "ally-separation",
                       "eome-when-reveal-blocked", "stack-reveal", "cunning-reach",
                       "betrayal-timing", "grumman-addition", "grumman-removal", "collection-operations",
-                      "setup-destination", "homeworld-occupation"}
+                      "setup-destination", "homeworld-occupation",
+                      # issue 33
+                      "nexus-card-on-alliance", "ally-entry", "accompany-limits"}
 
 
 @pytest.mark.heavy
@@ -87,7 +99,7 @@ def test_compare_per_switch_explains_every_differing_switch(tmp_path):
     assert r.exit_code == 12, r.output
     doc = json.loads(r.output)
     per = {s["switch"]: s for s in doc["per_switch"]}
-    assert len(per) == 19
+    assert len(per) == 22  # issue 33: nexus-card-on-alliance, ally-entry, accompany-limits
     for s in per.values():
         assert (s["game"] is not None and s["game"]["actions"]) or s["why_same"].startswith("no game"), s
     assert any(s["game"] is not None for s in per.values())

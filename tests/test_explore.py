@@ -69,7 +69,7 @@ def test_budget_cut_is_never_holds():
     # No invariant or step property holds on a cut search; a witness it reached does, one it missed is unknown.
     assert {r.verdict for r in results if r.kind != "witness"} == {"unknown"}
     assert {r.verdict for r in results if r.kind == "witness"} == {"holds", "unknown"}
-    assert {r.kind for r in results} == {"invariant", "step", "witness"}
+    assert {r.kind for r in results} == {"invariant", "step", "permission", "witness"}
 
 
 def test_depth_bound_gives_bounded_verdicts():

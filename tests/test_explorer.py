@@ -111,7 +111,7 @@ def test_properties_are_listed_by_kind_and_a_breaking_successor_is_marked(tmp_pa
     x = app(Setup("buggy", p, m), tmp_path / "out")
     before = x.handle("/api/view", {"path": trace.labels[:-1]})
     kinds = [d.attrs["data-kind"] for d in tree(before["properties"]).having("kind")]
-    assert kinds == ["invariant", "step", "witness", "deadlock"]
+    assert kinds == ["invariant", "step", "permission", "witness", "deadlock"]  # issue 33's permissions
     row = tree(before["properties"]).all(lambda n: n.attrs.get("data-prop") == "token-conservation")[0]
     assert row.attrs["class"] == "prop warn" and "broken by" in row.text and trace.labels[-1] in row.text
     marked = [li for li in tree(before["choices"]).having("choice") if "breaks" in li.classes]
@@ -509,28 +509,39 @@ def test_the_compare_report_opens_each_distinguishing_game_in_compare_mode(tmp_p
 
 
 def test_every_property_kind_the_model_declares_is_listed_without_knowing_it():
-    """A kind the explorer has never heard of (issue 33's permissions will be one) gets its own group:
-    with a state predicate it must hold, and the next step that breaks it is marked."""
+    """A kind the explorer has never heard of gets its own group: with a state predicate it must hold, and
+    the next step that breaks it is marked. A permission (issue 33) is judged by the predicate the model built
+    for it, and where it is violated the withdrawn choice is named (model/permissions.py `refusals`)."""
     from checks.formats.explorer_api import Explorer
     from checks.formats.explorer_requests import Setup
     from model.domains import IntRange
     from model.expr import Var
     from model.game import GameModel
-    from model.properties import Property, always
+    from model.properties import Property, always, permitted
     from model.rule import Rule
     from model.schema import Field, Schema
     inc = Rule("inc", (), Var("x") < 3, {("x", ()): Var("x") + 1}, ("T1",))
     props = (always("small", Var("x") <= 3, ("T1",)),
-             Property("may-stop", "permission", predicate=Var("x") <= 1, rules=("T9",), doc="x may stay low"),
+             Property("stays-low", "guarantee", predicate=Var("x") <= 1, rules=("T9",), doc="x stays low"),
+             permitted("may-inc", "inc", Var("x") <= 3, rules=("T2",), doc="x may always grow"),
              Property("asks", "obligation", when=Var("x").eq(0), fires=("inc",)))
     m = GameModel("counter", Schema((Field("x", IntRange(0, 4)),)), ((1,),), (inc,), props, Var("x").eq(3))
-    v = Explorer(Setup("counter", None, m)).handle("/api/view", {"path": []})
+    x = Explorer(Setup("counter", None, m))
+    v = x.handle("/api/view", {"path": []})
     groups = {d.attrs["data-kind"]: d for d in tree(v["properties"]).having("kind")}
-    assert list(groups) == ["invariant", "permission", "obligation", "deadlock"]
-    perm = groups["permission"]
-    assert "permission properties" in perm.text and "may-stop" in perm.text and "T9" in perm.text
-    assert "1 next step(s) break it" in perm.text and "breaks may-stop" in text_of(v["choices"])
+    assert list(groups) == ["invariant", "guarantee", "permission", "obligation", "deadlock"]
+    new = groups["guarantee"]
+    assert "guarantee properties" in new.text and "stays-low" in new.text and "T9" in new.text
+    assert "1 next step(s) break it" in new.text and "breaks stays-low" in text_of(v["choices"])
     assert "its condition does not hold here" in groups["obligation"].text
+    perm = groups["permission"]
+    assert "permissions (choices the rules give)" in perm.text and "may-inc" in perm.text and "holds" in perm.text
+    at_two = x.handle("/api/view", {"path": ["inc"]})
+    assert "breaks may-inc" in text_of(at_two["choices"]) and "may-inc" not in at_two["violated"]
+    at_three = x.handle("/api/view", {"path": ["inc", "inc"]})
+    row = tree(at_three["properties"]).all(lambda n: n.attrs.get("data-prop") == "may-inc")[0]
+    assert "may-inc" in at_three["violated"] and row.attrs["class"] == "prop bad"
+    assert "violated here" in row.text and "the rules allow inc" in row.text and "no such action is enabled" in row.text
 
 
 def test_a_rivals_public_choice_is_resolved_to_its_action(served):

@@ -104,7 +104,7 @@ def test_narration_names_the_group_and_the_operation():
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("holder, states, witness", [
-    ("Moritani", 523_410, "witness-cunning-onto-grumman-stack"),
+    ("Moritani", 1_149_487, "witness-cunning-onto-grumman-stack"),
     ("Atreides", 341_480, "witness-betrayal-of-stacked-token"),
 ])
 def test_both_modules_at_once(holder, states, witness):
@@ -138,7 +138,7 @@ def test_relational_leak_proof_goes_through_with_both_modules():
 def test_homeworld_occupation_under_both_readings(choice, states):
     """Bene Gesserit occupies Moritani's Homeworld. Under `offer-only` every check holds with every witness; under
     treachery.online's `trigger-and-offer` neither BG nor its ally Atreides ever opens a Terror decision, so the
-    game shrinks to 7,028 states (only the module's own witnesses are required there)."""
+    game shrinks to 15,498 states (only the module's own witnesses are required there)."""
     p = PROFILES["grumman-occupied"]
     m = build_model(p.bounds, Interpretation.of(homeworld_occupation=choice))
     ex = Explorer(m, CheckConfig()).run()

@@ -126,7 +126,7 @@ def overdraws():
 @pytest.mark.parametrize("engine", ["scalar", "vector"])
 def test_a_value_leaving_its_domain_is_the_domain_property_violated_with_its_game(overdraws, engine):
     ex = make_explorer(overdraws, CheckConfig(engine=engine, jobs=1)).run()
-    assert ex.complete and len(ex.states) == 2178 and len(ex.out_of_domain) == 26
+    assert ex.complete and len(ex.states) == 3226 and len(ex.out_of_domain) == 36
     results = {r.id: r for r in explicit_results(overdraws, ex)}
     d = results["domain"]
     assert (d.kind, d.verdict, d.depth, d.extra["rule"], d.extra["slots"]) == \
@@ -168,7 +168,7 @@ def test_the_agreement_guard_compares_the_engines_within_the_domains(overdraws):
     them (and compared the steps leaving them) and reported `agreement` violated on this model."""
     from checks.analyses.quick_z3 import agreement_result
     r = agreement_result(overdraws, 0)
-    assert r.verdict == "holds" and r.states == 2178, r.detail
+    assert r.verdict == "holds" and r.states == 3226, r.detail
 
 
 def test_a_model_without_the_defect_holds_domain(small_model):

@@ -253,16 +253,22 @@ def test_out_junit_summary_and_min_score(tmp_path):
     path.write_text(SMALL_PROPOSAL, encoding="utf-8")
     out = tmp_path / "out"
     r = CliRunner().invoke(main, ["mutate", "--proposal", str(path), "--operator", "drop-effect", "--operator",
-                                  "swap-parameters", "--max-mutants", "4", "--jobs", "1", "--min-score", "1",
+                                  "swap-parameters", "--max-mutants", "4", "--jobs", "1", "--min-score", "0.75",
                                   "--out", str(out), "--junit", str(tmp_path / "j.xml"),
                                   "--summary", str(tmp_path / "s.md")])
     doc = json.loads((out / "mutation.json").read_text(encoding="utf-8"))
     assert {c["operator"] for c in doc["checks"]} == {"drop-effect", "swap-parameters"}
-    # Pinned (seed 0 of this sample): all four mutants are killed, so --min-score 1 is met and the exit is 0.
-    assert [c["verdict"] for c in doc["checks"]] == ["killed"] * 4 and doc["summary"]["score"] == 1
+    # Pinned (seed 0 of this sample, 254 mutants since issue 33): three are killed; swap-parameters@recover_extortion
+    # pid[2]~pid[4] survives: it deals the fresh supply IDs (H4) to Extortion and Sabotage in each other's rank, which
+    # no one can see while both are in supply, and on one turn Sabotage cannot be on the map at the recovery (no
+    # placement in the final Mentat Pause). With two turns ids-are-stable and public-ids-fresh kill it (23 steps).
+    # The score 0.75 meets --min-score 0.75 exactly, so the exit is 0.
+    assert [c["verdict"] for c in doc["checks"]] == ["killed", "killed", "survived", "killed"]
+    assert doc["checks"][2]["id"] == "swap-parameters@recover_extortion.pid[2]~pid[4]"
+    assert doc["summary"]["score"] == 0.75 and doc["summary"]["meets_min_score"]
     assert r.exit_code == 0, r.output
     killed = [c for c in doc["checks"] if c["depth"] is not None]
-    assert len(killed) == 4
+    assert len(killed) == 3
     for c in killed:
         assert c["trace"] and (out / "mutants").is_dir()
     xml = (tmp_path / "j.xml").read_text(encoding="utf-8")

@@ -24,7 +24,7 @@ from model.moritani.defects import DEFECT_BY_ID
 from tests.conftest import SMALL
 from tests.pins import DEFAULT_STATES, TREACHERY_ONLINE_STATES
 
-DEFECT = DEFECT_BY_ID["offer-gate-misses-sabotage"]
+DEFECT = DEFECT_BY_ID["sabotage-kept-for-gift"]
 RIVALS = ["Atreides", "Bene Gesserit", "Ecaz"]
 
 
@@ -51,7 +51,7 @@ def test_holds_on_both_engine_profiles_small_bounds_and_is_not_vacuous():
         assert stats["steps"] > 1_000 and stats["revealing"] > 0 and stats["released"] == 0, (profile, stats)
 
 
-def test_a_face_dependent_offer_is_caught_with_both_games_replayed(defective):
+def test_a_face_dependent_choice_is_caught_with_both_games_replayed(defective):
     m, ex = defective
     results, _ = check_possible(m, CheckConfig(), exploration=ex)
     assert [r.verdict for r in results] == ["violated"] * 3  # Moritani's choice: no rival chooses it
@@ -59,25 +59,26 @@ def test_a_face_dependent_offer_is_caught_with_both_games_replayed(defective):
     leak = r.extra["leak"]
     assert r.depth == 9 and leak.game_b.depth == 8, r.detail
     assert leak.check == "possibilistic" and leak.component == "public step" and leak.seen_b == "no such step"
-    assert leak.game_a.labels[-1].startswith("offer_alliance_") and r.extra["step"] == "offer_alliance(e=Atreides)"
+    assert leak.game_a.labels[-1] == "keep_for_gift" and r.extra["step"] == "keep_for_gift"
     assert "Sabotage" in r.extra["exchanged"]
     assert leak.game_a.replay(m) == [] and leak.game_b.replay(leak.model_b) == []
-    # Game B is game A's public steps from the start with the two faces exchanged, up to the offer.
+    # Game B is game A's public steps from the start with the two faces exchanged, up to the extra decline.
     def keys(model, game):
         return [model.secrets.public_key(model.action(x), s) for x, s in zip(game.labels, game.states)]
     assert keys(leak.model_b, leak.game_b) == keys(m, leak.game_a)[:8]
 
 
 @pytest.mark.heavy
-def test_the_face_dependent_offer_is_caught_by_nothing_else(defective):
+def test_the_face_dependent_choice_is_caught_by_nothing_else(defective):
     """Every other check `check` runs holds on the defect exactly as on the correct model: invariants, step
-    properties, no-deadlock and witnesses (explicit), hidden-identity, and the Z3 agreement guard."""
+    properties, permissions (the extra choice withdraws none), no-deadlock and witnesses (explicit),
+    hidden-identity, and the Z3 agreement guard."""
     m, ex = defective
     clean = GAME.build(small())
     before = {r.id: r.verdict for r in explicit_results(clean, Explorer(clean, CheckConfig()).run())}
     after = {r.id: r.verdict for r in explicit_results(m, ex)}
     assert after == before and "violated" not in {v for k, v in after.items() if not k.startswith("witness-")}
-    assert after["witness-eome-accepted"] == "holds"  # offers still happen, with the other faces
+    assert after["witness-eome-accepted"] == "holds"  # offers still happen, Sabotage declines still happen
     assert [r.verdict for r in check_leaks(m, CheckConfig(), exploration=ex)[0]] == ["holds"] * 3
     assert agreement_result(m, 0, exploration=ex).verdict == "holds"
 
@@ -99,7 +100,7 @@ def test_the_two_readings_of_the_a21_gate_differ_only_in_what_the_check_counts()
     assert check_possible(plain, CheckConfig())[1]["released"] == 0
 
 
-def test_the_release_covers_the_gate_only_not_another_face_dependent_offer():
+def test_the_release_covers_the_gate_only_not_another_face_dependent_choice():
     m = GAME.build(small(defects=(DEFECT.id,), gate=EOME_GATE_SECRECY.GATE_DECLASSIFIED))
     (r,), _ = check_possible(m, CheckConfig(), observers=["Atreides"])
     assert r.verdict == "violated" and r.depth == 9 and "Sabotage" in r.extra["exchanged"]
@@ -117,15 +118,20 @@ def test_a_missing_step_without_a_twin_game_is_an_internal_error_not_holds(monke
 @pytest.mark.heavy
 def test_a_mutant_that_makes_the_offer_depend_on_the_face_is_killed_by_it():
     """`negate-comparison@offer_alliance_5...` (the face-5 offer rule enabled for every face but 5) survived
-    `rulecheck mutate` on the default profile (docs/mutation.md); the possibilistic check kills it."""
+    `rulecheck mutate` on the default profile (docs/mutation.md) until the possibilistic check killed it. It also
+    withholds the offer for face 5, an over-restriction: since issue 33 permission may-offer-alliance kills it
+    first (mutate runs the leak check only on a mutant every explicit check passes), and the possibilistic check
+    still sees the leak on the mutant's own model."""
     from checks.analyses.mutants import generate
-    from checks.analyses.mutate import check_mutant, reference
+    from checks.analyses.mutate import build_mutant, check_mutant, reference
     m = GAME.build(small())
     (mutant,) = [x for x in generate(m, ("negate-comparison",))
                  if x.id == "negate-comparison@offer_alliance_5.guard/0.0.0.0.0.0.1"]
     ref = reference(m, m, CheckConfig(), {mutant.rule})
     r = check_mutant(mutant, m, m, ref, CheckConfig())
-    assert r.verdict == "killed" and r.extra["killed_by"] == ["possibilistic"], r.detail
+    assert r.verdict == "killed" and r.extra["killed_by"] == ["may-offer-alliance"], r.detail
+    results, _ = check_possible(build_mutant(m, mutant), CheckConfig(), observers=["Atreides"])
+    assert [x.verdict for x in results] == ["violated"] and results[0].extra["step"].startswith("offer_alliance")
 
 
 def test_every_report_carries_the_check(tmp_path):
@@ -139,7 +145,7 @@ def test_every_report_carries_the_check(tmp_path):
     checks = json.loads(r.output)["checks"]
     assert [(c["id"], c["kind"], c["verdict"], c["observer"]) for c in checks] == \
         [("possibilistic", "noninterference", "violated", o) for o in RIVALS]
-    assert checks[0]["step"] == "offer_alliance(e=Atreides)" and checks[0]["depth"] == 9
+    assert checks[0]["step"] == "keep_for_gift" and checks[0]["depth"] == 9
     cases = {c.get("name"): c for c in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")}
     assert set(cases) == {f"possibilistic [{o}]" for o in RIVALS}
     assert all(c.find("failure") is not None for c in cases.values())
@@ -168,7 +174,7 @@ def test_selftest_catches_the_defect_at_its_pinned_depth_on_its_own_bounds():
 @pytest.mark.parametrize("profile", ["default", "treachery-online"])
 def test_holds_on_the_engine_profiles(profile):
     """On the full bounds no Terror decision against a leaderless entrant is reachable, so the A21 gate never bites
-    and the check holds under the default reading (294,232 and 429,105 states)."""
+    and the check holds under the default reading (470,605 and 577,430 states; 294,232 and 429,105 before issue 33)."""
     results, stats = check_possible(GAME.build(GAME.profiles[profile]), CheckConfig())
     assert [r.verdict for r in results] == ["holds"] * 3 and stats["released"] == 0
     assert stats["states"] == {"default": DEFAULT_STATES, "treachery-online": TREACHERY_ONLINE_STATES}[profile]

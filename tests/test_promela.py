@@ -105,8 +105,13 @@ def test_state_count_parity_with_spin_on_the_engine_profiles(profile):
 def test_parity_check_can_fail():
     """A Promela model missing one rule (a translation bug) gives SPIN a different count."""
     model = build_model(SMALL)
-    # A rule no property names (witnesses name theirs: a model without it would not build).
-    dropped = model.with_changes(rules=tuple(r for r in model.rules if r.name != "decline_advisor"))
+    # BG declining its free advisor, and the properties that name the rule (witnesses name theirs, permission
+    # may-decline-advisor its choice): a model keeping a property about a missing rule would not build.
+    gone = "decline_advisor"
+    named = lambda p: gone in p.fires or any(ch.rule == gone for ch in p.choice)  # noqa: E731
+    assert any(named(p) for p in model.properties)
+    dropped = model.with_changes(rules=tuple(r for r in model.rules if r.name != gone),
+                                 properties=tuple(p for p in model.properties if not named(p)))
     assert len(dropped.actions) < len(model.actions)
     r = run_spin(to_promela(dropped))
     assert r.complete and r.states != len(explore(model).states)

@@ -96,7 +96,7 @@ def test_extends_starts_from_the_profile_then_the_file_overrides(tmp_path):
     assert x["proposal"]["extends"] == "treachery-online" and "extends" not in y["proposal"]
     assert (x["proposal"]["interpretation"], x["proposal"]["bounds"]) == (y["proposal"]["interpretation"],
                                                                           y["proposal"]["bounds"])
-    assert x["exploration"]["states"] == y["exploration"]["states"] == 2487
+    assert x["exploration"]["states"] == y["exploration"]["states"] == 2870
 
 
 COMMAND_ARGS = {"export": ["--promela", "{tmp}/m.pml"], "sweep": ["--out", "{tmp}/sweep"]}

@@ -25,7 +25,7 @@ def test_three_turns_profile_separates_new_allies_in_the_third_phase():
     bad = {k: r.verdict for k, r in res.items() if r.verdict != "holds"}
     assert bad == {}
     w = res["witness-ally-separation"]
-    assert w.depth == 44 and not w.trace.replay(model)
+    assert w.depth == 42 and not w.trace.replay(model)
     # Basic: the later mover of the pair loses its forces on the turn after the alliance, never on it.
     sch = model.schema
     last = w.trace.steps[-1]

@@ -174,18 +174,24 @@ def test_an_unreachable_scheduler_is_a_usage_error_before_any_work(tmp_path):
 @pytest.mark.heavy
 def test_the_cli_refuses_a_scheduler_that_is_not_dask_within_10_s_without_a_traceback(tmp_path):
     """The whole command, default deadlines: an HTTP server's port and an unknown scheme are exit 2 well
-    within the 10 s docs/sweep.md promises (the interpreter's start included; the machine is shared),
-    with no traceback (a failed Dask client printed one from its destructor at exit)."""
+    within the 10 s docs/sweep.md promises beyond the interpreter's start (timed in the same run, so the
+    machine's load is not what is judged), with no traceback (a failed Dask client printed one from its destructor at exit)."""
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "from checks.launch import run; run()", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+    # The interpreter's start and the imports, timed now: on a loaded machine they alone can take
+    # seconds, and the promise is about the scheduler probe's own deadline, not the machine's load.
+    t0 = time.perf_counter()
+    assert cli("sweep", "--help").returncode == 0
+    start = time.perf_counter() - t0
     with server("http") as http_address:
         for address in (http_address, "garbage://x"):
             t0 = time.perf_counter()
-            r = subprocess.run([sys.executable, "-c", "from checks.launch import run; run()", "sweep", "--switch", "A4",
-                                "--scheduler", address, "--out", str(tmp_path / "o")], cwd=ROOT, capture_output=True,
-                               text=True, timeout=120)
+            r = cli("sweep", "--switch", "A4", "--scheduler", address, "--out", str(tmp_path / "o"))
             secs = time.perf_counter() - t0
             assert r.returncode == 2 and "nothing was run" in r.stderr, r.stderr
             assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
-            assert secs < 12, secs
+            assert secs - start < 10, (secs, start)
 
 
 # -- bad input -----------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def test_every_module_check_has_a_defect_aimed_at_it():
     for causes in ("every-arrival", "shipment-and-movement"):
         added |= {p.name for p in build_model(WORMS, Interpretation.of(entry_causes=causes)).properties} - base
     checks = {n for n in added if not n.startswith("witness-")}
-    assert checks == {"ride-continues", "entry-causes-respected"}
+    assert checks == {"ride-continues", "entry-causes-respected", "may-ride-worm", "may-end-rides"}  # + permissions
     assert checks <= {d.target for d in DEFECTS}
 
 

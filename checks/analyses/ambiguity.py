@@ -181,8 +181,12 @@ class Analyser:
                 w1: list = b1.events.get(ev) or min(b1.outcomes.values(), key=len, default=[])
                 w2: list = b2.events.get(ev) or min(b2.outcomes.values(), key=len, default=[])
                 return cls, {r1: [f"[{ev[1]}]"] + w1, r2: [f"[{ev[1]}]" if ev in b2.events else "[no such event]"] + w2}, tuple(diff_names)
-        w1 = b1.outcomes[min(only1, key=lambda o: len(b1.outcomes[o]))] if only1 else next(iter(b1.outcomes.values()), [])
-        w2 = b2.outcomes[min(only2, key=lambda o: len(b2.outcomes[o]))] if only2 else next(iter(b2.outcomes.values()), [])
+        # The shortest path to an outcome only this order reaches; among equally short ones the first by its
+        # labels, so the witness does not hang on the iteration order of a set of state tuples.
+        w1 = min((b1.outcomes[o] for o in only1), key=lambda w: (len(w), w)) if only1 \
+            else next(iter(b1.outcomes.values()), [])
+        w2 = min((b2.outcomes[o] for o in only2), key=lambda w: (len(w), w)) if only2 \
+            else next(iter(b2.outcomes.values()), [])
         return cls, {r1: w1, r2: w2}, tuple(diff_names)
 
     def run(self, ex) -> dict:

@@ -44,6 +44,8 @@ A broken model's invariant is false on a mined state: never proved (BMC gives th
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import time
 from dataclasses import dataclass, field
 
@@ -54,20 +56,22 @@ from checks.analyses.templates import Candidate, Miner, generalise, mine
 from checks.config import CheckConfig
 from checks.engines.certificates import BadCertificate, state_formula, verified_lemmas
 from checks.engines.columns import compile_table, slots_read
-from checks.engines.houdini import LemmaSolver, houdini
+from checks.engines.houdini import LemmaSolver, houdini, spent
 from model.errors import ModelError
 
 MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
 ROUNDS = 6             # blocking rounds for invariants left unproved
-ROUND_SECONDS = 300.0  # at most this long in blocking rounds (a round cut short keeps what earlier rounds proved)
 GOALS = 32             # at most this many dropped candidates become the next round's goals
-RESERVE = 0.25         # share of what is left kept for the final re-check when a timeout is given
-# The guard round runs only with this much of the timeout left, and takes at most this share of it: its
-# thousands of candidates cost a minute or two, and a re-check cut short keeps no lemma at all (two
-# Grumman searches lost every lemma that way when it ran with less, 2026-12-02; docs/lemmas.md).
-GUARD_MIN_LEFT = 240.0
-GUARD_SHARE = 0.5
-RECHECK_PER_FACT = 0.01  # seconds: the final re-check measured 4 to 8 ms per fact (2026-12-02, two searches at a time)
+# Budgets are Z3 resource units (rlimit) and counts, never seconds (issue 35): the same proposal gives
+# the same lemmas on an idle and on a loaded machine. `timeout` is only the user's overall cap: a
+# search it stops is `cut`, and `prove` reports the properties left as inconclusive, never fewer proved.
+# Measured (2026-12-03, 2 loaded cores): Houdini's queries use about 1.3 M units per CPU second
+# (assassinate-leaders' first run: 201 queries, 22.8 M units; a tiny proposal's guard round: 124
+# queries, 9.1 M units, 8.3 s), a blocking round's failure queries about 0.5 M. The budgets are about
+# what the old wall-clock ones (360 s per Houdini run, 300 s of blocking rounds) gave an idle core.
+HOUDINI_SPEND = 1_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
+BLOCK_SPEND = 400_000_000      # resource units of all blocking rounds together (queries and Houdini)
+SLACK = 0.05           # seconds: what stopped this close to the user's timeout was stopped by it
 
 
 @dataclass
@@ -92,7 +96,7 @@ class Inference:
     states: int = 0
     rounds: int = 0
     seconds: dict = field(default_factory=dict)   # explore, mine, houdini, check, total
-    queries: list = field(default_factory=list)   # per Houdini run: (queries, counterexamples)
+    queries: list = field(default_factory=list)   # per Houdini run: (queries, counterexamples, resource units)
     reason: str = ""
 
     def facts(self) -> list:
@@ -104,6 +108,10 @@ class Inference:
     guards: int = 0       # candidates of the guard round (0: it did not run)
     settled: dict = field(default_factory=dict)  # goal -> result of `settle` (see infer)
     cached: bool = False  # the lemmas came from the lemma cache (re-proved, not searched for)
+    transferred: int = 0  # lemmas kept of a nearby model's entry (checks/analyses/transfer.py)
+    source: str = ""      # that entry's key
+    progress: Callable[[str], None] | None = field(default=None, repr=False, compare=False)  # callable(str): progress lines, or None
+    cut: bool = False     # the user's --timeout stopped it: nothing is proved, the properties are inconclusive
 
 
 def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
@@ -141,6 +149,8 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
 
 
 class _Clock:
+    """The user's overall cap (--timeout; None: none): never a budget of a round, only a cut."""
+
     def __init__(self, timeout: float | None):
         self.timeout, self.t0 = timeout, time.perf_counter()
 
@@ -148,24 +158,65 @@ class _Clock:
         return None if self.timeout is None else max(0.001, self.timeout - (time.perf_counter() - self.t0))
 
     def out(self) -> bool:
-        return self.timeout is not None and time.perf_counter() - self.t0 >= self.timeout
+        return self.timeout is not None and time.perf_counter() - self.t0 >= self.timeout - SLACK
+
+
+class _Spend:
+    """A budget of Z3 resource units shared by several solvers' queries (deterministic)."""
+
+    def __init__(self, units: int):
+        self.units = units
+
+    def left(self) -> int:
+        return max(0, self.units)
+
+    def out(self) -> bool:
+        return self.units <= 0
+
+    def charge(self, units: int) -> None:
+        self.units -= units
+
+
+def _say(out: "Inference", stage: str, left: list) -> None:
+    """A progress line (`prove` on a terminal): the stage, the properties proved so far and left."""
+    if out.progress is not None:
+        out.progress(f"prove: {stage}; {len(out.settled)} proved by Spacer so far, {len(left)} properties left")
+
+
+def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock, spend: int, facts=()):
+    """One Houdini run under `spend` resource units, recorded in `out.queries` (and `out.cut`)."""
+    tell = out.progress
+    if tell is not None:
+        tell(f"prove: Houdini run {len(out.queries) + 1}: {len(cands):,} candidates, {len(facts):,} facts")
+    h = houdini(model, cands, seed, rlimit, clock.left(), facts=facts, spend=spend, progress=tell)
+    out.queries.append((h.rounds, h.ctis, h.rlimit))
+    out.cut |= h.cut
+    return h
 
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-          max_states: int = MAX_STATES, rounds: int = ROUNDS, round_seconds: float = ROUND_SECONDS,
-          wanted: list | None = None, settle=None) -> Inference:
+          max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
+          wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = (),
+          more: Sequence = (), progress=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
+    `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
+    (checks/analyses/transfer.py), offered first; the mined candidates then go only after what they
+    leave (with the survivors as facts), and the presence round is skipped. `start_names`: the
+    properties that entry proved. When those lemmas and properties are inductive as they stand and
+    `settle` proves the rest, nothing is explored or mined (`_transferred`); otherwise `more`
+    (lemmas of other nearby entries) join them as candidates.
     Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
     given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
     `Inference.settled` keeps (valid only if the verdict is `proved`: the facts' re-check)."""
     clock, t0 = _Clock(timeout), time.perf_counter()
-    out = Inference("unknown")
+    out = Inference("unknown", progress=progress)
     sch = model.schema
     if clock.out() or (timeout is not None and timeout <= 0):
-        out.reason = "no time left to infer lemmas"
-        return _done(out, t0, None)
+        return _cut(out, t0)
+    if start is not None and _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle):
+        return _cut(out, t0) if clock.out() else _done(out, t0, None)
     X, used = state_table(samples, sch, max_states, seed)
     out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0
     if not used:
@@ -173,49 +224,78 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         return out
     t1 = time.perf_counter()
     miner = Miner(sch, X, model.unbounded_slots)
-    cands = mine(sch, X, model.unbounded_slots, sch.slot(model.dispatch) if model.dispatch else None)
+    dispatch = sch.slot(model.dispatch) if model.dispatch else None
+    mined: list = []  # after a transfer, mined only if the transferred lemmas and Spacer leave something
+
+    def mined_now() -> list:
+        if not mined:
+            mined.append(mine(sch, X, model.unbounded_slots, dispatch))
+        return mined[0]
+    cands = mined_now() if start is None else []
     invs = [(p.name, p.predicate) for p in model.invariants]
     true_on_data = compile_table(sch, [e for _, e in invs])(X).all(axis=1) if len(X) else np.ones(len(invs), bool)
     out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
     invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
-    rest = clock.left()
-    h = houdini(model, invs + [(c.text, c.expr) for c in cands], seed, rlimit,
-                None if rest is None else rest * (1 - RESERVE))
-    out.queries.append((h.rounds, h.ctis))
+    first = cands if start is None else _true_on(sch, X, list(start) + list(more))
+    h = _houdini(out, model, invs + [(c.text, c.expr) for c in first], seed, rlimit, clock, HOUDINI_SPEND)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
         return _done(out, t0, t2)
     names = {n for n, _ in invs}
     facts = h.survivors
     left = [iv for iv in invs if iv[0] not in {n for n, _ in facts} and (wanted is None or iv[0] in wanted)]
-    if left and not clock.out():
+    _say(out, "first Houdini run done", left)
+    if start is not None:
+        out.transferred = len(h.survivors) - (len(invs) - len(left))
+        facts, left = _after_transfer(out, model, mined_now, facts, left, seed, rlimit, clock, settle)
+        cands = first + (mined[0] if mined else [])
+        out.candidates = len(cands)
+    elif left and not clock.out():
         tp = time.perf_counter()
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
         out.seconds["presence"] = time.perf_counter() - tp
-    if settle is not None and left and not clock.out():
+    if settle is not None and left and start is None and not clock.out():
         # A cheaper engine first (Spacer with the facts assumed): blocking rounds are the search's
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
         out.settled = settle(facts, left)
         left = [iv for iv in left if iv[0] not in out.settled]
-    if left and ((rest := clock.left()) is None or rest >= GUARD_MIN_LEFT):
+    if left and not clock.out():
+        _say(out, "guard round", left)
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
+    facts, left, pool = _blocking_rounds(out, model, miner, facts, left, seed, rlimit, clock, rounds, block_spend)
+    out.seconds["houdini"] = time.perf_counter() - t2
+    if out.cut or clock.out():
+        return _cut(out, t0)
+    t3 = time.perf_counter()
+    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
+    out.seconds["check"] = time.perf_counter() - t3
+    if clock.out():
+        return _cut(out, t0)
+    return _done(out, t0, None)
+
+
+def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock,
+                     rounds: int, block_spend: int) -> tuple[list, list, dict]:
+    """Step 5: up to `rounds` blocking rounds within `block_spend` resource units together. Returns
+    the facts, the goals left and every candidate the rounds offered (by text)."""
     goals, known, pool = list(left), {n for n, _ in facts}, {}
-    rclock = _Clock(round_budget(clock.left(), round_seconds, len(facts)))
+    budget = _Spend(block_spend)
     for out.rounds in range(1, rounds + 1):
-        if not left or rclock.out():
+        if not left or budget.out() or clock.out():
             break
-        new = _block(model, miner, facts, goals, known, seed, rlimit, rclock)
-        if not new:
+        _say(out, f"blocking round {out.rounds} ({budget.left():,} resource units left)", left)
+        new = _block(model, miner, facts, goals, known, seed, rlimit, clock, budget)
+        if not new or clock.out():
             break
         out.candidates += len(new)
         pool.update({c.text: c for c in new})
         # Every candidate found so far is offered again: one dropped in an earlier round may be
         # inductive together with what a later round found (Houdini's drops are relative to its set).
         offer = [(c.text, c.expr) for t, c in pool.items() if t not in known]
-        h = houdini(model, left + offer, seed, rlimit, rclock.left(), facts=facts)
-        out.queries.append((h.rounds, h.ctis))
+        h = _houdini(out, model, left + offer, seed, rlimit, clock, budget.left(), facts)
+        budget.charge(h.rlimit)
         if h.verdict != "proved":
             out.reason = f"Houdini (blocking round {out.rounds}): {h.reason}"
             break
@@ -225,25 +305,73 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         # A candidate Houdini dropped was still true on every mined state: its own induction failure
         # is the next round's goal too (IC3's recursive blocking, one level per round).
         goals = left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
-    out.seconds["houdini"] = time.perf_counter() - t2
-    t3 = time.perf_counter()
-    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
-    out.seconds["check"] = time.perf_counter() - t3
+    return facts, left, pool
+
+
+def _cut(out: Inference, t0: float) -> Inference:
+    """The user's --timeout stopped the search: nothing of it counts (a search cut elsewhere would have
+    proved something else), and `prove` reports every property it left as inconclusive."""
+    out.verdict, out.cut, out.reason = "unknown", True, "--timeout reached during lemma inference"
+    out.lemmas, out.invariants, out.proved, out.settled, out.failures = [], [], {}, {}, {}
     return _done(out, t0, None)
 
 
-def round_budget(rest: float | None, round_seconds: float, facts: int) -> float:
-    """Seconds for the blocking rounds when `rest` seconds of the timeout are left (None: no timeout)
-    and `facts` lemmas are proved: at most `round_seconds`, and short enough that the final re-check
-    keeps both a share of what is left and an estimate of its own cost (`RECHECK_PER_FACT` per fact,
-    plus what the rounds add): a re-check cut short keeps no lemma at all.
+def _transferred(out: Inference, model, start: list, start_names, wanted, seed: int, rlimit: int, clock,
+                 settle) -> bool:
+    """The fast path of a transfer: the nearby entry's lemmas and properties, re-proved on this model
+    as they stand (one base and one step query, the final re-check's), and `settle` (its certificates,
+    Spacer) for the other properties. True when that proves every property wanted (`out` is then the
+    result); False sends the caller down the mined path (exploration, Houdini, the rounds)."""
+    props = {p.name: p.predicate for p in model.invariants}
+    facts = list(start) + [(n, props[n]) for n in start_names if n in props]
+    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
+    if why is not None or clock.out():
+        return False
+    names = {n for n in start_names if n in props}
+    left = [(n, e) for n, e in props.items() if n not in names and (wanted is None or n in wanted)]
+    settled = settle(facts, left) if settle is not None and left else {}
+    if any(n not in settled for n, _ in left):
+        return False
+    out.settled, out.transferred = settled, len(start)
+    _conclude(out, model, facts, names, [], [], np.zeros((0, len(model.schema)), dtype=np.int32), seed, rlimit,
+              clock, ls)
+    return True
 
-    >>> round_budget(None, 300.0, 5000), round_budget(400.0, 300.0, 1000), round_budget(100.0, 300.0, 8000)
-    (300.0, 300.0, 0.0)
-    """
-    if rest is None:
-        return round_seconds
-    return max(0.0, min(round_seconds, rest * (1 - RESERVE), rest - 2 * RECHECK_PER_FACT * facts))
+
+def _true_on(schema, X, lemmas: list) -> list:
+    """Transferred lemmas as candidates: those true on every mined state of this model (the others
+    are not invariants here, and Houdini would drop them one counterexample at a time)."""
+    cands = [Candidate(t, e, frozenset()) for t, e in lemmas]
+    if not cands or not len(X):
+        return cands
+    ok = compile_table(schema, [c.expr for c in cands])(X).all(axis=1)
+    return [c for c, k in zip(cands, ok) if k]
+
+
+def _after_transfer(out: Inference, model, mined, facts: list, left: list, seed: int, rlimit: int, clock,
+                    settle) -> tuple[list, list]:
+    """After the transferred lemmas' Houdini run: Spacer (`settle`, which also re-checks the nearby
+    entry's certificates) on what they leave, then the mined candidates not already known with the
+    survivors as facts, then Spacer again (`mined()` gives the candidates, mined only then). Returns
+    the facts and the goals left."""
+    if settle is not None and left and not clock.out():
+        out.settled = settle(facts, left)
+        left = [iv for iv in left if iv[0] not in out.settled]
+    if not left or clock.out():
+        return facts, left
+    known = {n for n, _ in facts}
+    offer = [(c.text, c.expr) for c in mined() if c.text not in known]
+    if not offer:
+        return facts, left
+    h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
+    if h.verdict != "proved" or not h.survivors:
+        return facts, left
+    kept = {n for n, _ in h.survivors}
+    facts, left = facts + h.survivors, [iv for iv in left if iv[0] not in kept]
+    if settle is not None and left and not clock.out():
+        out.settled.update(settle(facts, left))
+        left = [iv for iv in left if iv[0] not in out.settled]
+    return facts, left
 
 
 def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
@@ -259,10 +387,7 @@ def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list
         return facts, left
     out.candidates += len(cands)
     out.presence = len(cands)
-    rest = clock.left()
-    h = houdini(model, left + [(c.text, c.expr) for c in cands], seed, rlimit,
-                None if rest is None else rest * (1 - RESERVE), facts=facts)
-    out.queries.append((h.rounds, h.ctis))
+    h = _houdini(out, model, left + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND, facts)
     if h.verdict != "proved":
         return facts, left
     kept = {n for n, _ in h.survivors}
@@ -284,10 +409,7 @@ def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, se
     if cands:
         out.candidates += len(cands)
         out.guards = len(cands)
-        rest = clock.left()
-        h = houdini(model, left + [(c.text, c.expr) for c in cands], seed, rlimit,
-                    None if rest is None else rest * GUARD_SHARE, facts=facts)
-        out.queries.append((h.rounds, h.ctis))
+        h = _houdini(out, model, left + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND, facts)
     out.seconds["guards"] = time.perf_counter() - t0
     if h is None or h.verdict != "proved" or not h.survivors:
         return facts, left
@@ -326,7 +448,7 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
 
 
 def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int, rlimit: int, clock,
-           tries: int = 4) -> list:
+           budget: _Spend, tries: int = 4) -> list:
     """Candidates that block the induction failures of `goals` (invariants left, and candidates an
     earlier round offered and Houdini dropped): one failure's pre-state at a time, generalised
     against the mined states (`templates.generalise`); each next failure is asked with the
@@ -337,9 +459,12 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
     for _ in range(tries):
         grew = False
         for name, e in goals:
-            if clock.out():
+            if clock.out() or budget.out():
                 return list(found.values())
+            ls.solver.set("rlimit", max(1, min(x for x in (rlimit, budget.left()) if x)))
+            before = spent(ls.solver)
             cti = ls.failure(e, clock.left())
+            budget.charge(spent(ls.solver) - before)
             if cti is None:
                 continue
             action = model.action(cti[1])
@@ -357,10 +482,10 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
     return list(found.values())
 
 
-def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock) -> None:
-    """Re-check the conjunction through the monolithic encoding; cores for the proved invariants,
-    failures for the others."""
-    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
+def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock, ls=None) -> None:
+    """Re-check the conjunction through the monolithic encoding (unless `ls` is that check, done);
+    cores for the proved invariants, failures for the others."""
+    ls, why = (ls, None) if ls is not None else verified_lemmas(model, facts, seed, rlimit, clock.left())
     if why is not None:
         out.reason = f"the inferred conjunction does not re-check ({why}); no lemma is used"
         return

@@ -106,7 +106,7 @@ def check_leaks(model, config: CheckConfig, observers: list[str] | None = None,
     >>> from model.moritani import GAME
     >>> results, stats = check_leaks(GAME.build(GAME.small(GAME.profiles["default"])), CheckConfig())
     >>> [r.verdict for r in results], stats["state_pairs"]
-    (['holds', 'holds', 'holds'], 29090)
+    (['holds', 'holds', 'holds'], 43530)
     """
     sec = model.secrets
     rivals = [f for f in sec.observers if observers is None or sec.label(f) in observers]

@@ -102,7 +102,7 @@ def minimise(game, proposal, check: str, before_depth: int, config: CheckConfig 
                     bounds, model, ex, hit = cand, cand_model, cand_ex, cand_hit
                     removed[kind].append(name)
                     changed = True
-    trace = validated(model, ex.trace_to(hit), f"minimised {check}")
+    trace = validated(model, ex.trace_to(hit), f"minimised {check}", check=check)
     return Minimised(check, bounds, model, trace, before_depth, removed, tried, time.perf_counter() - t0)
 
 

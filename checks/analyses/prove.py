@@ -22,7 +22,7 @@ from checks.results import CheckResult, error_result, isolated
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
-INFER_SECONDS = 480.0  # lemma inference's own limit (a run it cuts short infers no lemma at all)
+SLACK = 0.05  # seconds: a solver stopped this close to the --timeout was stopped by it
 
 
 class _Clock:
@@ -39,14 +39,15 @@ class _Clock:
         return None if rest is None else max(1, int(rest * 1000))
 
     def out(self) -> bool:
-        return (rest := self.left()) is not None and rest <= 0  # None: no timeout
+        return (rest := self.left()) is not None and rest <= SLACK  # None: no timeout
 
 
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
           timeout: float | None = None, samples: list | None = None, stats: dict | None = None,
           inference: Inference | None = None, cache=None,
-          lemma_rlimit: int = LEMMA_SPACER_RLIMIT) -> list[CheckResult]:
+          lemma_rlimit: int = LEMMA_SPACER_RLIMIT, declarations: dict | None = None,
+          progress=None) -> list[CheckResult]:
     """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
     short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
     `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
@@ -54,7 +55,10 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     receives the inference's figures. `cache` (checks/engines/lemmacache.py LemmaCache): lemmas
     stored for this very model are re-proved and used instead of a search; a search's lemmas are stored.
     `lemma_rlimit`: Spacer's rlimit (auto) once inferred lemmas are its facts; its certificates are
-    stored with them (checks/analyses/certify.py), so a larger budget is paid once per model."""
+    stored with them (checks/analyses/certify.py), so a larger budget is paid once per model.
+    `declarations` (checks/analyses/transfer.py): the proposal's; with no entry for this model, the
+    search starts from the stored entry whose declarations are nearest, and its own entry records them.
+    `progress(line)`: what a search is doing (the pipeline passes one when stderr is a terminal)."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
@@ -63,9 +67,11 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     inf = None
     certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
-        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit)
+        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit, declarations, progress)
         if stats is not None:
             stats.update(inference_stats(inf))
+        if inf.cut:  # --timeout stopped the search: every property is inconclusive, none silently dropped
+            return [_timed_out(props[n], engine, timeout, "during lemma inference") for n in names]
         out += _by_lemmas(inf, [n for n in names if n in inf.proved], props)
         # Proofs that assumed the search's facts count only once the whole conjunction re-checked.
         settled = {n: r for n, r in inf.settled.items() if inf.verdict == "proved" and n in names}
@@ -83,8 +89,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         p = props[name]
         common = dict(id=name, kind=p.kind, rules=p.rules, states=None)
         if clock.out():
-            out.append(CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=0.0,
-                                   detail=f"--timeout {timeout}s reached before this invariant was attempted"))
+            out.append(_timed_out(p, engine, timeout, "before this invariant was attempted"))
         elif engine in ("auto", "spacer"):
             r = isolated(lambda: _unbounded(model, system, name, engine, seed, (rlimit, lemma_rlimit), clock, fallback,
                                             common, certificates), lambda e: _failed(e, common, "spacer"))
@@ -114,6 +119,12 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         _say_lemmas(r, model, inf, facts)
     order = {n: i for i, n in enumerate(names)}
     return sorted(out, key=lambda r: order[r.id])
+
+
+def _timed_out(p, engine: str, timeout, when: str) -> CheckResult:
+    """A property the user's --timeout left undecided: inconclusive (exit 4), never proved or bounded."""
+    return CheckResult(id=p.name, kind=p.kind, rules=p.rules, states=None, verdict="unknown", engine=engine,
+                       depth=None, seconds=0.0, detail=f"--timeout {timeout}s reached {when}; nothing is claimed")
 
 
 def _failed(exc: BaseException, common: dict, engine: str) -> CheckResult:
@@ -152,16 +163,21 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
             r.detail += f"; not inductive with the {len(inf.lemmas)} inferred lemmas"
 
 
-def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_rlimit: int) -> Inference:
-    """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored)."""
+def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_rlimit: int,
+           declarations: dict | None = None, progress=None) -> Inference:
+    """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored), started
+    from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
     from checks.analyses.sweep import model_digest
     key = model_digest(model) if cache is not None else None
+    # The search aims at invariants and step properties: a permission (issue 33) goes to Spacer afterwards,
+    # with the search's lemmas as facts; rounds spent on one Spacer cannot prove never ended a transfer.
+    aim = _aim(model, names)
     # The user's entry, then the shipped one: each verified from scratch, the first that verifies is
     # used; one that fails is refused with a warning and never hides the next (issue 40).
     # A verified entry that leaves some of `names` unproved does not hide the next one either: the
     # one proving most is used.
     best = None
-    for origin, lemmas, invariants, certificates in (cache.candidates(key) if key is not None else []):
+    for origin, lemmas, invariants, stored_certificates in (cache.candidates(key) if key is not None else []):
         rest = clock.left()
         inf = recheck(model, lemmas, invariants, seed=seed, timeout=None if rest is None else max(0.001, rest))
         if inf is None:
@@ -171,23 +187,28 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
                                        "model's state, or not inductive with their base case)")
             continue
         left = [n for n in names if n not in inf.proved]
-        inf.settled.update(settle_stored(model, inf.facts(), usable(certificates, left), lambda n, why, o=origin: (
-            cache.refused_certificate(o, n, why))))
+        inf.settled.update(settle_stored(model, inf.facts(), usable(stored_certificates, left),
+                                         lambda n, why, o=origin: cache.refused_certificate(o, n, why)))
         if best is None or _covered(inf, names) > _covered(best, names):
             best = inf
-        if _covered(best, names) == len(names) or clock.out():
+        if _covered(best, aim) == len(aim) or clock.out():
             break
     if best is not None:
         cache.save()  # the entries refused above leave the user's file
         return best
-    rest = clock.left()
-
-    certificates = {}
+    certificates: dict = {}
+    near = _nearest(model, cache, key, declarations)
+    stored = dict(near[2]) if near is not None else {}
 
     def settle(facts: list, goals: list) -> dict:
-        """Spacer with the search's facts assumed, with the chain's budget (`lemma_rlimit`)."""
-        system, got = HornSystem(model, facts), {}
+        """The nearby entry's certificates that re-check with these facts, then Spacer with the search's
+        facts assumed, with the chain's budget (`lemma_rlimit`)."""
+        got = settle_stored(model, facts, usable(stored, [n for n, _ in goals]))
+        certificates.update({n: stored[n] for n in got})
+        system = HornSystem(model, facts)
         for name, _ in goals:
+            if name in got:
+                continue
             r = spacer(model, name, seed=seed, rlimit=lemma_rlimit, system=system, timeout_ms=clock.ms())
             if r.verdict == "proved":
                 certificates[name] = r.certificate
@@ -200,14 +221,62 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
         return got
 
     props = {p.name: p for p in model.invariants}
-    inf = infer(model, samples, seed=seed, timeout=INFER_SECONDS if rest is None else min(rest, INFER_SECONDS),
-                wanted=names, settle=settle)
+    inf = None
+    if near is not None:
+        if progress is not None:
+            progress(f"prove: no stored entry for this model; starting from {near[0][:12]} "
+                     f"({len(near[1]):,} lemmas, {len(near[3])} properties)")
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, start=near[1],
+                    start_names=near[3], more=near[4], progress=progress)
+        inf.source = near[0]
+    if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
+        certificates.clear()
+        stored.clear()
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, progress=progress)
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
-    if cache is not None and inf.verdict == "proved" and {p.name for p in model.invariants} <= set(names):
+    if cache is not None and inf.verdict == "proved" and set(_aim(model, [p.name for p in model.invariants])) <= set(aim):
         kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
-        cache.put(key, _needed(model, inf, kept, seed, clock), [n for n, _ in inf.invariants], kept)
-        cache.save()
+        # A transferred entry was trimmed to its cone already: only lemmas the rounds added need one.
+        needed = _needed(model, inf, kept, seed, clock) if len(inf.lemmas) > inf.transferred else inf.lemmas
+        if not clock.out():  # a cone cut by --timeout is all the lemmas: the next run stores the cone
+            cache.put(key, needed, [n for n, _ in inf.invariants], kept, declarations)
+            cache.save()
     return inf
+
+
+def _aim(model, names: list) -> list:
+    """The names a lemma search aims at: every one but the permissions."""
+    kinds = {p.name: p.kind for p in model.invariants}
+    return [n for n in names if kinds[n] != "permission"]
+
+
+def _nearest(model, cache, key, declarations) -> tuple | None:
+    """(key, usable lemmas, certificates, names proved, more lemmas) of the stored entry nearest to
+    `declarations`, or None; "more": the lemmas of the entries that agree with the proposal where the
+    nearest differs (`transfer.donors`), offered only if the nearest's do not re-prove as they stand."""
+    from checks.analyses.transfer import donors, nearest, usable_lemmas
+    if cache is None or not declarations:
+        return None
+    declared = [(k, d) for k, d in cache.declared() if k != key]
+    found = nearest(declared, declarations)
+    entry = cache.entry(found[1]) if found is not None else None
+    if entry is None:
+        return None
+    lemmas, names, stored = entry
+    props = {p.name for p in model.invariants}
+    lemmas = usable_lemmas(model.schema, lemmas)
+    seen, more, certificates = {t for t, _ in lemmas}, [], {}
+    for other in donors(declared, declarations, found[1]):
+        got = cache.entry(other)
+        if got is None:
+            continue
+        for t, e in usable_lemmas(model.schema, got[0]):
+            if t not in seen:
+                seen.add(t)
+                more.append((t, e))
+        certificates.update({n: c for n, c in got[2].items() if n in props})
+    certificates.update({n: t for n, t in stored.items() if n in props})
+    return found[1], lemmas, certificates, tuple(n for n in names if n in props), more
 
 
 def _covered(inf: Inference, names: list) -> int:
@@ -231,6 +300,7 @@ def inference_stats(inf: Inference) -> dict:
     return {"inference": {"verdict": inf.verdict, "reason": inf.reason, "states_mined": inf.states,
                           "candidates": inf.candidates, "presence_candidates": inf.presence,
                           "guard_candidates": inf.guards, "lemmas": len(inf.lemmas), "stored": inf.cached,
+                          "transferred_from": inf.source or None, "transferred": inf.transferred,
                           "invariants_proved": len(inf.proved), "houdini_runs": [list(q) for q in inf.queries],
                           "seconds": {k: round(v, 3) for k, v in inf.seconds.items()}}}
 
@@ -280,6 +350,9 @@ def _unbounded(model, system, name, engine, seed, rlimits: tuple, clock, fallbac
             certificates[name] = r.certificate
         return CheckResult(**common, verdict="proved", engine="spacer", depth=None, seconds=r.seconds,
                            detail="proved for games of any length: " + r.reason)
+    if clock.out():  # stopped by --timeout, not by its budget: inconclusive, not BMC's `bounded`
+        return CheckResult(**common, verdict="unknown", engine=engine, depth=None, seconds=r.seconds,
+                           detail=f"--timeout {clock.timeout}s reached during Spacer; nothing is claimed")
     facts = model.lemmas or ()
     if engine == "auto" and facts:
         # The model's stage-consistency lemmas rule out the unreachable states that stop a plain

@@ -43,7 +43,7 @@ def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:
     common = dict(id=d.id, kind="defect", engine="explicit", rules=d.ids, states=len(ex.states), seconds=secs)
     if found(ex):
         idx = ex.deadlocks[0] if d.target == "no-deadlock" else ex.violations[d.target]
-        t = validated(model, ex.trace_to(idx), f"defect {d.id}")
+        t = validated(model, ex.trace_to(idx), f"defect {d.id}", check=d.target)
         return CheckResult(**common, verdict="caught", depth=t.depth, detail=d.doc, trace=t,
                            extra={"target": d.target, "caught_by": d.target})
     if _witness_target(model, d.target) and ex.complete and d.target not in ex.witnesses:

@@ -43,6 +43,8 @@ def explicit_results(model: GameModel, ex: Exploration, asked_depth: int | None 
         if p.name not in ex.violations:
             return open_verdict(p.name, p.kind, p.rules, p.doc)
         t = validated(model, ex.trace_to(ex.violations[p.name]), p.name)
+        if p.kind == "permission":
+            return permission_violation(model, p, t, result)
         return result(p.name, p.kind, "violated", p.rules, t.depth, f"violated after {t.depth} steps: {p.doc}", t)
 
     def deadlock():
@@ -70,6 +72,17 @@ def explicit_results(model: GameModel, ex: Exploration, asked_depth: int | None 
     for w in model.witnesses:
         one(w.name, "witness", w.rules, lambda w=w: witness(w))
     return out
+
+
+def permission_violation(model: GameModel, p, t, result) -> CheckResult:
+    """A permission violated at the end of the replayed game `t` (NOTE(permissions)): the parameter values
+    where the condition holds and no action of the choice is enabled, and the choice in game words."""
+    from model.permissions import choice_words, refusal_words, refusals
+    envs = refusals(model, p, t.states[-1])  # non-empty: `validated` confirmed it
+    shown = [{q.name: q.domain.show(env[q.name]) for q in p.params} for env in envs]
+    return result(p.name, p.kind, "violated", p.rules, t.depth,
+                  f"violated after {t.depth} steps: {refusal_words(model, p, envs[0])} ({p.doc})", t,
+                  choice=choice_words(model, p, envs[0]), params=shown[0], refused=shown)
 
 
 def domain_result(model: GameModel, ex: Exploration, result, open_verdict) -> CheckResult:

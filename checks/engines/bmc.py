@@ -45,7 +45,7 @@ def decode(enc: Encoder, m: z3.ModelRef, steps: int, what: str) -> Trace:
     for j, st in enumerate(trace.states):
         if st != enc.read_state(m, j):
             raise InternalError(f"Z3 trace for {what} disagrees with the concrete semantics at step {j}")
-    return validated(enc.model, trace, f"the Z3 trace for {what}")
+    return validated(enc.model, trace, f"the Z3 trace for {what}", check=what)
 
 
 @dataclass

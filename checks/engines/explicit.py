@@ -274,7 +274,7 @@ class Explorer:
     >>> from model.moritani import GAME
     >>> ex = Explorer(GAME.build(GAME.small(GAME.profiles["default"]))).run()
     >>> len(ex.states), ex.complete
-    (2358, True)
+    (3550, True)
     """
 
     def __init__(self, model: GameModel, config: CheckConfig | None = None,

@@ -7,6 +7,11 @@ breaks, until no such step exists. At that fixpoint the conjunction C of the sur
 Init => C and C /\\ T => C': C holds in every reachable state, and so does each survivor. Nothing
 is assumed; an `unknown` answer, a timeout or an exhausted rlimit ends the run with no survivors.
 
+Budgets are deterministic (issue 35): `spend` caps the Z3 resource units (rlimit) the run's queries may
+use together and `queries` their number, so the same candidates on the same model give the same
+survivors on an idle or a loaded machine. `timeout` is only the user's overall cap (`--timeout`): a run
+it cuts short says so (`cut`), and its caller reports the properties left as inconclusive.
+
 A counterexample's pre-state satisfies every remaining candidate, so every successor it has (not
 only the one Z3 picked) may break more of them; successors that still satisfy every candidate are
 followed too, breadth first up to a small budget (`closure`). The successors are computed by the
@@ -36,6 +41,16 @@ from model.game import GameModel
 
 WHOLE = 250  # at most this many candidates: ask about the whole transition relation at once (_Whole)
 CLOSURE_BUDGET = 40  # states followed forward from each counterexample's pre-state
+SLACK = 0.05  # seconds: a query Z3 stopped this close to the caller's timeout was stopped by it
+MAX_QUERIES = 20_000  # solver queries of one run (the largest measured run asked 1,480: docs/lemmas.md)
+
+
+def spent(solver) -> int:
+    """Z3 resource units (rlimit) its context has counted so far: deterministic, unlike seconds."""
+    try:
+        return int(solver.statistics().get_key_value("rlimit count"))
+    except (z3.Z3Exception, KeyError):
+        return 0
 
 
 @dataclass
@@ -47,6 +62,8 @@ class HoudiniOutcome:
     ctis: int = 0                       # of which found a counterexample to induction
     seconds: float = 0.0
     reason: str = ""
+    rlimit: int = 0                     # Z3 resource units the queries used
+    cut: bool = False                   # stopped by the caller's clock (`timeout`), not by a budget
 
 
 class _Table:
@@ -71,10 +88,14 @@ class _Table:
 
 
 def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-            budget: int = CLOSURE_BUDGET, facts: Sequence = ()) -> HoudiniOutcome:
+            budget: int = CLOSURE_BUDGET, facts: Sequence = (), spend: int = 0,
+            queries: int = MAX_QUERIES, progress=None) -> HoudiniOutcome:
     """The largest subset of `candidates` ([(name, Expr)]) whose conjunction is inductive on `model`
     relative to `facts` ([(name, Expr)], an inductive conjunction proved before, e.g. an earlier
-    round's survivors: assumed in every pre-state, never re-checked)."""
+    round's survivors: assumed in every pre-state, never re-checked). `rlimit`: each query's resource
+    limit; `spend`: all queries' together (0: none); `queries`: at most this many; `timeout`: seconds
+    of the user's overall cap (a run it stops is `cut`). `progress(line)`: every 100 queries, how many
+    candidates are left."""
     t0 = time.perf_counter()
     out = HoudiniOutcome("unknown", [])
     exprs = [e for _, e in candidates]
@@ -89,19 +110,29 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
     whole = alive.sum() <= WHOLE
     q = (_Whole if whole else _Queries)(model, exprs, alive, seed, rlimit, [e for _, e in facts])
     cm = CompiledModel.build(model)
+    start = spent(q.solver)
     while True:
         left = None if timeout is None else timeout - (time.perf_counter() - t0)
         if left is not None and left <= 0:
-            out.reason = f"timeout after {out.rounds} queries"
+            out.reason, out.cut = f"--timeout reached after {out.rounds} queries", True
+            break
+        if out.rounds >= queries or (spend and out.rlimit >= spend):
+            out.reason = f"budget spent: {out.rounds} queries, {out.rlimit:,} resource units"
             break
         out.rounds += 1
+        if progress is not None and out.rounds % 100 == 0:
+            progress(f"prove: Houdini query {out.rounds}: {int(alive.sum()):,} candidates left")
+        q.limit(rlimit, spend - out.rlimit if spend else 0)
         r = q.check(alive, left)
+        out.rlimit = spent(q.solver) - start
         if r is None:
             continue
         if r == z3.unsat:
             out.verdict = "proved"
             break
         if r == z3.unknown:
+            # Z3 says "canceled" for an exhausted rlimit and for a timeout alike: the clock tells them apart.
+            out.cut = timeout is not None and time.perf_counter() - t0 >= timeout - SLACK
             out.reason = f"solver: {q.solver.reason_unknown()} (query {out.rounds})"
             break
         pre, post, label = q.counterexample()
@@ -166,6 +197,9 @@ class _Queries:
         self.core: dict = {}      # action -> candidates its last unsat answer used
         self.pending = list(range(len(model.actions)))
         self.n: int | None = None  # the action last asked about
+
+    def limit(self, rlimit: int, rest: int) -> None:
+        _limit(self.solver, rlimit, rest)
 
     def _arm(self, n: int) -> None:
         enc, s = self.enc, self.solver
@@ -256,6 +290,9 @@ class _Whole:
         self.goal = z3.Bool("goal", ctx)
         s.add(z3.Implies(self.goal, _or(ctx, fails)))
 
+    def limit(self, rlimit: int, rest: int) -> None:
+        _limit(self.solver, rlimit, rest)
+
     def check(self, alive, left: float | None):
         if left is not None:
             self.solver.set("timeout", max(1, int(left * 1000)))
@@ -273,6 +310,14 @@ class _Whole:
     def retire(self, idx) -> None:
         for i in idx:
             self.solver.add(z3.Not(self.fail[i]))
+
+
+def _limit(solver, rlimit: int, rest: int) -> None:
+    """The next query's resource limit: `rlimit` (per query) and what is left of the run's `rest`
+    (0: no limit of that kind)."""
+    both = [x for x in (rlimit, rest) if x]
+    if both:
+        solver.set("rlimit", max(1, min(both)))
 
 
 def _or(ctx, terms: list):

@@ -198,12 +198,32 @@ class LemmaCache:
             if key in self._read:
                 self._dropped[key] = self._read[key]
 
-    def put(self, key: str, lemmas: list, invariants: list, certificates: dict | None = None) -> None:
+    def put(self, key: str, lemmas: list, invariants: list, certificates: dict | None = None,
+            declarations: dict | None = None) -> None:
+        """Store an entry; `declarations` (checks/analyses/transfer.py) let a model with no entry of its
+        own find this one as its nearest."""
         entry: dict[str, object] = {"lemmas": [[t, to_data(e)] for t, e in lemmas], "invariants": list(invariants)}
         if certificates:
             entry["certificates"] = dict(sorted(certificates.items()))
+        if declarations:
+            entry["declarations"] = dict(sorted(declarations.items()))
         self.entries[key] = entry
         self._put[key] = entry
+
+    def declared(self) -> list:
+        """(key, declarations) of every entry that records them, the user's first then the seed's (the
+        whole seed is parsed: only a model with no entry of its own asks, checks/analyses/transfer.py)."""
+        out = [(k, e.get("declarations")) for k, e in sorted(self.entries.items())]
+        if self.use_seed:
+            out += [(k, e.get("declarations")) for k, e in sorted(_load(SEED).items()) if k not in self.entries]
+        return [(k, d) for k, d in out if isinstance(d, dict)]
+
+    def entry(self, key: str):
+        """(lemmas, invariant names, certificates) of the user's or the seed's entry for `key`, decoded, or
+        None (an entry that does not decode is None too: transfer then starts from nothing)."""
+        for _, lemmas, names, certificates in self.candidates(key):
+            return lemmas, names, certificates
+        return None
 
     def certificates(self, key: str) -> dict:
         """Spacer certificates stored with the entry ({property: SMT-LIB text}; checks/analyses/certify.py)."""
@@ -251,6 +271,9 @@ def unite(a: dict, b: dict) -> dict:
     certificates = {**(b.get("certificates") or {}), **(a.get("certificates") or {})}
     if certificates:
         out["certificates"] = dict(sorted(certificates.items()))
+    declared = a.get("declarations") or b.get("declarations")
+    if declared:
+        out["declarations"] = declared
     return out
 
 
@@ -264,8 +287,8 @@ def reseed(directories: list, seed: Path = SEED, trim=None) -> int:
     for d in directories:
         for key, entry in sorted(_load(Path(d) / FILE).items()):
             entries[key] = unite(entries[key], entry) if key in entries else entry
-    if trim is not None:
-        entries = {key: trim(key, entry) for key, entry in sorted(entries.items())}
+    if trim is not None:  # an entry trimmed to None is dropped (`reseed transfer --prune`)
+        entries = {key: e for key, e in ((k, trim(k, v)) for k, v in sorted(entries.items())) if e is not None}
     text = json.dumps(entries, sort_keys=True).encode("utf-8")
     with open(seed, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
         gz.write(text)

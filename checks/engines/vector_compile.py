@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, substitute, walk)
+from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, any_of, substitute, walk)
 from model.game import GameModel
 
 from checks.engines.packing import Layout
@@ -448,15 +448,71 @@ def compile_buckets(model: GameModel, lay: Layout) -> tuple[dict, list]:
 
 
 def compile_predicates(model: GameModel, lay: Layout, exprs: list) -> list:
-    """One generated function per state predicate: words -> boolean mask (or a Python bool)."""
+    """One generated function per state predicate: words -> boolean mask (or a Python bool).
+
+    A predicate true whenever the dispatch slot lies outside a few values (`dispatch_support`: a permission's
+    `stage = X and ... => enabled`, NOTE(permissions)) is evaluated only on the rows at those values; the
+    others are true without reading the rest of it."""
     gen = _Gen(model, lay)
     src = []
+    words = ", ".join(f"c{w}" for w in range(lay.words))
     for k, e in enumerate(exprs):
-        lines = [f"def p{k}({', '.join(f'c{w}' for w in range(lay.words))}):"]
+        support = dispatch_support(e, model.dispatch) if model.dispatch else None
+        name = f"p{k}" if not support else f"p{k}_rows"
+        lines = [f"def {name}({words}):"]
         sc = _Scope(gen, "c", lines, "    ")
         c, kind = sc.cond(e)
         lines.append(f"    return {c}" if kind == "b" else f"    return np.full(c0.shape[0], {c})")
         src.append("\n".join(lines))
+        if support:
+            dispatch = model.dispatch
+            assert dispatch is not None  # a support set exists only with a dispatch slot
+            lines = [f"def p{k}({words}):"]
+            sc = _Scope(gen, "c", lines, "    ")
+            m, mkind = sc.cond(any_of(Var(dispatch).eq(v) for v in sorted(support)))
+            if mkind != "b":  # decided by the domain: no rows to skip
+                lines.append(f"    return {name}({words})")
+            else:
+                lines += [f"    if not {m}.any():", "        return np.ones(c0.shape[0], dtype=bool)",
+                          "    out = np.ones(c0.shape[0], dtype=bool)",
+                          f"    out[{m}] = {name}({', '.join(f'c{w}[{m}]' for w in range(lay.words))})",
+                          "    return out"]
+            src.append("\n".join(lines))
     ns = gen.namespace()
     exec(compile("\n\n".join(src) or "pass", f"<vector predicates {model.name}>", "exec"), ns)
     return [ns[f"p{k}"] for k in range(len(exprs))]
+
+
+def dispatch_support(e: Expr, dispatch: str):
+    """The dispatch values outside which `e` is true whatever the other slots hold, or None if none is known.
+
+    >>> sorted(dispatch_support(Var("stage").ne(3) | (Var("x") < 1), "stage"))
+    [3]
+    """
+    match e:
+        case Const(value=True):
+            return frozenset()
+        case And(args=xs):
+            parts = [dispatch_support(x, dispatch) for x in xs]
+            return None if any(p is None for p in parts) else frozenset().union(*parts)
+        case Or(args=xs):
+            needs = [_required(x.arg, dispatch) for x in xs if isinstance(x, Not)]
+            known = [n for n in needs if n is not None]
+            return min(known, key=len) if known else None
+        case Not(arg=w):
+            return _required(w, dispatch)
+    return None
+
+
+def _required(w: Expr, dispatch: str):
+    """The dispatch values `w` needs to be true (None: any)."""
+    match w:
+        case Eq(a=Var(field=f, index=()), b=Const(value=k)) if f == dispatch:
+            return frozenset((k,))
+        case And(args=xs):
+            known = [r for r in (_required(x, dispatch) for x in xs) if r is not None]
+            return min(known, key=len) if known else None
+        case Or(args=xs):
+            parts = [_required(x, dispatch) for x in xs]
+            return None if any(p is None for p in parts) else frozenset().union(*parts)
+    return None

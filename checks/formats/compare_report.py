@@ -11,7 +11,7 @@ inconclusive.
 >>> p = GAME.small(GAME.profiles["default"])
 >>> q = dataclasses.replace(p, interpretation=GAME.interpretation((("ambassador-vs-terror", "ambassador-first"),)))
 >>> print(to_text(compare_proposals(p, q, GAME.build), seed=0).splitlines()[-1])
-no game within the bounds tells A and B apart: identical labelled transition systems (the same 2,358 states and 3,363 labelled transitions under both); the same end-of-turn outcomes and verdicts
+no game within the bounds tells A and B apart: identical labelled transition systems (the same 3,550 states and 5,115 labelled transitions under both); the same end-of-turn outcomes and verdicts
 """
 from __future__ import annotations
 

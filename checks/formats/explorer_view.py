@@ -37,7 +37,7 @@ from model.expr import Var, walk
 from model.guards import conjuncts, refusal
 
 DESIGNER = "designer"
-KIND_TITLES = {"invariant": "invariants", "step": "step properties", "witness": "witnesses (reachable examples)"}
+KIND_TITLES = {"invariant": "invariants", "step": "step properties", "permission": "permissions (choices the rules give)", "witness": "witnesses (reachable examples)"}
 
 
 @dataclass(frozen=True)
@@ -252,6 +252,15 @@ def _row(p, status: str, cls: str, detail: str = "") -> str:
             + (f'<div class="pd">{detail}</div>' if detail else "") + "</li>")
 
 
+def _withdrawn(model, p, state) -> str:
+    """For a permission violated here: each choice the rules give and no enabled action offers, in game words
+    (by the reference interpreter, as `check` confirms a violation: model/permissions.py `refusals`)."""
+    if p.kind != "permission":
+        return ""
+    from model.permissions import refusal_words, refusals
+    return "<br>".join(e(refusal_words(model, p, env)) for env in refusals(model, p, state))
+
+
 def _property(model, p, state, succ, marks: dict, violated: list) -> str:
     """One property's row; the successors it concerns get a mark in `marks`."""
     if p.kind == "witness":
@@ -264,10 +273,10 @@ def _property(model, p, state, succ, marks: dict, violated: list) -> str:
         status = "reached here" if here else (f"reached by {len(set(fired + reached))} next step(s)"
                                               if fired or reached else "not reached by a next step")
         return _row(p, status, "ok" if here or fired or reached else "info")
-    if p.predicate is not None:  # must hold: invariants, step properties (their flags), later kinds alike
+    if p.predicate is not None:  # must hold: invariants, step properties (their flags), permissions, later kinds
         if not _holds(model, p.predicate, state):
             violated.append(p.name)
-            return _row(p, "violated here", "bad")
+            return _row(p, "violated here", "bad", _withdrawn(model, p, state))
         broken = [a.label for a, post in succ if not _holds(model, p.predicate, post)]
         for lb in broken:
             marks.setdefault(lb, []).append(("bad", f"breaks {p.name}"))

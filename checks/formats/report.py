@@ -81,14 +81,14 @@ def trace_place(r: CheckResult) -> tuple:
         return "errors", {"reachable": True}
     if r.kind == "witness":
         return "witnesses", {"reachable": True}
-    if r.kind == "defect":
+    if r.kind in ("defect", "deviation"):  # a deviation is an engine's own behaviour built as a defect
         target = r.extra.get("caught_by") or r.extra.get("target")
         # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
         # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
         # An order-sensitivity defect's trace reaches the state where the pair is pending.
         expect = {"reachable": True} if target in ("hidden-identity", "possibilistic") or "~" in str(target) \
             else {"violates": target}
-        return "defects", expect
+        return ("defects" if r.kind == "defect" else "deviations"), expect
     if r.kind == "ambiguity":
         # The shortest game to a state where both reactions are pending (under printed-rules orders).
         return "ambiguities", {"reachable": True}

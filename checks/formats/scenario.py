@@ -345,7 +345,11 @@ def _final(model, s, expect: dict) -> str:
         else:
             prop = next(p for p in model.invariants if p.name == target)
             try:
-                ok = not eval_expr(prop.predicate, s, schema)
+                if prop.kind == "permission":  # by the reference interpreter: condition true, no choice enabled
+                    from model.permissions import refusals
+                    ok = bool(refusals(model, prop, s))
+                else:
+                    ok = not eval_expr(prop.predicate, s, schema)
             except ModelError:  # it reads at an index outside its domain there
                 return f"{target} cannot be evaluated on the final state: it leaves its declared ranges"
         if not ok:

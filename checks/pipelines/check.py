@@ -22,11 +22,13 @@ SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profi
 
 def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, symmetry: bool = False,
           proof_cache: str | None = None, engine: str = "scalar", jobs: int | None = None,
-          scenarios: str | None = None, turns: int | None = None) -> Run:
+          scenarios: str | None = None, turns: int | None = None, as_printed: bool = False) -> Run:
     """Every check on the selected proposal: explicit invariants and witnesses, hidden-identity on the
     small bounds, (with a Z3 budget) the agreement guard and the Spacer proofs that fit it, and (with
     `scenarios`) every kept scenario under that directory recorded with the same setup, replayed.
     The search covers `turns` phases, or the game's default depth for the proposal (`searched`).
+    An engine profile's deviations (behaviours of the real engine that break a printed rule) are each run as
+    their own game and reported as violations (checks/analyses/deviations.py); `as_printed` leaves them out.
 
     With two or more `jobs` (default: every core) the small-bounds guards run in a forked process
     beside the main search (NOTE(background) in checks/engines/background.py); the report is the same.
@@ -67,10 +69,27 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
         extra["scenarios"] = {"directory": scenarios, "replayed": len(kept), "skipped_other_setup": skipped}
         notes.append(f"{len(kept)} scenario file(s) under {scenarios} replayed; {skipped} recorded with other "
                      f"bounds, interpretation or defects skipped")
+    results += _deviations(opts, named, as_printed, notes)
     run = report(opts, results, prop, len(ex.states) if ex is not None else None, time.perf_counter() - t0, model,
                  extra, notes)
     run.stderr[:0] = [f"rulecheck: warning: {w}" for w in warnings]
     return run
+
+
+def _deviations(opts: Options, named, as_printed: bool, notes: list) -> list:
+    """The proposal's deviations, each run as its own game (none with --as-printed), and the note saying so."""
+    from checks.analyses.deviations import run_deviations
+    listed = GAME.deviations_of(named)
+    if not listed:
+        return []
+    if as_printed:
+        notes.append(f"--as-printed: the {len(listed)} deviation(s) of {named.name} are left out")
+        return []
+    notes.append(f"{len(listed)} deviation(s) of {named.name} (the real engine's behaviours that break a printed "
+                 f"rule), each run as its own game on its own bounds; --as-printed leaves them out")
+    return isolated(lambda: run_deviations(GAME, listed, named, opts.config(progress=False)),
+                    lambda e: [error_result(e, id=d.id, kind="deviation", engine="explicit", rules=d.ids,
+                                            what=f"the run of deviation {d.id}") for d in listed])
 
 
 def _explicit(model, config) -> tuple[list, Exploration | None]:
@@ -147,6 +166,10 @@ def _z3_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> 
     if cache_stats.get("timed_out"):
         notes.append(f"Spacer not attempted on {len(cache_stats['timed_out'])} invariant(s): --timeout "
                      f"{opts.timeout}s ran out first; their verdicts above are the explicit ones")
+    if cache_stats.get("permissions_left_to_prove"):
+        notes.append(f"Spacer not run on the {len(cache_stats['permissions_left_to_prove'])} permission(s) (check's "
+                     f"budget); their verdicts above are the explicit ones; rulecheck prove proves them for games "
+                     f"of any length")
     if cache_stats.get("known_unknown_skipped"):
         notes.append(f"Spacer not re-run on {len(cache_stats['known_unknown_skipped'])} invariant(s) it could "
                      f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof cache; "

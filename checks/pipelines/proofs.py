@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     a directory for the lemma cache, "off", or None for the default one. `spacer_rlimit`: Spacer's
     budget once inferred lemmas are its facts (engine auto)."""
     from checks.analyses.prove import prove as run_prove
+    from checks.analyses.transfer import declarations
     from checks.engines.lemmacache import LemmaCache
     from checks.engines.proofcache import default_dir
     prop = opts.resolve()
@@ -45,11 +47,17 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     cache_dir = default_dir() if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
     results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
                         timeout=opts.config().left(), samples=samples, stats=stats, lemma_rlimit=spacer_rlimit,
+                        declarations=declarations(prop), progress=_stderr if sys.stderr.isatty() else None,
                         cache=LemmaCache(cache_dir) if cache_dir is not None else None)
     return report(opts, results, prop, None, time.perf_counter() - t0, model,
                   {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "spacer_rlimit": spacer_rlimit,
                           "seed": opts.seed,
                           "model": "unbounded turns", **stats}})
+
+
+def _stderr(line: str) -> None:
+    """A cold `prove`'s progress (stderr is a terminal): round, candidates left, properties proved so far."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def lemma_samples(prop) -> list:

@@ -6,6 +6,8 @@ them all. Two maintainer commands (docs/lemmas.md, "The lemma cache"):
 
     python -m checks.pipelines.reseed unite [--all] [--jobs N] DIR...
     python -m checks.pipelines.reseed extend [--spacer-rlimit N] --out DIR PROFILE...
+    python -m checks.pipelines.reseed transfer [--out DIR] [--jobs N] [--keep-stale] [PROFILE...]
+    python -m checks.pipelines.reseed declare
 
 `unite` adds the entries of the lemma caches in DIR... to the seed (`lemmacache.reseed`) and then
 replaces each entry of an embedded profile by its cone (`infer.cone`): the lemmas the unsat cores
@@ -19,6 +21,14 @@ guard round (`infer.guard_round`) and Spacer (with a budget larger than `prove` 
 properties the entry leaves, and whatever they prove is written to DIR as that model's entry
 (lemmas, properties, certificates), for `unite`. A cold search has fewer facts when it gets there
 and a time budget; this is how the Grumman profiles' last properties were proved (2026-12-02).
+
+`transfer` re-seeds after a rule change: each embedded profile (or each one named) whose model's
+digest the seed no longer has is searched by transfer (checks/analyses/transfer.py) from the entry
+nearest to its declarations, normally its own entry under the old digest: those lemmas are re-proved
+on the new model and only what is missing is inferred. The new entries are united into the seed and
+trimmed as by `unite`, and the stale entries (declared as an embedded profile, under a digest no
+profile has any more) are dropped unless `--keep-stale`. `declare` records each embedded profile's
+declarations in its seed entry (entries written before declarations were stored lack them).
 """
 from __future__ import annotations
 
@@ -28,7 +38,10 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import tempfile
+
 from checks.analyses.certify import settle_stored, usable
+from checks.analyses.transfer import declarations
 from checks.analyses.infer import Inference, _Clock, cone, guard_round, recheck, state_table
 from checks.analyses.sweep import model_digest
 from checks.analyses.templates import Miner
@@ -73,9 +86,10 @@ def _trim_one(args: tuple) -> tuple:
     return key, out
 
 
-def unite(dirs: list, every: bool = False, jobs: int = 1) -> int:
-    """Unite `dirs` into the seed, then trim the entries they touched (all with `every`)."""
-    models = _models()
+def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = None) -> int:
+    """Unite `dirs` into the seed, then trim the entries they touched (all with `every`). `models`:
+    `_models()`, if the caller has it already (building the 19 profiles takes a while)."""
+    models = models or _models()
     added = set().union(*[_load(Path(d) / FILE).keys() for d in dirs]) if dirs else set()
     reseed(dirs)
     todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
@@ -136,6 +150,64 @@ def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> li
     return proved
 
 
+def declare(seed: Path = SEED) -> int:
+    """Record each embedded profile's declarations in its seed entry (the first profile by name where
+    several share one model); the number of entries that gained them."""
+    decl: dict[str, dict] = {}
+    for name in sorted(GAME.profiles):
+        prop = GAME.profiles[name]
+        decl.setdefault(model_digest(GAME.build(prop, unbounded=True)), declarations(prop))
+    added = [k for k, e in _load(seed).items() if k in decl and not e.get("declarations")]
+    reseed([], seed, trim=lambda key, entry: dict(entry, declarations=decl[key]) if key in added else entry)
+    return len(added)
+
+
+def _transfer_one(args: tuple) -> tuple:
+    """One profile's entry by transfer, into the cache in `out`: (profile, seconds, proved, total)."""
+    import time
+    from checks.analyses.prove import _Clock, _infer
+    profile, out, spacer_rlimit = args
+    t0 = time.perf_counter()
+    prop = GAME.profiles[profile]
+    model = GAME.build(prop, unbounded=True)
+    cache = LemmaCache(out)
+    names = [p.name for p in model.invariants]
+    aim = [p.name for p in model.invariants if p.kind != "permission"]  # what the search aims at (prove._aim)
+    inf = _infer(model, lemma_samples(prop), 0, cache, _Clock(None), names, spacer_rlimit, declarations(prop))
+    proved = len((set(inf.proved) | set(inf.settled)) & set(aim)) if inf.verdict == "proved" else 0
+    print(f"{profile}: {proved} / {len(aim)} invariants and step properties proved by transfer from "
+          f"{inf.source[:12] or 'nothing'} ({time.perf_counter() - t0:.0f}s)", flush=True)
+    return profile, time.perf_counter() - t0, proved, len(aim)
+
+
+def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale: bool = False,
+             spacer_rlimit: int = 20_000_000) -> int:
+    """New seed entries, by transfer, for the embedded profiles whose digest the seed lacks (all of
+    `profiles` if given), united into the seed; the number of entries."""
+    models = _models()
+    seeded = _load(SEED)
+    names = profiles or sorted({p for k, p in models.items() if k not in seeded})
+    out = Path(out or tempfile.mkdtemp(prefix="rulecheck-transfer-"))
+    todo = [(p, out, spacer_rlimit) for p in names]
+    if jobs > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"), initializer=become_worker,
+                                 initargs=(os.getpid(),)) as pool:  # NOTE(workers)
+            list(pool.map(_transfer_one, todo))
+    else:
+        list(map(_transfer_one, todo))
+    n = unite([str(out)], models=models)
+    if keep_stale:
+        return n
+    current = {json_key(declarations(GAME.profiles[p])) for p in GAME.profiles}
+    return reseed([], trim=lambda key, entry: None if key not in models and json_key(entry.get("declarations"))
+                  in current else entry)
+
+
+def json_key(d) -> str:
+    import json
+    return json.dumps(d, sort_keys=True)
+
+
 def main(argv: list | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m checks.pipelines.reseed", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -147,7 +219,21 @@ def main(argv: list | None = None) -> None:
     e.add_argument("profiles", nargs="+")
     e.add_argument("--out", required=True, help="lemma cache directory for the extended entries")
     e.add_argument("--spacer-rlimit", type=int, default=300_000_000)
+    t = sub.add_parser("transfer", help="new seed entries by transfer for embedded profiles whose model changed")
+    t.add_argument("profiles", nargs="*", help="these profiles (default: those whose digest the seed lacks)")
+    t.add_argument("--out", help="lemma cache directory for the new entries (default: a temporary one)")
+    t.add_argument("--jobs", type=int, default=1, help="profiles searched at once (processes)")
+    t.add_argument("--keep-stale", action="store_true", help="keep the entries of the profiles' old models")
+    t.add_argument("--spacer-rlimit", type=int, default=20_000_000)
+    sub.add_parser("declare", help="record each embedded profile's declarations in its seed entry")
     a = ap.parse_args(argv)
+    if a.cmd == "declare":
+        print(f"declarations added to {declare()} entries of {SEED.name}")
+        return
+    if a.cmd == "transfer":
+        n = transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)
+        print(f"{n} entries in {SEED.name}")
+        return
     if a.cmd == "unite":
         n = unite(a.dirs, a.all, a.jobs)
         print(f"{n} entries in {SEED.name}")

@@ -15,6 +15,7 @@ from model.moritani.build import build_model
 from model.moritani.catalogue import ALL_IDS, NOT_MODELLED
 from model.moritani.config import FACES, SWITCHES, Bounds, Interpretation, bound_shapes
 from model.moritani.defects import DEFECTS, defect_proposal
+from model.moritani.deviations import DEVIATIONS
 from model.moritani.profiles import PROFILES, Proposal
 from model.moritani.reactions import printed_rules
 from model.moritani.shrink import Shrink
@@ -78,7 +79,8 @@ GAME = Game(
     name="moritani-terror", build=build, open_orders=open_orders, proposal=Proposal, bounds=Bounds,
     interpretation=Interpretation, switches=SWITCHES, bound_shapes=bound_shapes(), profiles=PROFILES,
     defects=DEFECTS, catalogue_ids=tuple(ALL_IDS), not_modelled=NOT_MODELLED, shrink=Shrink(), small=small,
-    with_defect=defect_proposal, searched=searched,
+    with_defect=defect_proposal, searched=searched, deviations=DEVIATIONS,
+    engines=("quintine", "treachery-online", "dunebot"),
     description="the Moritani Terror rules",
     # A leak pair's game B starts with two faces' public IDs exchanged (build_model(pids=...)).
     build_options={"pids": {"kind": "list", "items": {"min": 1, "max": len(FACES)}, "min": 1, "max": len(FACES),

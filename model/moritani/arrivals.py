@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from model.expr import Const, Param, Var, ite, lift
 from model.moritani import crossship, grumman, intrusion, relocation, revival, separation, stacks, worms
-from model.moritani.config import (ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING,
+from model.moritani.config import (ACCOMPANY_LIMITS, ADVISOR_INTO_AFTERMATH, AMBASSADOR_VS_TERROR, KARAMA_EOME_TIMING,
                                    TERROR_VS_ARRIVAL_REACTIONS)
 from model.moritani.context import REACTIONS, Ctx
 from model.moritani.mentat import first_mentat_stage
@@ -29,12 +29,25 @@ def terror_qualifies(c: Ctx, f, loc, n=1):
     return out & grumman.qualifies(c, n, f) if grumman.enabled(c) else out
 
 
-def advisor_eligible(c: Ctx, f):
-    """May BG send an accompanying advisor with f's shipment? (A25)"""
+def advisor_eligible(c: Ctx, f, to=None):
+    """May BG send an accompanying advisor with f's shipment into `to`? (A25)
+
+    Under switch accompany-limits `ally-or-fighters` (treachery.online, where the optional rule
+    AdvisorsDontConflictWithAlly belongs to the ServerClassic ruleset only, Shared/Game_Rules.cs:277-300, never
+    with Moritani): not where BG's ally has forces, the ally's own shipment included
+    (`AllyPreventsAccompanyingToShipmentLocation`, Shared/Events/BlueAccompanies.cs:134-142), and not where BG
+    already has fighters (`!p.Occupies`, BlueAccompanies.cs:122); BG may then only go to the Polar Sink, which
+    the model leaves out (the same as declining)."""
     bg = c.fac("Bene Gesserit")
     if bg is None:
         return Const(False)
-    return lift(f).ne(bg) & (c.v("reserves", bg) >= 1)
+    out = lift(f).ne(bg) & (c.v("reserves", bg) >= 1)
+    if to is not None and c.chose(ACCOMPANY_LIMITS.ALLY_OR_FIGHTERS):
+        v, n = c.v, len(c.bounds.factions)
+        ally = v("ally", bg)
+        beside = ally.eq(f) | c.any_of(ally.eq(g) & (v("forces", g, to) > 0) for g in range(n) if g != bg)
+        out = out & ~beside & ~c.present(bg, to)
+    return out
 
 
 def ambassador_eligible(c: Ctx, f, to):
@@ -52,9 +65,19 @@ def ambassador_present(c: Ctx):
     """The Ecaz Ambassador still stands in its stronghold: no Atomics has struck there (R36)."""
     if c.fac("Ecaz") is None or c.bounds.ambassador is None:
         return Const(False)
-    if c.has("ambassador-survives-atomics"):  # the bug: the Ambassador is a fixed toll Atomics never removes
-        return Const(True)
-    return c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador))
+    # Once it has reacted it is set aside (E3 p.7, Quintine/Dune docs/ECAZ_AMBASSADORS_RULES.md "Triggered tokens
+    # are set aside"; treachery.online AmbassadorActivated.cs:285-287 removes it from the planet).
+    unspent = ~c.v("amb_spent")
+    if c.has("ambassador-survives-atomics"):  # the bug: Atomics never removes the Ambassador
+        return unspent
+    return c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador)) & unspent
+
+
+def ambassador_spends(c: Ctx) -> dict:
+    """The effects that set the Ambassador aside once it reacts (issue 33: the model kept it until Atomics)."""
+    if c.fac("Ecaz") is None or c.bounds.ambassador is None or c.has("ambassador-never-spent"):
+        return {}  # (the defect: the Ambassador stays to react to every later arrival)
+    return {("amb_spent", ()): Const(True)}
 
 
 def precedes(c: Ctx, a: str, b: str):
@@ -108,12 +131,13 @@ def _arrival(c: Ctx, f, to, cause: str, advisor, n=1):
     } | intrusion.on_arrival(c, f, to)
 
 
-def open_for(c: Ctx, f, to):
+def open_for(c: Ctx, f, to, ally_ok: bool = False):
     """May faction f (an expression) enter `to`: a stronghold, not under the storm, within the two-faction limit
-    (f itself not counted), and not where its ally is (R25)."""
+    (f itself not counted), and not where its ally is (R25) unless `ally_ok` (switch ally-entry: the entry is
+    legal and its forces go to the Tanks at the end of f's turn)."""
     v = c.v
-    return (lift(to).ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
-            & ~c.ally_blocks(f, to))
+    out = lift(to).ne(c.desert) & v("storm").ne(to) & (c.occupants(to, exclude=(f,)) < 2)
+    return out if ally_ok else out & ~c.ally_blocks(f, to)
 
 
 def my_turn(c: Ctx, f):
@@ -128,11 +152,12 @@ def entry_rules(c: Ctx) -> list[Rule]:
     n = len(c.bounds.factions)
     mine = my_turn(c, f)
     moves = f.ne(M) if not c.bounds.moritani_ships else Const(True)
-    open_to = open_for(c, f, to)
+    open_to = open_for(c, f, to, separation.entry_allowed(c, moving=False))
+    move_to = open_for(c, f, to, separation.entry_allowed(c, moving=True))
     no_aftermath = v("aftermath").ne(to)
     if c.has("shipment-into-aftermath"):
         no_aftermath = Const(True)
-    adv = advisor_eligible(c, f)
+    adv = advisor_eligible(c, f, to)
     g = grumman.group(c)  # forces in the group: 1, or the parameter n with the Grumman module (R45)
     ship_guard = mine & moves & open_to & no_aftermath & (v("reserves", f) >= g) & (v("spice", f) >= g)
     if c.chose(TERROR_VS_ARRIVAL_REACTIONS.REJECT_ENTRY):
@@ -140,6 +165,8 @@ def entry_rules(c: Ctx) -> list[Rule]:
     if c.has("move-ignores-occupancy"):  # the bug: movement checks the storm and allies, not the limit
         open_to = (to.ne(c.desert) & v("storm").ne(to)
                    & ~c.ally_blocks(f, to))
+    else:
+        open_to = move_to
     move_guard = mine & moves & open_to & (v("forces", f, c.desert) >= g)
     source: Slot = ("forces", (f, Const(c.desert)))
     if c.has("move-from-reserves"):  # the bug: the moved force is taken from reserves, not the open desert
@@ -150,18 +177,20 @@ def entry_rules(c: Ctx) -> list[Rule]:
         Rule("ship", who, ship_guard,
              {("reserves", (f,)): v("reserves", f) - g, ("forces", (f, to)): v("forces", f, to) + g,
               ("spice", (f,)): v("spice", f) - g, ("bank", ()): v("bank") + g}
-             | _arrival(c, f, to, "shipment", adv, g) | fighters_arrive(c, f, to),
+             | _arrival(c, f, to, "shipment", adv, g) | fighters_arrive(c, f, to)
+             | separation.visit_effects(c, f, to, g, moving=False),
              ("R11", "R17", "R18", "R25", "R36", "A1", "A3"), actor=f,
              doc="a faction ships one force from reserves into a stronghold, paying 1 spice"),
         Rule("move", who, move_guard,
              {source: Var(source[0], source[1]) - g, ("forces", (f, to)): v("forces", f, to) + g}
-             | _arrival(c, f, to, "movement", Const(False), g) | fighters_arrive(c, f, to),
+             | _arrival(c, f, to, "movement", Const(False), g) | fighters_arrive(c, f, to)
+             | separation.visit_effects(c, f, to, g, moving=True),
              ("R11", "R17", "R25", "R36"), actor=f,
              doc="a faction moves one force from the open desert into a stronghold (Aftermath allows it)"),
         Rule("pass_turn", (P("f", c.F),), mine, {("mover", ()): v("mover") + 1}, (), actor=f,
              doc="a faction neither ships nor moves"),
         Rule("end_shipment_movement", (), c.stage_is("ship_move") & v("mover").eq(n) & ~separation.pending(c),
-             {("stage", ()): c.st(grumman.after_shipment(c, _first_mentat(c)))}
+             {("stage", ()): c.st(grumman.after_shipment(c, _first_mentat(c)))} | grumman.forget_removal(c)
              | ({("eome_prevented", ()): False} if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE) else {}),
              ("A4",) if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE) else (), kind="system"),
     ]
@@ -198,8 +227,7 @@ def reaction_rules(c: Ctx) -> list[Rule]:
                  " (of a stack, the one Moritani picks privately)" if c.stacks else "")),
         Rule("lapse_terror", (), react & may_resolve(c, "terror") & ~(c.any_token_at(loc) & still),
              {("pend_terror", ()): False}, ("H35",), kind="scheduler",
-             doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses"),
-    ]
+             doc="the token is gone (or the entrant is now Moritani's ally): the queued decision lapses")]
     nothing = react & ~c.any_of(pending(c, r) for r in REACTIONS)
     if intrusion.enabled(c):
         nothing = nothing & ~intrusion.pending(c)
@@ -219,7 +247,8 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     # Reset the finished arrival record so that stale values do not split otherwise equal states.
     clear = {("entrant", ()): 0, ("entry_loc", ()): c.desert, ("entry_cause", ()): 0, ("entry_face", ()): 0,
              ("amb_payer", ()): 0}
-    rules += relocation.rules(c, lambda f, to: open_for(c, f, to), ambassador_present(c), nothing & ~v("entry2"))
+    rules += relocation.rules(c, lambda f, to: open_for(c, f, to), ambassador_present(c), nothing & ~v("entry2"),
+                              ambassador_spends(c))
     settles = nothing & ~v("entry2") & relocation.settled(c) if relocation.enabled(c) else nothing & ~v("entry2")
     rules.append(Rule("arrival_settled", (), settles,
                       {("stage", ()): c.st("ship_move"), ("mover", ()): v("mover") + 1} | clear
@@ -265,9 +294,9 @@ def _ambassador_rules(c: Ctx) -> list[Rule]:
             "ambassador_effect", (P("p", c.F),), c.stage_is("ambassador") & v("amb_payer").eq(payer) & payer.ne(ecaz),
             {("spice", (payer,)): v("spice", payer) - ite(pays, 1, 0),
              ("spice", (Const(ecaz),)): v("spice", ecaz) + ite(pays, 1, 0),
-             ("stage", ()): c.st("react")}, ("A2", "R36"), kind="system",
+             ("stage", ()): c.st("react")} | ambassador_spends(c), ("A2", "R36"), kind="system",
             doc="abstract Ambassador effect: the arriving faction gives Ecaz 1 spice if it has any (nothing if an "
-                "Atomics revealed meanwhile has returned the Ambassador)"))
+                "Atomics revealed meanwhile has returned the Ambassador); the Ambassador is then set aside"))
     return rules
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from model.game import GameModel
 from model.moritani import (arrivals, assassinate, effects, faults, grumman, intrusion, mentat, nexus, setup,
-                             properties, separation, terror)
+                             permissions, properties, separation, terror)
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
@@ -45,9 +45,10 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     rules = (mentat.rules(c) + arrivals.rules(c) + terror.rules(c) + effects.rules(c) + faults.rules(c)
              + assassinate.rules(c) + separation.rules(c) + intrusion.rules(c) + nexus.rules(c)
              + grumman.collection_rules(c, mentat.first_mentat_stage(c)) + setup.rules(c, mentat.first_mentat_stage(c)))
+    rules = permissions.restrict(c, list(rules))  # the seeded over-restriction defects, if any
     if edit_rules is not None:
         rules = list(edit_rules(list(rules)))
-    props = properties.invariants(c, totals) + properties.witnesses(c)
+    props = properties.invariants(c, totals) + permissions.permissions(c) + properties.witnesses(c)
     unbounded_slots = frozenset(i for i, n in enumerate(sch.slot_names)
                                 if unbounded and n.split("[")[0] in ("pid", "next_pid"))
     fields_, stages = OUTCOME_FIELDS, OUTCOME_STAGES

@@ -369,6 +369,52 @@ class PLACEMENT_IN_AFTERMATH(Choices):
     FORBIDDEN = "forbidden"
 
 
+@switch("nexus-card-on-alliance", ("R48", "R20"), default="kept",
+        question="Only with bounds.nexus_card: when its holder forms an alliance (an accepted Enemy of My Enemy "
+                 "offer), is the Nexus card discarded, or kept for a later unallied play (Betrayal, Cunning)?",
+        source="engine: the stored material shows only the play-time test of an unallied holder "
+               "(NEXUS_MORITANI_RULES.md at 5c1c944a, \"Opposing Betrayal\"), no discard on forming an alliance")
+class NEXUS_CARD_ON_ALLIANCE(Choices):
+    KEPT = "kept"
+    DISCARDED = "discarded"
+
+
+@switch("ally-entry", ("R25", "R26", "R27", "A20"), default="ship-visitors",
+        question="May a faction ship or move into a stronghold its ally occupies (the forces it leaves there "
+                 "going to the Tanks at the end of its turn), and which of its forces there go?",
+        source="engine: docs/ALLIED_TRANSIT_RULES.md at 7cef1a34 (8 Oct 2026), Basic ordinary allied shipment: "
+               "a shipment from reserves may enter, movement endpoints keep the guard, the visitors left behind "
+               "go to the Tanks at the end of the shipper's turn")
+class ALLY_ENTRY(Choices):
+    REFUSED = "refused"
+    SHIP_VISITORS = "ship-visitors"
+    SHIP_AND_MOVE = "ship-and-move"
+
+
+@switch("accompany-limits", ("A25", "R25"), default="none",
+        question="May BG's free advisor accompany a shipment into a territory where BG's ally has forces (its "
+                 "ally's own shipment included) or where BG already has fighters?",
+        source="engine: the accompanying advisor is a separate entry by BG (catalogue A25); the stored material "
+               "names no such limit")
+class ACCOMPANY_LIMITS(Choices):
+    NONE = "none"
+    ALLY_OR_FIGHTERS = "ally-or-fighters"
+
+
+# -- issue 34 (DuneBot): switches DuneBot added; one block, with SWITCHES just below ----------------------------------
+@switch("grumman-high-placement", ("R46", "H11"), default="always",
+        question="Grumman high side under grumman-addition: mentat-placement (only with bounds.grumman): may the Mentat "
+                 "placement and the Mentat move both go onto a token whenever the side is high (always), or only a "
+                 "placement from supply, and not in a Mentat Pause that follows a Spice Collection in which Moritani "
+                 "removed a token (place-unless-removed: one add-or-remove per turn)?",
+        source="treachery.online (the only engine that adds at the Mentat placement, Shared/Events/TerrorPlanted.cs:70, "
+               "78-81 at 5e6a9440): placement and move, whatever the Collection did. DuneBot (MoritaniFaction.java:"
+               "303, 334-337, 373 at 6593b774): place-unless-removed")
+class GRUMMAN_HIGH_PLACEMENT(Choices):
+    ALWAYS = "always"
+    PLACE_UNLESS_REMOVED = "place-unless-removed"
+
+
 def _listed(*classes: type[Choices]) -> tuple:
     """The switches in the order files, reports and docs show them; every `Choices` class declared
     must be listed exactly once (an unlisted one would be read by rules but unknown to proposal files)."""
@@ -386,7 +432,8 @@ SWITCHES = _listed(
     SNEAK_ATTACK_IS_SHIPMENT, ADVISOR_INTO_AFTERMATH, ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED,
     EOME_GATE_SECRECY, BG_ADVISORS_OCCUPY, ALLY_SEPARATION, STACK_REVEAL, CUNNING_REACH, BETRAYAL_TIMING,
     GRUMMAN_ADDITION, GRUMMAN_REMOVAL, COLLECTION_OPERATIONS, ENTRY_CAUSES, CROSS_SHIP_INTO_AFTERMATH, ROBBERY_EMPTY_DECK,
-    SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH)
+    SETUP_DESTINATION, HOMEWORLD_OCCUPATION, PLACEMENT_IN_AFTERMATH, NEXUS_CARD_ON_ALLIANCE, ALLY_ENTRY,
+    GRUMMAN_HIGH_PLACEMENT, ACCOMPANY_LIMITS)  # issue 34, issue 33
 SWITCH_BY_KEY = {s.key: s for s in SWITCHES}
 
 

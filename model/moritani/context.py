@@ -12,6 +12,9 @@ from model.expr import Const, Var, all_of, any_of, count, ite, lift, sum_of
 from model.moritani.config import (ATOMICS_PENALTY, BG_ADVISORS_OCCUPY, GRUMMAN_REMOVAL, C, Bounds, Choices,
                                    Interpretation)
 
+# Seeded defects whose engine throws and stops the game (DuneBot, issue 34): a stage `halted` with no rule.
+HALTING_DEFECTS = ("robbery-draw-halts", "sabotage-empty-hand-halts")
+
 STAGES = (
     "storm", "bidding", "ship_move", "react", "advisor", "ambassador",
     "terror", "eome_karama", "eome_reply", "robbery", "robbery_discard",
@@ -74,7 +77,8 @@ class Ctx:
         self.Stage = Enum("Stage", STAGES + (ASSASSINATE_STAGES if self.module else ())
                           + (GRUMMAN_STAGES if self.grumman else ()) + (("worm",) if self.worms else ())
                           + (("setup",) if b.setup_forces is not None else ())
-                          + (("revival",) if b.revival is not None else ()))
+                          + (("revival",) if b.revival is not None else ())
+                          + (("halted",) if self.halts() else ()))
         # A Grumman removal out of the game (A18) leaves a face nobody saw: a status of its own, still secret.
         set_aside = self.grumman and self.chose(GRUMMAN_REMOVAL.OUT_OF_GAME)
         self.Status = Enum("Status", STATUSES + (("set aside",) if set_aside else ()))
@@ -106,6 +110,15 @@ class Ctx:
     # -- names -----------------------------------------------------------------------
     def has(self, defect: str) -> bool:
         return defect in self.defects
+
+    def halts(self) -> bool:
+        """Does a seeded defect stop the game (an engine exception: no rule applies afterwards)? Only then does the
+        Stage domain hold `halted`, so no other model changes."""
+        return any(self.has(d) for d in HALTING_DEFECTS)
+
+    def halt_stages(self) -> tuple:
+        """("halted",) when a seeded defect can stop the game inside a Terror entry, else ()."""
+        return ("halted",) if self.halts() else ()
 
     def choice(self, sw: type[C]) -> C:
         """The interpretation's choice on a declared switch, a member of it: `c.choice(ALLY_SEPARATION)`
@@ -210,6 +223,22 @@ class Ctx:
     def advisors_coexist(self) -> bool:
         """BG advisors alone do not occupy (switch bg-advisors-occupy: coexist; treachery.online)."""
         return self.chose(BG_ADVISORS_OCCUPY.COEXIST) and self.fac("Bene Gesserit") is not None
+
+    def storm_over(self, loc):
+        """Is the storm over `loc` (a Location: a stronghold or the open desert)?
+
+        The `storm` field holds a stronghold or "none", and "none" has the open desert's index (Dest and L
+        share their first indices), so `storm == loc` alone would put the storm over the open desert exactly
+        when there is no storm. In this model the storm only ever stands over a stronghold (`storm_moves`), so
+        the open desert is never under it. Every comparison of `storm` with a location that may be the open
+        desert goes through here (issue 33).
+
+        >>> from model.moritani.config import Bounds, Interpretation
+        >>> c = Ctx(Bounds(), Interpretation())
+        >>> c.desert == c.none_dest  # the shared index this test guards against
+        True
+        """
+        return lift(loc).ne(self.desert) & self.v("storm").eq(loc)
 
     def present(self, f: int, loc):
         """Does faction f occupy `loc`: forces there, and for BG under `coexist`, fighters (not advisors alone)."""

@@ -57,7 +57,7 @@ def rules(c: Ctx, arrival, open_to, mine) -> list[Rule]:
     v, G = c.v, Const(guild(c))
     frm, to = Param("frm"), Param("to")
     turn = mine(G) & (v("spice", G) >= 1)
-    source = (v("forces", G, frm) >= 1) & v("storm").ne(frm)
+    source = (v("forces", G, frm) >= 1) & ~c.storm_over(frm)  # the open desert is never under it
     dest = open_to(G, to) & frm.ne(to)
     if c.has("cross-ship-ignores-occupancy"):  # the bug: the site-to-site path checks only the storm
         dest = to.ne(c.desert) & v("storm").ne(to) & frm.ne(to)
@@ -106,6 +106,10 @@ def witnesses(c: Ctx) -> list[Property]:
     from_hold = c.any_of(Param("frm").eq(h) for h in c.holds)
     out = [sometimes("witness-cross-ship-from-stronghold", fires=("guild_cross_ship",), when=from_hold,
                      rules=("A24", "R17"), doc="the Guild cross-ships a force out of one stronghold into another"),
+           sometimes("witness-cross-ship-from-desert", fires=("guild_cross_ship",),
+                     when=Param("frm").eq(c.desert), rules=("A24", "R17"),
+                     doc="the Guild cross-ships a force out of the open desert, which no storm covers here "
+                         "(issue 33: unreachable while `storm` = none shared the open desert's index)"),
            sometimes("witness-cross-ship-opens-terror", fires=("open_terror",),
                      when=c.v("entry_begun").eq(c.Begun.index("cross-ship")),
                      rules=("A24", "R17"), doc="a cross-ship into a token's stronghold opens the Terror decision"),

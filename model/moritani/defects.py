@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from model.errors import ModelError, choices
-from model.moritani.config import (ALLY_SEPARATION, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
+from model.moritani.config import (ALLY_SEPARATION, AMBASSADOR_VS_TERROR, NEXUS_CARD_ON_ALLIANCE, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
                                    HOMEWORLD_OCCUPATION, SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL)
 from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, RELOCATION_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
                                      GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
@@ -31,7 +31,7 @@ class Defect:
     interpretation: tuple = ()
     # Pinned: the shortest trace (steps) that catches it on the default profile plus `bounds` (for a witness
     # target, the layers of the complete search); tests/test_defects.py requires exactly this depth.
-    depth: int = 0
+    depth: int | None = None  # None: not pinned yet (tests/test_defects.py refuses it)
     # hidden-identity leaks only: the shortest pair length on one stronghold and one turn plus `bounds`
     small_depth: int | None = None
 
@@ -44,7 +44,7 @@ class Defect:
         >>> DEFECT_BY_ID["reload-reopens-placement"].heavy, DEFECT_BY_ID["eome-duplicates-token"].heavy
         (False, True)
         """
-        return self.depth > HEAVY_DEPTH
+        return self.depth is not None and self.depth > HEAVY_DEPTH
 
 
 # See Defect.heavy: from 7 steps a BMC run on the default bounds took 5 s or more on 2 cores (and 20-30 s
@@ -78,7 +78,7 @@ SEPARATION_BOUNDS = (("factions", ("Moritani", "Atreides")), ("strongholds", ("A
                      ("alliances", ()), ("faces", ("Sneak Attack", "Robbery")), ("turns", 3),
                      ("forces", (("Atreides", 1, 1),)), ("karama", ()))  # the defects of the optional Assassinate Leaders module
 
-DEFECTS = (
+DEFECTS: tuple[Defect, ...] = (
     Defect("reload-recredits-extortion", "extortion-once", ("H1", "H2"),
            "a reload during the Extortion payer queue credits the reserved 5 a second time", depth=16),
     Defect("eome-duplicates-token", "token-conservation", ("H21", "H30"),
@@ -118,8 +118,12 @@ DEFECTS = (
            "the accompanying advisors' entry overwrites the Terror entry queued behind it", depth=11),
     Defect("alliance-swap-one-sided", "alliance-symmetry", ("H21", "R20"),
            "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies", depth=9),
-    Defect("extortion-pass-missing", "no-deadlock", ("H25", "H40"),
-           "an Extortion payer without 3 spice has no legal answer", depth=17),
+    # An over-restriction (no refusal at all): the permission `may-refuse-extortion` sees the payer's state first,
+    # and a state that violates a check is not expanded, so the deadlock there is no longer reported.
+    Defect("extortion-pass-missing", "may-refuse-extortion", ("H25", "H40", "R37"),
+           "an Extortion payer without 3 spice has no legal answer", depth=15),
+    Defect("entry-close-stalls", "no-deadlock", ("H40", "H20"),
+           "an entry made by movement never closes: once its Terror decision is resolved nobody can act", depth=7),
     Defect("atomics-returns-to-supply", "aftermath", ("R36", "H33"),
            "the revealed Atomics token goes back to supply like an unrevealed one, so it could be placed again",
            depth=7),
@@ -183,7 +187,8 @@ DEFECTS = (
            "after the Assassination victim is drawn the engine resumes the arrival's reactions without closing "
            "the entry", depth=8),
     Defect("robbery-takes-both", "one-effect-per-reveal", ("R39",),
-           "after Robbery's spice is taken the choice stays open, so Moritani can also draw the card", depth=9),
+           "after Robbery's spice is taken the whole choice stays open, so Moritani can take again: the card too, "
+           "or the spice twice", depth=9),
     Defect("karama-block-persists", "offer-state-is-this-entrys", ("H8", "H20", "R30"),
            "the Karama block on Enemy of My Enemy is not cleared when the entry closes: later entries get no offer",
            depth=10),
@@ -214,7 +219,16 @@ DEFECTS = (
            interpretation=(ALLY_SEPARATION.ADVANCED,), depth=33),
     Defect("ambassador-survives-atomics", "spice-payee", ("R36", "A2"),
            "Atomics in the Ecaz Ambassador's stronghold leaves the Ambassador there, still taking spice from "
-           "later arrivals", depth=24),
+           "the arrival whose reaction waits behind the Atomics (with Terror first, A2: since the Ambassador is set "
+           "aside once it reacts, issue 33, no later arrival can show it)",
+           interpretation=(AMBASSADOR_VS_TERROR.TERROR_FIRST,), depth=10),
+    Defect("nexus-kept-on-alliance", "nexus-card-discarded-on-alliance", ("R48", "R20"),
+           "under discarded, an accepted alliance leaves the holder's Nexus card in its hand, so after the alliance "
+           "breaks it can still play Betrayal (treachery.online discards it, Game_Alliances.cs:45-52; the model "
+           "did this before issue 33)", NEXUS_BETRAYAL_BOUNDS, BETRAYAL, interpretation=(NEXUS_CARD_ON_ALLIANCE.DISCARDED,), depth=11),
+    Defect("ambassador-never-spent", "spice-payee", ("A2", "R17"),
+           "the Ecaz Ambassador stays in its stronghold after reacting, taking spice from every later arrival "
+           "(E3 p.7 sets a triggered Ambassador aside; the model did this before issue 33)", depth=10),
     # BG Intrusion (model/moritani/intrusion.py; under bg-advisors-occupy: coexist).
     Defect("intrusion-flips-one", "intrusion-flips-only-when-owed", ("A1", "R25"),
            "BG Intrusion turns one of BG's fighters in the stronghold into an advisor instead of all of them",
@@ -246,11 +260,18 @@ DEFECTS = (
            "declining a Terror entry writes the kept token's face into the public game log (seen one step "
            "after the decision, not in the state where it is taken)", (("turns", 1),), depth=7, small_depth=9),
     # A possibilistic leak (checks/analyses/possible.py): a choice of Moritani's that depends on the face. No rival
-    # sees Moritani's prompt and every game stays legal, so only the possibilistic check catches it.
-    Defect("offer-gate-misses-sabotage", "possibilistic", ("A21", "H6", "R19"),
+    # sees Moritani's prompt, every game stays legal and no choice is withdrawn (an extra one is offered), so only
+    # the possibilistic check catches it.
+    Defect("sabotage-kept-for-gift", "possibilistic", ("H6", "R13", "R40"),
+           "the engine's Terror prompt for a Sabotage token adds 'keep for the gift', a second decline logged under "
+           "its own name: the token stays hidden as with decline, but every rival who sees that step learns it is "
+           "Sabotage", (("turns", 1),), depth=7),
+    # The engine bug the possibilistic check was first seeded with: withholding the offer is an over-restriction,
+    # and since issue 33 the permission of that choice catches it first (at the decision, before any offer).
+    Defect("offer-gate-misses-sabotage", "may-offer-alliance", ("A21", "H6", "R19"),
            "the engine's A21 gate finds no resolver for Sabotage and treats that effect as unsupported: Enemy of "
-           "My Enemy is never offered for a Sabotage token, so every rival who sees an offer learns the token is "
-           "not Sabotage", (("turns", 1),), depth=7),
+           "My Enemy is never offered for a Sabotage token (a rival who sees an offer also learns the token is "
+           "not Sabotage)", (("turns", 1),), depth=6),
     # Assassinate Leaders module (model/moritani/assassinate.py): the bounds override turns it on.
     Defect("retired-card-reshuffled", "traitor-custody", ("R43",),
            "the Mentat replacement shuffles the revealed Traitor card back into the reserve deck instead of "
@@ -284,7 +305,7 @@ DEFECTS = (
            + (("alliances", (("Moritani", "Ecaz"), ("Atreides", "Bene Gesserit"))),), CUNNING, depth=10),
     Defect("stack-first-in-array", "witness-stack-any-token", ("H10", "R47", "A17"),
            "an entry into a stack opens the first token in the engine's array order, not the one Moritani picks",
-           NEXUS_CUNNING_BOUNDS, CUNNING, depth=47),
+           NEXUS_CUNNING_BOUNDS, CUNNING, depth=45),
     Defect("stack-reveals-all", "one-decision-per-entry", ("R47", "A17"),
            "under one-chosen the decision reopens after a reveal for the other token of the stack",
            NEXUS_CUNNING_BOUNDS, CUNNING, depth=20),
@@ -385,16 +406,16 @@ DEFECTS = (
     # Ambassador relocation (model/moritani/relocation.py).
     Defect("relocation-skips-terror", "no-lost-obligation", ("A24", "R17", "H9"),
            "the Ambassador continuation moves Ecaz's force but never queues its entry: no Terror decision",
-           RELOCATION_BOUNDS, RELOCATION, depth=18),
+           RELOCATION_BOUNDS, RELOCATION, depth=8),
     Defect("relocation-overwrites-entry", "no-lost-obligation", ("H9", "A2"),
            "the relocation becomes the arrival at once, overwriting the record of the arrival whose reactions are "
-           "still under way: that arrival's own Terror decision is lost", RELOCATION_BOUNDS, RELOCATION, depth=18),
+           "still under way: that arrival's own Terror decision is lost", RELOCATION_BOUNDS, RELOCATION, depth=8),
     Defect("relocation-ignores-entry-causes", "terror-needs-an-entry", ("A24", "R11"),
            "under shipment-and-movement the relocation still queues a Terror decision", RELOCATION_BOUNDS, RELOCATION,
-           interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,), depth=18),
+           interpretation=(ENTRY_CAUSES.SHIPMENT_AND_MOVEMENT,), depth=8),
     Defect("relocation-ignores-occupancy", "arrival-respects-occupancy", ("R25",),
            "the relocation's destinations check only the storm: Ecaz joins two other factions or its ally",
-           RELOCATION_BOUNDS, RELOCATION, depth=22),
+           RELOCATION_BOUNDS, RELOCATION, depth=21),
     # Setup module (model/moritani/setup.py).
     Defect("setup-ignores-occupancy", "setup-unoccupied", ("R1",),
            "Moritani's setup checks only the kind of destination, so it may set up beside another faction's forces",
@@ -402,6 +423,107 @@ DEFECTS = (
     Defect("setup-anywhere", "setup-unoccupied", ("A27", "R1"),
            "under setup-destination stronghold the open desert is still offered for Moritani's setup", SETUP_BOUNDS,
            SETUP, depth=1),
+    # Real engines' behaviours that break a printed rule (issue 34): the deviations of the engine profiles
+    # (model/moritani/deviations.py) build these. The first two stop the game: an exception, no rule applies after.
+    Defect("robbery-draw-halts", "no-deadlock", ("R39", "A16"),
+           "Robbery's card option with both the deck and the discard pile empty throws (DuneBot: pollLast gives null, "
+           "requireNonNull throws) and the game stops", DECK_BOUNDS, DECK, depth=11),
+    Defect("sabotage-empty-hand-halts", "no-deadlock", ("R40",),
+           "Sabotage against an entrant with no Treachery card throws (DuneBot: getFirst on the empty shuffled hand) "
+           "and the game stops", (("hand", 0), ("turns", 1)), depth=7),
+    Defect("separation-never", "allies-separate", ("R26", "R27", "A20"),
+           "allies sharing a stronghold are never separated: no end-of-turn separation step (DuneBot)",
+           SEPARATION_BOUNDS, depth=31),
+    Defect("no-karama-against-eome", "witness-karama-eome", ("R30", "A4"),
+           "no Karama can stop an Enemy of My Enemy alliance: the offer goes to the entrant's reply with no window "
+           "(DuneBot)", (("turns", 1),), depth=28),
+)
+# Over-restrictions (model/moritani/permissions.py `restrict`): a guard strengthened by one conjunct withdraws a
+# choice the rules give; each is caught by the permission it targets (NOTE(permissions) in model/permissions.py).
+EXTORTION_SMALL = (("strongholds", ("Arrakeen",)), ("ambassador", "Arrakeen"), ("turns", 1), ("faces", ("Extortion", "Robbery")))
+DEFECTS += (
+    Defect("ship-not-into-token-stronghold", "may-ship", ("R11", "R17"),
+           "a shipment into a stronghold holding a Terror token is refused (a preflight that rejects any entry Terror "
+           "could answer)", depth=4),
+    Defect("move-not-into-token-stronghold", "may-move", ("R11", "R17"),
+           "a move into a stronghold holding a Terror token is refused", depth=4),
+    Defect("pass-only-without-reserves", "may-pass-turn", ("R17",),
+           "a faction with reserves may not pass: it must ship", depth=3),
+    Defect("advisor-only-beside-bg", "may-accompany", ("A25",),
+           "BG's free advisor may go only where BG already has forces", depth=5),
+    Defect("advisor-mandatory-with-reserves", "may-decline-advisor", ("A25",),
+           "BG with a reserve may not decline the free advisor", depth=5),
+    Defect("intrusion-flip-needs-two", "may-flip-advisors", ("A1", "R25"),
+           "BG Intrusion may flip its fighters only when two or more stand in the stronghold",
+           (("forces", (("Atreides", 1, 1), ("Bene Gesserit", 2, 0))),), interpretation=(BG_ADVISORS_OCCUPY.COEXIST,), depth=10),
+    Defect("intrusion-stay-needs-advisors", "may-keep-fighters", ("A1", "R25"),
+           "BG may keep its fighters only when it already has advisors in the stronghold",
+           (("forces", (("Atreides", 1, 1), ("Bene Gesserit", 2, 0))),), interpretation=(BG_ADVISORS_OCCUPY.COEXIST,), depth=10),
+    Defect("decline-only-after-shipment", "may-decline", ("R13", "R11"),
+           "Moritani may keep the token hidden only when the entrant shipped in (a moved entrant forces a reveal)", depth=6),
+    Defect("reveal-needs-no-ally", "may-reveal", ("R11", "R39"),
+           "Robbery can be revealed only while Moritani has no ally", depth=6),
+    Defect("offer-needs-unallied-entrant", "may-offer-alliance", ("R19", "R20", "R22"),
+           "Enemy of My Enemy (for the Robbery token) is offered only to an unallied entrant, as an ordinary "
+           "alliance would need (R20: the old alliance breaks instead)", depth=6),
+    Defect("karama-eome-only-by-entrant", "may-karama-eome", ("R30", "A4"),
+           "only the entrant may play Karama against the alliance offer", depth=8),
+    Defect("accept-needs-unallied", "may-accept-alliance", ("R20",),
+           "the entrant may accept Enemy of My Enemy only while it has no ally (R20: its old alliance breaks)", depth=8),
+    Defect("refusal-needs-card", "may-refuse-alliance", ("R21",),
+           "the entrant may refuse the offer only while it holds a Treachery card", depth=27),
+    Defect("rob-spice-needs-rich-entrant", "may-rob-spice", ("R39",),
+           "Robbery's spice option is offered only against an entrant holding 3 spice or more", depth=8),
+    Defect("rob-card-needs-room", "may-rob-card", ("R39",),
+           "Robbery's card option is refused to Moritani with a full hand (R39: a full hand does not bar it)", depth=7),
+    Defect("zero-sneak-attack-refused", "may-sneak-attack", ("R41", "A31"),
+           "the Sneak Attack must send at least one force: Moritani with its reserves blocked or spent has no move", depth=7),
+    Defect("gift-only-to-unallied", "may-give-gift", ("R40",),
+           "after Sabotage Moritani may give a card only to an entrant without an ally", depth=7),
+    Defect("pass-only-with-empty-hand", "may-withhold-gift", ("R40", "H19"),
+           "after Sabotage Moritani may give nothing only when it holds no card (the gift becomes mandatory)", depth=7),
+    Defect("placement-not-where-forces", "may-place-token", ("R8", "R10"),
+           "the Mentat placement refuses a stronghold where forces stand (occupation read as a token there)", depth=9),
+    Defect("token-move-not-where-forces", "may-move-token", ("R8", "R10"),
+           "the Mentat move refuses a stronghold where forces stand", depth=10),
+    Defect("skip-only-with-empty-supply", "may-skip-placement", ("R9",),
+           "Moritani may decline the Mentat opportunity only when its supply is empty", depth=0),
+    Defect("karama-placement-only-by-ally", "may-karama-placement", ("R29",),
+           "only Moritani's ally may play Karama against the placement", depth=1),
+    Defect("payer-needs-surplus", "may-pay-extortion", ("R37", "A8"),
+           "a rival may pay the Extortion 3 only with 4 spice or more", EXTORTION_SMALL, depth=17),
+    Defect("refusal-only-when-broke", "may-refuse-extortion", ("R37", "H25"),
+           "the pass is offered only to a payer who cannot pay: a rival with 3 spice must pay the Extortion",
+           EXTORTION_SMALL, depth=17),
+    Defect("ride-carries-two", "may-ride-worm", ("A24", "R17"),
+           "a worm ride must carry two forces or more", WORM_BOUNDS, WORMS, depth=3),
+    Defect("rides-mandatory", "may-end-rides", ("H20",),
+           "Fremen may stop riding only after a first ride", WORM_BOUNDS, WORMS, depth=3),
+    Defect("revival-needs-two-in-tanks", "may-revive", ("A24", "R17"),
+           "the revival onto the planet needs two forces in the Tanks", REVIVAL_BOUNDS, (("revival", "Atreides"),), depth=3),
+    Defect("revival-mandatory", "may-end-revival", ("A24",),
+           "the rival may end the revival step only after reviving", REVIVAL_BOUNDS, (("revival", "Atreides"),), depth=3),
+    Defect("cross-ship-not-into-token", "may-cross-ship", ("A24", "R17"),
+           "the Guild's cross-ship refuses a stronghold holding a Terror token", CROSS_SHIP_BOUNDS, CROSS_SHIP, depth=5),
+    Defect("to-reserves-only-from-desert", "may-ship-to-reserves", ("R17",),
+           "the Guild may ship back to reserves only from the open desert", CROSS_SHIP_BOUNDS, CROSS_SHIP, depth=4),
+    Defect("relocation-not-into-token", "may-relocate", ("A24", "R17"),
+           "the Ambassador relocation refuses a stronghold holding a Terror token", RELOCATION_BOUNDS, RELOCATION, depth=6),
+    Defect("betrayal-needs-spice", "may-betray", ("R48",),
+           "Betrayal is playable only by a holder with 4 spice or more", NEXUS_BETRAYAL_BOUNDS, BETRAYAL, depth=4),
+    Defect("cunning-needs-spice", "may-play-cunning", ("R48",),
+           "Cunning is playable only while Moritani holds 3 spice or more", NEXUS_CUNNING_BOUNDS, CUNNING, depth=9),
+    Defect("grumman-pass-needs-poor-bank", "may-pass-grumman", ("R46",),
+           "Moritani may pass the Grumman operation only when the bank cannot pay it", GRUMMAN_BOUNDS, GRUMMAN, depth=8),
+    Defect("grumman-add-stale-turn", "may-grumman-add", ("R46",),
+           "the Grumman addition is offered only in the first turn (a stale turn stamp), when no token is on the map "
+           "yet", GRUMMAN_BOUNDS, GRUMMAN, depth=9),
+    Defect("setup-avoids-ambassador", "may-set-up", ("R1",),
+           "Moritani's setup refuses the stronghold where the Ecaz Ambassador stands (counted as occupied)",
+           SETUP_BOUNDS, SETUP, depth=0),
+    Defect("continue-only-when-spent", "may-continue-battle", ("R43",),
+           "after the lost battle Moritani may continue only once its use against that faction is spent",
+           ASSASSINATE_BOUNDS, MODULE, depth=10),
 )
 DEFECT_BY_ID = {d.id: d for d in DEFECTS}
 

@@ -125,13 +125,19 @@ def _robbery(c: Ctx) -> list[Rule]:
         reshuffle = deck.robbery_reshuffles(c)
         over = v("hand", M) + ite(deck.drew(c, reshuffle), 1, 0) > c.hand_limit(M)
         card = deck.draw(c, Const(M), reshuffle) | {("stage", ()): ite(over, c.st("robbery_discard"), done)}
-    taken: Effects = {("robbed", ()): True} if c.has("robbery-takes-both") else {("stage", ()): done}
+        if c.has("robbery-draw-halts"):  # the bug (DuneBot): nothing to draw throws, and the game stops
+            card |= {("stage", ()): ite(deck.drew(c, reshuffle), ite(over, c.st("robbery_discard"), done),
+                                        c.st("halted"))}
+    # Seeded defect `robbery-takes-both`: the spice taken, the engine leaves Robbery's whole choice open.
+    taken: Effects = {} if c.has("robbery-takes-both") else {("stage", ()): done}
     return [
         _reveal(c, "Robbery", (), {("stage", ()): c.st("robbery")}, ("R39",),
                 "Robbery: Moritani chooses half the entrant's spice or the top card"),
         Rule("rob_spice", (P("e", c.F),), c.stage_is("robbery") & e.ne(M)
              & (Const(True) if c.has("rob-any-rival") else v("entrant").eq(e))
-             & (~v("robbed") if c.has("robbery-takes-both") else Const(True)),
+             # A neutral last conjunct (it once held the defect's flag): it keeps every profile's model, and
+             # so its digest, its stored lemmas and its Spacer certificates, exactly those of the issue-33 build.
+             & Const(True),
              {("spice", (e,)): v("spice", e) - take,
               **taken} | gains, ("R39", "A3"), actor=Const(M),
              doc="half the entrant's spice, rounded up, after it paid for its shipment (A3)"),
@@ -161,7 +167,9 @@ def _sabotage(c: Ctx) -> list[Rule]:
     gift_discard = deck.discard(c, ite(fits, 0, 1)) if policy == SABOTAGE_GIFT_OVERFLOW.FORCE_DISCARD else {}
     return [
         _reveal(c, "Sabotage", (), {
-            ("hand", (e,)): v("hand", e) - ite(has, 1, 0), ("stage", ()): c.st("sabotage_gift")}
+            ("hand", (e,)): v("hand", e) - ite(has, 1, 0),
+            ("stage", ()): ite(has, c.st("sabotage_gift"), c.st("halted")) if c.has("sabotage-empty-hand-halts")
+            else c.st("sabotage_gift")}
             | deck.discard(c, ite(has, 1, 0)), ("R40", "H18"),
             "Sabotage: a random card of the entrant is discarded"),
         Rule("gift_card", (P("e", c.F),), gift_guard,
@@ -185,7 +193,7 @@ def _sneak_attack(c: Ctx) -> list[Rule]:
         positive_ok = positive_ok & ~c.ally_blocks(M, l)
     if c.has("sneak-ignores-occupancy"):  # the bug: only the storm is checked
         positive_ok = v("storm").ne(l)
-    adv = advisor_eligible(c, M) & (n > 0)
+    adv = advisor_eligible(c, M, l) & (n > 0)
     eff = {("reserves", (Const(M),)): v("reserves", M) - n,
            ("forces", (Const(M), l)): v("forces", M, l) + n, ("stage", ()): c.st("entry_done")}
     if c.chose(SNEAK_ATTACK_IS_SHIPMENT.SHIPMENT):

@@ -32,13 +32,13 @@ engines) are not modelled. Off, this module adds no field, stage, rule or proper
 """
 from __future__ import annotations
 
-from model.domains import IntRange
+from model.domains import Bool, IntRange
 from model.expr import Const, Param, count, implies, ite, lift, post, sum_of
 from model.moritani import homeworld, stacks
-from model.moritani.config import COLLECTION_OPERATIONS, GRUMMAN_ADDITION, GRUMMAN_REMOVAL
+from model.moritani.config import COLLECTION_OPERATIONS, GRUMMAN_ADDITION, GRUMMAN_HIGH_PLACEMENT, GRUMMAN_REMOVAL
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always, always_step, sometimes
-from model.rule import P, Rule
+from model.rule import Effects, P, Rule
 from model.schema import Field
 
 IDS = ("R45", "R46", "A18", "H11", "H13", "H42")
@@ -84,6 +84,36 @@ def addition_at_placement(c: Ctx) -> bool:
     return enabled(c) and c.chose(GRUMMAN_ADDITION.MENTAT_PLACEMENT)
 
 
+def high_rules(c: Ctx) -> tuple:
+    """The names of the Mentat rules that go onto a token on the high side (mentat-placement only)."""
+    if not addition_at_placement(c):
+        return ()
+    return ("place_token_high",) if c.chose(GRUMMAN_HIGH_PLACEMENT.PLACE_UNLESS_REMOVED) \
+        else ("place_token_high", "move_token_high")
+
+
+def remembers_removal(c: Ctx) -> bool:
+    """DuneBot's high-side placement (switch grumman-high-placement: place-unless-removed): a removal in this
+    turn's Spice Collection bars the Mentat placement onto a token (MoritaniFaction.java:303, 334 at 6593b774).
+    Only then does the module keep the field `grumman_removed`."""
+    return addition_at_placement(c) and c.chose(GRUMMAN_HIGH_PLACEMENT.PLACE_UNLESS_REMOVED) \
+        and c.choice(GRUMMAN_REMOVAL) != GRUMMAN_REMOVAL.UNAVAILABLE
+
+
+def fields(c: Ctx) -> tuple:
+    return (Field("grumman_removed", Bool(), doc="Moritani removed a token in this turn's Spice Collection (DuneBot)"),) \
+        if remembers_removal(c) else ()
+
+
+def initial(c: Ctx) -> dict:
+    return {"grumman_removed": False} if remembers_removal(c) else {}
+
+
+def forget_removal(c: Ctx) -> dict:
+    """Shipment & Movement ends: a new Spice Collection starts with no removal (MoritaniFaction.java:303)."""
+    return {("grumman_removed", ()): Const(False)} if remembers_removal(c) else {}
+
+
 def after_shipment(c: Ctx, first_mentat: str) -> str:
     """Where Shipment & Movement goes: the Collection step with the module, else the Mentat Pause."""
     return "collection" if enabled(c) else first_mentat
@@ -102,6 +132,12 @@ def placement_rules(c: Ctx, declare_guard, declare) -> list[Rule]:
     if not c.has("grumman-stacks-when-low"):  # the bug: the side is read once, not at the placement
         onto = onto & high(c)
     S = c.Status
+    if c.chose(GRUMMAN_HIGH_PLACEMENT.PLACE_UNLESS_REMOVED):  # DuneBot: a placement only, one add-or-remove a turn
+        unless = ~v("grumman_removed") if remembers_removal(c) else Const(True)
+        return [Rule("place_token_high", who, declare_guard(k, to) & v("tstatus", k).eq(S.index("supply")) & onto
+                     & unless, declare(k, to), ("R46", "R47", "R9", "H11"), actor=Const(c.M),
+                     doc="Grumman high side (DuneBot): Moritani declares a hidden token for a stronghold that already "
+                         "holds one, unless it removed a token in this turn's Spice Collection")]
     return [
         Rule("place_token_high", who, declare_guard(k, to) & v("tstatus", k).eq(S.index("supply")) & onto,
              declare(k, to), ("R46", "R47", "R9", "H11"), actor=Const(c.M),
@@ -135,10 +171,12 @@ def collection_rules(c: Ctx, next_stage: str) -> list[Rule]:
                                 "Moritani takes 4 bank spice"))
     removal = c.choice(GRUMMAN_REMOVAL)
     if removal != GRUMMAN_REMOVAL.UNAVAILABLE:
-        eff = {("tstatus", (k,)): S.index("supply" if removal == GRUMMAN_REMOVAL.TO_SUPPLY else "set aside"),
+        eff: Effects = {("tstatus", (k,)): S.index("supply" if removal == GRUMMAN_REMOVAL.TO_SUPPLY else "set aside"),
                ("tloc", (k,)): c.none_dest}
         if removal == GRUMMAN_REMOVAL.TO_SUPPLY and not c.has("grumman-remove-keeps-id"):
             eff |= c.rotate_ids(k)
+        if remembers_removal(c):
+            eff |= {("grumman_removed", ()): Const(True)}
         rules.append(Rule(
             "grumman_remove", (P("k", c.K),), at & v("tstatus", k).eq(S.index("placed")), eff | pay,
             ("R46", "A18", "H42", "H4"), actor=Const(M),
@@ -258,7 +296,7 @@ def witnesses(c: Ctx) -> list[Property]:
         return []
     v = c.v
     n, to = Param("n"), Param("to")
-    adds = ("place_token_high", "move_token_high") if addition_at_placement(c) else ("grumman_add",)
+    adds = high_rules(c) or ("grumman_add",)
     out = [
         sometimes("witness-grumman-stack", fires=adds, rules=("R46", "R47")),
         sometimes("witness-low-side-reveal", fires=("open_terror",), when=~high(c), rules=("R45",),

@@ -18,6 +18,7 @@ misbehaves without updating its own bookkeeping is still seen:
 - `terror_due[faction]`: the stronghold a rival entered where a Terror token lay, until a Terror
   decision opens for that rival or the token is gone (R11, R12, H9, H35, A1);
 - `ambassador_due`: an arrival in the Ecaz Ambassador's stronghold owes its reaction (A2, H9);
+- `ambassador_reacted`: the Ambassador has reacted once, so it is set aside (E3 p.7; issue 33);
 - `offer_blocked`, `refused`: this entry's Enemy of My Enemy offer was cancelled by Karama / refused
   by the entrant (H8, R21, H24);
 - `allied_this_turn` (Basic ally separation only; model/moritani/separation.py): Moritani's alliance
@@ -29,7 +30,7 @@ misbehaves without updating its own bookkeeping is still seen:
 
 >>> from model.moritani.build import build_model
 >>> sorted(m.field.name for m in build_model().monitors if not m.field.name.startswith("violated_"))[:4]
-['allied_this_turn', 'ambassador_due', 'declared_dest', 'declared_face']
+['allied_this_turn', 'ambassador_due', 'ambassador_reacted', 'declared_dest']
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def monitors(c: Ctx) -> list[Monitor]:
     if c.face("Extortion") is not None:
         out.append(_ext_credits(c))
     if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
-        out.append(_ambassador_due(c))
+        out += [_ambassador_reacted(c), _ambassador_due(c)]
     if c.module:
         out += _traitor_monitors(c)
     if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
@@ -116,13 +117,18 @@ def _entry_begun(c: Ctx) -> Monitor:
 
 
 def _karama_preempted(c: Ctx) -> Monitor:
-    """A4 pre-emptive-phase: a rival spent a Karama card during Shipment & Movement outside any Karama
-    window (no placement, no offer is pending then), which prevents the alliance offer until the turn ends."""
+    """A4 pre-emptive-phase: a rival spent a Karama card during Shipment & Movement (or during a worm ride's
+    Terror decision in the Spice Blow) outside any Karama window (no placement, no offer is pending then),
+    which prevents the alliance offer until the phase it was played in ends: the turn, or the Spice Blow,
+    which ends when the stage leaves the rides for anything but an arrival's reactions (issue 33)."""
     v = c.v
     spent = c.any_of(v("karama", f) & ~post("karama", f) for f in range(len(c.bounds.factions)) if f != c.M)
     event = c.stage_is("ship_move", "terror") & spent
-    return Monitor(Field("karama_preempted", Bool(), doc="a pre-emptive Karama against the offer this turn"),
-                   False, ite(new_turn(c), False, v("karama_preempted") | event), ("R30", "A4"))
+    ends = new_turn(c)
+    if worms.enabled(c):
+        ends = ends | (c.stage_is("worm") & post("stage").ne(c.st("worm")) & post("stage").ne(c.st("react")))
+    return Monitor(Field("karama_preempted", Bool(), doc="a pre-emptive Karama against the offer in this phase"),
+                   False, ite(ends, False, v("karama_preempted") | event), ("R30", "A4"))
 
 
 def _placements(c: Ctx) -> Monitor:
@@ -174,7 +180,7 @@ def _effects_resolved(c: Ctx) -> Monitor:
 def _declared(c: Ctx) -> list[Monitor]:
     """What Moritani declared (the action's arguments), kept while its Karama window is open."""
     declares = Fired(("place_token", "move_token") + (("place_token_cunning", "move_token_cunning") if c.nexus else ())
-                     + (("place_token_high", "move_token_high") if grumman.addition_at_placement(c) else ()))
+                     + grumman.high_rules(c))
     window = post("stage").eq(c.st("placement_karama"))
     out = []
     for name, arg, dom, rest in (("declared_face", "k", c.K, 0), ("declared_dest", "to", c.Dest, c.none_dest)):
@@ -223,14 +229,22 @@ def _terror_due(c: Ctx) -> Monitor:
                    c.none_dest, update, ("R11", "R12", "H9", "H35"))
 
 
+def _ambassador_reacted(c: Ctx) -> Monitor:
+    """The Ecaz Ambassador has reacted once: a step resolved its reaction (left the `ambassador` decision).
+    E3 p.7: a triggered Ambassador is set aside, so it reacts to nothing after that (issue 33)."""
+    return Monitor(Field("ambassador_reacted", Bool(), doc="the Ecaz Ambassador has reacted (it is set aside)"),
+                   False, c.v("ambassador_reacted") | c.stage_is("ambassador"), ("A2", "R17"))
+
+
 def _ambassador_due(c: Ctx) -> Monitor:
     """A shipment or movement into the Ambassador's stronghold by another faction than Ecaz or Ecaz's ally owes
     the Ambassador's reaction (A2), until it resolves (H9: a second reaction never overwrites it). An
-    Atomics there returns the Ambassador to Ecaz (R36): arrivals after it owe nothing."""
+    Atomics there returns the Ambassador to Ecaz (R36), and once it has reacted it is set aside (E3 p.7): arrivals
+    after either owe nothing."""
     v = c.v
     assert c.bounds.ambassador is not None  # added only on bounds with an Ambassador (monitors() above)
     ecaz, amb = c.fac("Ecaz"), c.L.index(c.bounds.ambassador)
-    standing = v("aftermath").ne(amb)
+    standing = v("aftermath").ne(amb) & ~v("ambassador_reacted")
     arrival = c.stage_is("ship_move") & standing & c.any_of(
         (post("forces", f, amb) > v("forces", f, amb)) & v("ally", ecaz).ne(f)
         for f in range(len(c.bounds.factions)) if f != ecaz)

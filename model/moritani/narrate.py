@@ -20,7 +20,7 @@ TEMPLATES = {
     "karama_placement": "{f} plays Karama: Moritani's placement is cancelled",
     "karama_eome": "{f} plays Karama: the alliance offer to {entrant} is cancelled",
     "karama_eome_preempt": "{f} plays Karama against Enemy of My Enemy: no alliance offer for the rest of this "
-                           "Shipment & Movement",
+                           "phase",
     "pay_extortion": "{f} pays Moritani 3 spice; Extortion leaves the game",
     "refuse_extortion": "{f} declines to pay for Extortion",
     "skip_payer": "{f} may not pay for Extortion (A8)",
@@ -64,6 +64,7 @@ TEMPLATES = {
     "decline_advisor": "Bene Gesserit sends no advisor",
     "ambassador_effect": "the Ecaz Ambassador takes 1 spice from {p}",
     "decline": "Moritani declines: the {face} token stays hidden in {where}",
+    "keep_for_gift": "Moritani keeps the {face} token for the gift: it stays hidden in {where}",
     "no_karama_eome": "nobody plays Karama on the alliance offer",
     "accept_alliance": "{entrant} accepts the alliance with Moritani; the {face} token returns to supply",
     "refuse_alliance": "{entrant} refuses the alliance: Moritani must reveal",

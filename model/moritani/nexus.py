@@ -28,10 +28,10 @@ Off (no `nexus_card`), this module adds no field, rule or property: the default 
 """
 from __future__ import annotations
 
-from model.domains import IntRange
+from model.domains import Bool, IntRange
 from model.expr import Arg, Const, Param, implies, ite, post
 from model.moritani import stacks
-from model.moritani.config import BETRAYAL_TIMING, CUNNING_REACH
+from model.moritani.config import BETRAYAL_TIMING, CUNNING_REACH, NEXUS_CARD_ON_ALLIANCE
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always, always_step, sometimes
 from model.rule import P, Rule
@@ -139,6 +139,10 @@ def monitors(c: Ctx) -> list[Monitor]:
     if holder(c) == c.M:
         out.append(Monitor(Field("cunning_played", IntRange(0, 1), doc="Moritani has played its Nexus card"),
                            0, ite(_card_spent(c, c.M), 1, c.v("cunning_played")), ("R48",)))
+    if discards(c):
+        formed = c.any_of(c.v("nexus_holder").eq(f) & _allies_now(c, f) for f in range(len(c.bounds.factions)))
+        out.append(Monitor(Field("nexus_allied", Bool(), doc="the Nexus card's holder has formed an alliance"),
+                           False, c.v("nexus_allied") | formed, ("R48", "R20")))
     return out + stacks.monitors(c)
 
 
@@ -156,16 +160,46 @@ def properties(c: Ctx) -> list[Property]:
     if holder(c) == M:
         to = Arg("to", -1)
         legal = c.stage_is("mentat_place") & v("ally", M).eq(c.none_ally) & c.any_token_at(to)
-        out.append(always_step("cunning-legal", implies(_card_spent(c, M), legal), ("R48", "H11"),
+        out.append(always_step("cunning-legal", implies(_card_spent(c, M) & ~_discarded(c, M), legal), ("R48", "H11"),
                                "Moritani's Nexus card is spent only on a Mentat declaration onto another token, "
                                "while Moritani is unallied"))
     h = holder(c)
     if h is not None and h != M:
-        out.append(always_step("betrayal-returns-to-supply", implies(_card_spent(c, h), _betrayal_ok(c)),
+        out.append(always_step("betrayal-returns-to-supply", implies(_card_spent(c, h) & ~_discarded(c, h),
+                                                                     _betrayal_ok(c)),
                                ("R48", "H41", "H12", "H4"),
                                "Betrayal returns exactly one board token to supply, unrevealed, and touches "
                                "nothing else of Moritani's (the placement opportunity, the stage)"))
+    if discards(c):
+        out.append(always("nexus-card-discarded-on-alliance", implies(v("nexus_allied"), v("nexus_holder").eq(c.none_ally)),
+                          ("R48", "R20"), "a Nexus card whose holder has formed an alliance is discarded: nobody "
+                          "holds it any more (nexus-card-on-alliance: discarded)"))
     return out + stacks.properties(c)
+
+
+def discards(c: Ctx) -> bool:
+    """Forming an alliance discards the Nexus card (switch nexus-card-on-alliance: discarded)."""
+    return enabled(c) and c.chose(NEXUS_CARD_ON_ALLIANCE.DISCARDED)
+
+
+def _allies_now(c: Ctx, f: int):
+    """The step gives faction f a new ally (an alliance forms), read from the alliances, not a rule's flag."""
+    return post("ally", f).ne(c.none_ally) & post("ally", f).ne(c.v("ally", f))
+
+
+def _discarded(c: Ctx, f: int):
+    """Under `discarded`, f's card leaves its hand because f forms an alliance in this step (not a play)."""
+    return _allies_now(c, f) if discards(c) else Const(False)
+
+
+def alliance_effects(c: Ctx, e) -> dict:
+    """Effects of an accepted alliance between Moritani and entrant e on the Nexus card (switch
+    nexus-card-on-alliance): under `discarded` both partners discard theirs (treachery.online
+    `Game.MakeAlliance`, Shared/Game_Alliances.cs:45-52; issue 33)."""
+    if not discards(c) or c.has("nexus-kept-on-alliance"):
+        return {}
+    h = c.v("nexus_holder")
+    return {("nexus_holder", ()): ite(h.eq(c.M) | h.eq(e), c.none_ally, h)}
 
 
 def card_lemmas(c: Ctx) -> list[Property]:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.moritani.config import (ALLY_SEPARATION, AMBASSADOR_VS_TERROR, ASSASSINATION_WITHOUT_LEADER,
+from model.moritani.config import (ACCOMPANY_LIMITS, ALLY_ENTRY, ALLY_SEPARATION, AMBASSADOR_VS_TERROR, ASSASSINATION_WITHOUT_LEADER,
                                    ATOMICS_PENALTY, BETRAYAL_TIMING, BG_ADVISORS_OCCUPY, COLLECTION_OPERATIONS,
                                    CROSS_SHIP_INTO_AFTERMATH, CUNNING_REACH, EOME_WHEN_REVEAL_BLOCKED,
                                    EXTORTION_MENTAT_ORDER, GRUMMAN_ADDITION, GRUMMAN_REMOVAL, HOMEWORLD_OCCUPATION,
-                                   KARAMA_EOME_TIMING, SABOTAGE_GIFT_OVERFLOW, SETUP_DESTINATION,
+                                   KARAMA_EOME_TIMING, NEXUS_CARD_ON_ALLIANCE, SABOTAGE_GIFT_OVERFLOW, SETUP_DESTINATION,
                                    SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL, TERROR_VS_ARRIVAL_REACTIONS, Bounds, Interpretation)
+from model.moritani.config import GRUMMAN_HIGH_PLACEMENT
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,10 @@ class Proposal:
     given_bounds: frozenset = field(default=frozenset(), compare=False)
     # The embedded profile a proposal file started from (`extends:`); what the game is, is in the fields above.
     extends: str | None = field(default=None, compare=False)
+    # A real engine's behaviours that break a printed rule (model/moritani/deviations.py, by ID). They are not
+    # built into the profile's model: `check` runs each as its own game and reports it as a violation;
+    # `check --as-printed` leaves them out (docs/engines.md, "Engines as implemented").
+    deviations: tuple = field(default=(), compare=False)
 
     def to_json(self) -> dict:
         out: dict[str, object] = {"name": self.name, "source": self.source} | ({"extends": self.extends} if self.extends else {}) | {
@@ -119,7 +124,18 @@ TREACHERY_ONLINE = Interpretation.of(
     EOME_WHEN_REVEAL_BLOCKED.OFFER_ANYWAY, ALLY_SEPARATION.LATER_MOVER, STACK_REVEAL.ALL_IN_TURN,
     CUNNING_REACH.PLACEMENT_AND_MOVE, BETRAYAL_TIMING.ANY_TIME, GRUMMAN_ADDITION.MENTAT_PLACEMENT,
     GRUMMAN_REMOVAL.TO_SUPPLY, COLLECTION_OPERATIONS.REPEATABLE, SETUP_DESTINATION.TERRITORY,
-    HOMEWORLD_OCCUPATION.TRIGGER_AND_OFFER, CROSS_SHIP_INTO_AFTERMATH.BANNED)
+    HOMEWORLD_OCCUPATION.TRIGGER_AND_OFFER, CROSS_SHIP_INTO_AFTERMATH.BANNED, NEXUS_CARD_ON_ALLIANCE.DISCARDED,
+    ALLY_ENTRY.SHIP_AND_MOVE, ACCOMPANY_LIMITS.ALLY_OR_FIGHTERS)
+
+# DuneBot's choices (docs/engines.md, the DuneBot column: each with its file and line at commit 6593b774). Where
+# DuneBot's behaviour breaks a printed rule (no ally separation, no Karama against Enemy of My Enemy, a stack decided
+# token by token), the switch keeps the printed reading here and the break is one of the profile's deviations.
+DUNEBOT = Interpretation.of(
+    TERROR_VS_ARRIVAL_REACTIONS.UNORDERED, AMBASSADOR_VS_TERROR.UNORDERED, EXTORTION_MENTAT_ORDER.UNORDERED,
+    ATOMICS_PENALTY.FOLLOWS_CURRENT_ALLY, SABOTAGE_GIFT_OVERFLOW.ALLOW_OVERFLOW,
+    SNEAK_ATTACK_IS_SHIPMENT.ARRIVAL_CHECKS, ASSASSINATION_WITHOUT_LEADER.FIZZLES, BG_ADVISORS_OCCUPY.COEXIST,
+    EOME_WHEN_REVEAL_BLOCKED.OFFER_ANYWAY, GRUMMAN_ADDITION.MENTAT_PLACEMENT, GRUMMAN_REMOVAL.TO_SUPPLY,
+    SETUP_DESTINATION.TERRITORY, GRUMMAN_HIGH_PLACEMENT.PLACE_UNLESS_REMOVED)
 
 PROFILES = {
     "default": Proposal(
@@ -129,16 +145,26 @@ PROFILES = {
         "printed-rules",
         "Only what the printed rules fix: every order they leave open (A1, A2, A5) is explored",
         Interpretation.of(TERROR_VS_ARRIVAL_REACTIONS.UNORDERED, AMBASSADOR_VS_TERROR.UNORDERED,
-                          EXTORTION_MENTAT_ORDER.UNORDERED)),
+                          EXTORTION_MENTAT_ORDER.UNORDERED,
+                          ALLY_ENTRY.REFUSED)),  # R25 as printed: allies cannot enter a territory their ally holds
     # The two public engines (docs/engines.md: each switch's choice with the file and commit it was read from).
     "quintine": Proposal(
         "quintine",
         "Quintine/Dune (the seeds' engine): every switch at that engine's choice, on the default bounds",
-        Interpretation()),
+        Interpretation(), deviations=("quintine-offer-gate-shows-the-face",)),
     "treachery-online": Proposal(
         "treachery-online",
         "treachery.online: every switch at that engine's choice, on the default bounds",
-        TREACHERY_ONLINE),
+        TREACHERY_ONLINE, deviations=("treachery-robbery-draws-a-null-card", "treachery-grumman-removal-repeats")),
+    "dunebot": Proposal(
+        "dunebot",
+        "DuneBot (voiceofonecrying/DuneBot at 6593b774): every switch at that engine's choice, on the default "
+        "bounds; its behaviours that break a printed rule are listed as deviations (--as-printed leaves them out)",
+        DUNEBOT, deviations=("dunebot-offer-to-ecaz", "dunebot-offer-to-homeworld-occupier",
+                             "dunebot-sneak-attack-ignores-occupancy", "dunebot-offer-buttons-name-the-face",
+                             "dunebot-robbery-draw-from-nothing-halts", "dunebot-no-ally-separation",
+                             "dunebot-sabotage-empty-hand-halts", "dunebot-no-karama-against-eome",
+                             "dunebot-stack-token-by-token")),
     # A third Shipment & Movement phase (docs/engines.md, "Three turns"): Basic separation of allies formed in
     # the second phase happens in the third. One stronghold (with the Ambassador) keeps it small enough to
     # check in full on every run.

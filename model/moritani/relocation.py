@@ -59,9 +59,10 @@ def settled(c: Ctx):
     return c.v("relocated").eq(c.none_dest)
 
 
-def rules(c: Ctx, open_to, ambassador_present, nothing_pending) -> list[Rule]:
+def rules(c: Ctx, open_to, ambassador_present, nothing_pending, spends=None) -> list[Rule]:
     """`open_to(f, to)` is an entry's legality; `ambassador_present` the Ambassador still stands;
-    `nothing_pending` every reaction to the arrival is resolved, the BG advisors' queued entry included."""
+    `nothing_pending` every reaction to the arrival is resolved, the BG advisors' queued entry included;
+    `spends` the effects that set the Ambassador aside once it has reacted."""
     if not enabled(c):
         return []
     v, M = c.v, c.M
@@ -73,7 +74,7 @@ def rules(c: Ctx, open_to, ambassador_present, nothing_pending) -> list[Rule]:
         dest = to.ne(c.desert) & v("storm").ne(to) & frm.ne(to)
     queued = counts_for_terror(c) or c.has("relocation-ignores-entry-causes")
     eff = {("forces", (E, frm)): v("forces", E, frm) - 1, ("forces", (E, to)): v("forces", E, to) + 1,
-           ("stage", ()): c.st("react")}
+           ("stage", ()): c.st("react")} | dict(spends or {})
     if queued and not c.has("relocation-skips-terror") and not c.has("relocation-overwrites-entry"):
         eff[("relocated", ())] = to
     if c.has("relocation-overwrites-entry"):  # the bug: the relocation becomes "the arrival" at once (H9)
@@ -84,7 +85,7 @@ def rules(c: Ctx, open_to, ambassador_present, nothing_pending) -> list[Rule]:
     ready = nothing_pending & where.ne(c.none_dest)
     return [
         Rule("ambassador_relocate", (P("frm", c.L), P("to", c.L)),
-             reacting & (v("forces", E, frm) >= 1) & v("storm").ne(frm) & dest, eff,
+             reacting & (v("forces", E, frm) >= 1) & ~c.storm_over(frm) & dest, eff,
              ("A24", "A2", "R17", "R25"), actor=E,
              doc="the Fremen Ambassador: Ecaz moves one force from the board into a stronghold (its own entry)"),
         Rule("open_relocation_entry", (P("k", c.K),), ready & c.token_at(k, where) & unallied,
@@ -102,7 +103,11 @@ def witnesses(c: Ctx) -> list[Property]:
     if not enabled(c):
         return []
     out = [sometimes("witness-relocation", fires=("ambassador_relocate",), rules=("A24", "A2"),
-                     doc="the Ambassador reacts and Ecaz relocates a force into a stronghold")]
+                     doc="the Ambassador reacts and Ecaz relocates a force into a stronghold"),
+           sometimes("witness-relocation-from-desert", fires=("ambassador_relocate",),
+                     when=Param("frm").eq(c.desert), rules=("A24", "R17"),
+                     doc="Ecaz relocates a force out of the open desert, which no storm covers here (issue 33: "
+                         "unreachable while `storm` = none shared the open desert's index)")]
     if counts_for_terror(c):
         out.append(sometimes("witness-relocation-opens-terror", fires=("open_relocation_entry",),
                              rules=("A24", "R17"), doc="Ecaz's relocation into a token's stronghold opens Terror"))

@@ -32,12 +32,12 @@ one at position `mover - 1`.
 """
 from __future__ import annotations
 
-from model.expr import Const, Param, implies, ite, post
-from model.moritani.config import ALLY_SEPARATION
+from model.expr import Const, Param, implies, ite, lift, post
+from model.moritani.config import ALLY_ENTRY, ALLY_SEPARATION
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always_step, sometimes
 from model.rule import P, Rule
-from model.domains import Bool
+from model.domains import Bool, IntRange
 from model.schema import Field
 
 IDS = ("R26", "R27", "A20", "H22")
@@ -103,14 +103,132 @@ def due(c: Ctx, g: int, l: int, formed_now=None):
     `formed_now=None`: as the engine sees it (its stamp); otherwise as the rules say (the monitor)."""
     engine = formed_now is None
     formed_now = c.v("ally_new") if engine else formed_now
+    if engine and c.has("separation-never"):  # the bug (DuneBot): no end-of-turn separation step at all
+        return Const(False)
     ignore_order = engine and c.has("separation-ignores-order")  # the bug: the first of the pair to finish loses
     return (c.stage_is("ship_move") & just_finished(c, g) & _shares(c, g, l, ignore_order)
-            & ~_grace(c, g, formed_now, engine))
+            & ~_grace(c, g, formed_now, engine) & ~(visit_pending(c) if engine else Const(False)))
 
 
 def pending(c: Ctx):
-    """A separation is owed before the next player acts (or the phase ends)."""
-    return c.any_of(due(c, g, l) for g in counted(c) for l in c.holds)
+    """A separation (or a visit's consequence) is owed before the next player acts (or the phase ends)."""
+    return c.any_of(due(c, g, l) for g in counted(c) for l in c.holds) | visit_pending(c)
+
+
+# -- entering a stronghold one's ally holds (switch ally-entry; R25, R26, R27, A20; issue 33) ------------------
+#
+# Under `refused` no shipment or movement enters where the mover's ally has forces (the model before issue 33).
+# Otherwise the entry is legal, the engine records where (`visit`; under `ship-visitors` also how many forces
+# came, `visit_n`), and right after the mover's turn ends a system step settles it: under `ship-visitors`
+# (Quintine/Dune, Basic allied shipment) the visitors still there go to the Tanks if the ally is still there;
+# under `ship-and-move` (treachery.online, `ChosenDestinationsWithAllies`) every force of the mover there goes if
+# it still has an ally. The ally's forces count whatever their kind (treachery.online: AnyForcesIn, the rule
+# AdvisorsDontConflictWithAlly is off with Moritani; Quintine/Dune: presenceAt).
+
+def entry(c: Ctx):
+    return c.choice(ALLY_ENTRY)
+
+
+def ally_with_forces(c: Ctx, f, loc):
+    """Faction f's ally (not an Ecaz pair: they coexist) has forces in `loc`, advisors included."""
+    n, ecaz = len(c.bounds.factions), c.fac("Ecaz")
+    out = c.any_of(c.v("ally", f).eq(g) & (c.v("forces", g, loc) > 0) for g in range(n) if g != ecaz)
+    return out if ecaz is None else lift(f).ne(ecaz) & out
+
+
+def entry_allowed(c: Ctx, moving: bool) -> bool:
+    """May a shipment (moving=False) or a movement (True) enter where the ally is?"""
+    e = entry(c)
+    return e == ALLY_ENTRY.SHIP_AND_MOVE or (e == ALLY_ENTRY.SHIP_VISITORS and not moving)
+
+
+def visit_fields(c: Ctx) -> tuple:
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return ()
+    out: tuple[Field, ...] = (Field("visit", c.Dest, doc="engine: where the mover entered beside its ally this turn (none: nowhere)"),)
+    if entry(c) == ALLY_ENTRY.SHIP_VISITORS:
+        out += (Field("visit_n", IntRange(0, 5), doc="engine: how many forces it brought there (its visitors)"),)
+    return out
+
+
+def visit_initial(c: Ctx) -> dict:
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return {}
+    return {"visit": c.none_dest} | ({"visit_n": 0} if entry(c) == ALLY_ENTRY.SHIP_VISITORS else {})
+
+
+def visit_effects(c: Ctx, f, to, n, moving: bool) -> dict:
+    """Effects of a shipment or movement of n forces of f into `to` that record a visit beside the ally."""
+    if not entry_allowed(c, moving) or c.has("ally-visit-unrecorded"):
+        return {}
+    beside = ally_with_forces(c, f, to)
+    out = {("visit", ()): ite(beside, to, c.none_dest)}
+    if entry(c) == ALLY_ENTRY.SHIP_VISITORS:
+        out[("visit_n", ())] = ite(beside, n, 0)
+    return out
+
+
+def visit_pending(c: Ctx):
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return Const(False)
+    return c.stage_is("ship_move") & c.v("visit").ne(c.none_dest)
+
+
+def visit_rules(c: Ctx) -> list[Rule]:
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return []
+    v = c.v
+    g, l = Param("g"), Param("l")
+    n = len(c.bounds.factions)
+    here = v("forces", g, l)
+    if entry(c) == ALLY_ENTRY.SHIP_VISITORS:
+        lost = ite(ally_with_forces(c, g, l), ite(v("visit_n") < here, v("visit_n"), here), 0)
+        clear = {("visit", ()): c.none_dest, ("visit_n", ()): 0}
+    else:
+        lost = ite(v("ally", g).ne(c.none_ally), here, 0)
+        clear = {("visit", ()): c.none_dest}
+    eff = {("forces", (g, l)): here - lost, ("tanks", (g,)): v("tanks", g) + lost} | clear
+    if c.advisors_coexist():  # BG's advisors there cannot outnumber its forces left there
+        bg = c.fac("Bene Gesserit")
+        left, adv = here - lost, v("advisors", l)
+        eff[("advisors", (l,))] = ite(g.eq(bg) & (adv > left), left, adv)
+    guard = visit_pending(c) & l.eq(v("visit")) & c.any_of(g.eq(gi) & just_finished(c, gi) for gi in range(n))
+    return [Rule("visitors_to_tanks", (P("g", c.F), P("l", c.L)), guard, eff, ("R25", "R26", "R27", "A20"), kind="system",
+                 doc="the player that just finished entered beside its ally this turn: its visiting forces "
+                     "(ship-visitors) or all its forces there (ship-and-move) go to the Tanks")]
+
+
+def visit_monitor(c: Ctx) -> list[Monitor]:
+    """Where each faction entered beside its ally (forces of the ally there, not an Ecaz pair) by shipment or
+    movement in this phase, read from the forces (none: nowhere). Reset when the turn changes."""
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return []
+    v, n = c.v, len(c.bounds.factions)
+    update = {}
+    for f in range(n):
+        out = v("visited", f)
+        for h in c.holds:
+            came = c.stage_is("ship_move") & (post("forces", f, h) > v("forces", f, h)) & ally_with_forces(c, Const(f), h)
+            out = ite(came, h, out)
+        update[(f,)] = ite(post("turn").ne(v("turn")), c.none_dest, out)
+    return [Monitor(Field("visited", c.Dest, (c.F,), doc="where this faction entered beside its ally this phase"),
+                    c.none_dest, update, ("R25", "R26", "R27"))]
+
+
+def visit_lost(c: Ctx, f: int):
+    """The step sends forces of f to the Tanks from the stronghold it entered beside its ally, right after its
+    turn ended (the `visited` monitor; under ship-and-move all of them)."""
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return Const(False)
+    v = c.v
+    out = []
+    for l in c.holds:
+        gone = v("forces", f, l) - post("forces", f, l)
+        ok = v("visited", f).eq(l) & (gone > 0) & (post("tanks", f) - v("tanks", f)).eq(gone)
+        if entry(c) == ALLY_ENTRY.SHIP_AND_MOVE:
+            ok = ok & post("forces", f, l).eq(0)
+        out.append(ok)
+    return c.stage_is("ship_move") & just_finished(c, f) & c.any_of(out)
 
 
 def rules(c: Ctx) -> list[Rule]:
@@ -122,7 +240,7 @@ def rules(c: Ctx) -> list[Rule]:
         eff[("advisors", (l,))] = ite(g.eq(c.fac("Bene Gesserit")), 0, v("advisors", l))
     return [Rule("separate_allies", (P("g", c.F), P("l", c.L)), guard, eff, IDS, kind="system",
                  doc="the player that just finished still shares a stronghold with its earlier-moving ally: "
-                     "its forces there go to the Tanks")]
+                     "its forces there go to the Tanks")] + visit_rules(c)
 
 
 def formed_effects(c: Ctx) -> dict:
@@ -140,19 +258,20 @@ def turn_effects(c: Ctx) -> dict:
 
 def fields(c: Ctx) -> tuple:
     if not stamped(c):
-        return ()
+        return visit_fields(c)
     return (Field("ally_new", Bool(), doc="engine: Moritani's alliance was formed this turn (allySinceTurn = "
-                                          "turn; Basic grace, R26, H22)"),)
+                                          "turn; Basic grace, R26, H22)"),) + visit_fields(c)
 
 
 def monitor(c: Ctx) -> list[Monitor]:
-    """Basic only: Moritani's ally changed during this turn (read from the step, not the engine's stamp)."""
+    """Basic only: Moritani's ally changed during this turn (read from the step, not the engine's stamp); and
+    where each faction entered beside its ally (`visited`, unless ally-entry is refused)."""
     if not graced(c):
-        return []
+        return visit_monitor(c)
     v = c.v
     update = ite(post("turn").ne(v("turn")), False, v("allied_this_turn") | post("ally", c.M).ne(v("ally", c.M)))
     return [Monitor(Field("allied_this_turn", Bool(), doc="Moritani's alliance changed this turn"),
-                    False, update, ("R26", "H22"))]
+                    False, update, ("R26", "H22"))] + visit_monitor(c)
 
 
 def properties(c: Ctx) -> list[Property]:

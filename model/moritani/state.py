@@ -10,9 +10,14 @@ from model.domains import Bool, IntRange
 from model.errors import ModelError
 from model.moritani.config import KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
-from model.moritani import deck, intrusion, nexus, relocation, revival, separation, setup, worms
+from model.moritani import deck, grumman, intrusion, nexus, relocation, revival, separation, setup, worms
 from model.moritani.mentat import first_mentat_stage
 from model.schema import Field, Schema
+
+
+def has_ambassador(c: Ctx) -> bool:
+    """Ecaz plays with its Ambassador on the board (bounds.ambassador)."""
+    return c.fac("Ecaz") is not None and c.bounds.ambassador is not None
 
 
 def schema(c: Ctx) -> Schema:
@@ -25,17 +30,16 @@ def schema(c: Ctx) -> Schema:
     # Seeded leak `decline-logs-face`: the engine's public log keeps the declined token's face.
     log: tuple[Field, ...] = (Field("declined_log", c.Effect, doc="engine bug: the public log names the declined face"),) \
         if c.has("decline-logs-face") else ()
-    # Seeded defect `robbery-takes-both`: the engine keeps Robbery open after the spice is taken.
-    log += (Field("robbed", Bool(), doc="engine bug: Robbery's spice was taken, the choice stays open"),) \
-        if c.has("robbery-takes-both") else ()
     if c.advisors_coexist():
         log += (Field("advisors", IntRange(0, forces_max), (c.L,),
                       doc="how many of BG's forces in each place are advisors (they do not occupy)"),)
     if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         log += (Field("eome_prevented", Bool(),
                       doc="a pre-emptive Karama prevents any alliance offer for the rest of this Shipment & Movement"),)
+    if has_ambassador(c):
+        log += (Field("amb_spent", Bool(), doc="engine: the Ecaz Ambassador has reacted and is set aside"),)
     log += separation.fields(c) + intrusion.fields(c) + nexus.fields(c) + worms.fields(c) + deck.fields(c) + revival.fields(c) \
-        + relocation.fields(c)
+        + relocation.fields(c) + grumman.fields(c)
     return Schema(_base_fields(c, b, n, forces_max, Leader, F, K) + (traitor_fields(c) if c.module else ()) + log)
 
 
@@ -151,15 +155,16 @@ def initial(c: Ctx, sch: Schema, pids: tuple | None = None) -> tuple:
     }
     if c.has("decline-logs-face"):
         values["declined_log"] = 0
-    if c.has("robbery-takes-both"):
-        values["robbed"] = False
     if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         values["eome_prevented"] = False
     if separation.stamped(c):
         values["ally_new"] = False
+    values |= separation.visit_initial(c)
+    if has_ambassador(c):
+        values["amb_spent"] = False
     if intrusion.enabled(c):
         values["pend_intrusion"] = False
-    values |= nexus.initial(c) | worms.initial(c) | deck.initial(c) | revival.initial(c) | relocation.initial(c)
+    values |= nexus.initial(c) | worms.initial(c) | deck.initial(c) | revival.initial(c) | relocation.initial(c) | grumman.initial(c)
     if c.advisors_coexist():
         values["advisors"] = {l: 0 for l in range(len(c.L.labels))}
     if c.module:

@@ -91,9 +91,10 @@ def _spice_payee(c: Ctx) -> Property:
     ok = implies(d[M] > 0, c.stage_is(*m_stages)) & implies(d["bank"] > 0, c.stage_is("ship_move")) \
         & implies(d["reserve"] > 0, c.stage_is("terror"))
     ecaz = c.fac("Ecaz")
-    # R36: Atomics returns the Ambassador in its stronghold to Ecaz; it takes nothing after that.
-    standing = (c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador)) if c.bounds.ambassador is not None
-                else Const(True))
+    # R36: Atomics returns the Ambassador in its stronghold to Ecaz; it takes nothing after that. E3 p.7: once it
+    # has reacted it is set aside, so it takes spice once at most (the `ambassador_reacted` monitor, issue 33).
+    standing = (c.v("aftermath").ne(c.Dest.index(c.bounds.ambassador)) & ~c.v("ambassador_reacted")
+                if c.bounds.ambassador is not None and ecaz is not None else Const(True))
     for f in c.rivals:
         ok = ok & implies(d[f] > 0, c.stage_is("ambassador") & standing if f == ecaz else Const(False))
     return always_step("spice-payee", ok, ("R35", "R37", "R39", "A2", "H17"),
@@ -242,12 +243,14 @@ def _no_shipment_into_aftermath(c: Ctx) -> Property:
 def _atomics_kills_all(c: Ctx) -> Property:
     """R36, H33: the Atomics step sends every force in the territory to the Tanks, Moritani's included; nothing
     else sends forces to the Tanks, except ally separation (R26, R27: all of one faction's forces in one
-    stronghold it shares with its earlier-moving ally, at the end of its turn)."""
+    stronghold it shares with its earlier-moving ally, at the end of its turn), and (switch ally-entry) the
+    forces a player brought beside its ally, right after its turn ends."""
     v = c.v
     laid = v("aftermath").eq(c.none_dest) & post("aftermath").ne(c.none_dest)
     ok = Const(True)
     for f in range(len(c.bounds.factions)):
-        ok = ok & implies(post("tanks", f) > v("tanks", f), laid | separation.separated(c, f))
+        ok = ok & implies(post("tanks", f) > v("tanks", f), laid | separation.separated(c, f)
+                          | separation.visit_lost(c, f))
         for h in c.holds:
             ok = ok & implies(laid & post("aftermath").eq(h),
                               post("forces", f, h).eq(0) & delta(c, "tanks", f).eq(v("forces", f, h)))
@@ -287,6 +290,13 @@ def _arrival_respects_occupancy(c: Ctx) -> Property:
             others = c.occupants(h, exclude=(f,))
             ally_there = c.any_of(v("ally", f).eq(g) & c.present(g, h) for g in range(n)
                                   if g != f and ecaz not in (f, g))  # Ecaz and its ally coexist
+            # Switch ally-entry: the player's own shipment (from reserves) or, under ship-and-move, movement (from
+            # the open desert) may enter beside its ally; the forces then go to the Tanks (R26, R27; issue 33).
+            own = c.stage_is("ship_move") & c.at_position("mover", f)
+            if separation.entry_allowed(c, moving=True):
+                ally_there = ally_there & ~own
+            elif separation.entry_allowed(c, moving=False):
+                ally_there = ally_there & ~(own & (post("reserves", f) < v("reserves", f)))
             ok = ok & implies(arrives, (others < 2) & ~ally_there)
     return always_step("arrival-respects-occupancy", ok, ("R25", "R41", "H32", "A25"),
                        "forces arrive only where at most one other faction, and not their ally, is present (the BG "
@@ -463,7 +473,8 @@ def _entry_closes(c: Ctx) -> Property:
     through its close, after which the arrival's remaining reactions resume: no step leaves it for
     another phase of the turn."""
     inside = c.stage_is(*TERROR_STAGES)
-    stays = c.any_of(post("stage").eq(c.st(s)) for s in (*TERROR_STAGES, "entry_done"))
+    # An engine exception inside the entry (a halting seeded defect) stops there: a deadlock, not a jump.
+    stays = c.any_of(post("stage").eq(c.st(s)) for s in (*TERROR_STAGES, "entry_done", *c.halt_stages()))
     return always_step("entry-closes", implies(inside, stays), ("H40", "A1", "H20"),
                        "a Terror entry ends only through its close, never by a jump to another phase")
 
@@ -491,7 +502,7 @@ def _turn_sequence(c: Ctx) -> Property:
         earlier = ("collection",)
     before_mentat = earlier + (("setup",) if setup.enabled(c) else ())  # the first Mentat Pause follows setup (R1)
     ok = implies(into("entry_done"), c.stage_is(*TERROR_STAGES)) \
-        & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard")) \
+        & implies(c.stage_is("robbery") & enters, into("entry_done", "robbery_discard", *c.halt_stages())) \
         & implies(c.stage_is("robbery_discard", "assassinate", "sabotage_gift", "sneak") & enters, into("entry_done")) \
         & implies(into(*mentat), c.stage_is(*mentat, *before_mentat)) \
         & implies(c.stage_is("mentat_end") & enters, into("storm", "bidding", "ship_move", "game_over", *earlier[1:],
@@ -520,14 +531,14 @@ def _nothing_pending_outside_its_window(c: Ctx) -> Property:
     state, the turn's used placement) is cleared when its window closes, so no later step (a reload
     above all, H1) can act on an obligation that no longer exists."""
     v = c.v
-    arrival = ("react", "advisor", "ambassador", *TERROR_STAGES, "entry_done")
+    arrival = ("react", "advisor", "ambassador", *TERROR_STAGES, "entry_done", *c.halt_stages())
     rest = {
         ("placement_karama",): {"pending_face": 0, "pending_dest": c.none_dest},
         ("extortion_pay",): {"payer": 0, "ext_credited": False},
         arrival: {"entrant": c.M, "entry_loc": c.desert, "entry_cause": 0, "entry_face": 0, "entry2": False,
                   "amb_payer": 0, "pend_advisor": 0, "pend_ambassador": False, "pend_terror": False}
         | intrusion.at_rest(c),
-        (*TERROR_STAGES, "entry_done"): {"eome_blocked": False, "eome_refused": False},
+        (*TERROR_STAGES, "entry_done", *c.halt_stages()): {"eome_blocked": False, "eome_refused": False},
         (*MENTAT_STAGES, "mentat_end", "game_over"): {"placement_used": False},
     }
     ok = Const(True)

@@ -8,7 +8,7 @@ the exact pending token to supply with fresh IDs (R20, H12, H21).
 from __future__ import annotations
 
 from model.expr import Const, Param, ite, minimum
-from model.moritani import deck, homeworld, separation, stacks
+from model.moritani import deck, homeworld, nexus, separation, stacks
 from model.moritani.config import ASSASSINATION_WITHOUT_LEADER, EOME_WHEN_REVEAL_BLOCKED, KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
 from model.rule import Effects, P, Rule
@@ -55,6 +55,7 @@ def _accept_effects(c: Ctx) -> dict:
             eff[("tloc", (Const(j),))] = ite(there, c.none_dest, v("tloc", j))
     if not c.has("ids-not-rotated"):
         eff |= c.rotate_ids(k, stack or None)
+    eff |= nexus.alliance_effects(c, e)
     if c.penalty_follows_current():
         # The penalty moves to the new ally (A10 alternative): trim its hand at once.
         lim = c.bounds.hand_limit - 1
@@ -64,12 +65,11 @@ def _accept_effects(c: Ctx) -> dict:
     return eff | separation.formed_effects(c)
 
 
-def rules(c: Ctx) -> list[Rule]:
+def _decline_rules(c: Ctx) -> list[Rule]:
+    """Moritani's decline (R13, R21): the token stays placed and hidden; and the seeded defects' variants."""
     v, M = c.v, c.M
-    ecaz = c.fac("Ecaz")
     at = c.stage_is("terror")
-    refused = v("eome_refused")
-    decline_guard = at & ~refused
+    decline_guard = at & ~v("eome_refused")
     if c.has("refusal-declines"):
         decline_guard = at
     logged: Effects = {("declined_log", ()): v("entry_face")} if c.has("decline-logs-face") else {}
@@ -89,6 +89,22 @@ def rules(c: Ctx) -> list[Rule]:
                   closes | logged,
                   ("R13", "R21", "H24"), actor=Const(M),
                   doc="Moritani keeps the token placed and hidden")]
+    sabotage = c.face("Sabotage")
+    if c.has("sabotage-kept-for-gift") and sabotage is not None:
+        # The bug: a second, Sabotage-only way to decline, logged under its own name (a leak through a choice
+        # offered, not withheld: decline stays enabled, so every permission holds).
+        rules.append(Rule("keep_for_gift", params, decline_guard & v("entry_face").eq(sabotage), closes | logged,
+                          ("R13", "R21", "H24"), actor=Const(M),
+                          doc="engine bug: the Sabotage token's prompt also offers 'keep for the gift', a decline"))
+    return rules
+
+
+def rules(c: Ctx) -> list[Rule]:
+    v, M = c.v, c.M
+    ecaz = c.fac("Ecaz")
+    at = c.stage_is("terror")
+    refused = v("eome_refused")
+    rules = _decline_rules(c)
     timing = c.choice(KARAMA_EOME_TIMING)
     # the alliance forms at the entrant's reply
     before = timing in (KARAMA_EOME_TIMING.BEFORE_REPLY, KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE)
@@ -154,8 +170,11 @@ def _karama_on_offer(c: Ctx, window: bool) -> Rule:
     f = Param("f")
     spend = {} if c.has("karama-card-kept") else {("karama", (f,)): False}
     if window:
+        guard = c.stage_is("eome_karama") & f.ne(M) & v("karama", f)
+        if c.has("no-karama-against-eome"):  # the bug (DuneBot): no Karama against the offer
+            guard = guard & Const(False)
         return Rule(
-            "karama_eome", (P("f", c.F),), c.stage_is("eome_karama") & f.ne(M) & v("karama", f),
+            "karama_eome", (P("f", c.F),), guard,
             spend | {("eome_blocked", ()): True, ("stage", ()): c.st("terror")},
             ("R30", "A4", "H8"), actor=f, doc="a rival plays Karama: no alliance forms; revealing stays available")
     return Rule(
@@ -164,4 +183,4 @@ def _karama_on_offer(c: Ctx, window: bool) -> Rule:
         spend | {("eome_prevented", ()): True},
         ("R30", "A4"), actor=f,
         doc="a rival (Moritani's ally too) plays Karama before Moritani decides: no alliance offer for the "
-            "rest of this Shipment & Movement phase")
+            "rest of this phase (Shipment & Movement, or the Spice Blow of a worm ride's decision)")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from model.domains import IntRange
 from model.expr import Const, Param, count, implies, ite, post
-from model.moritani.config import ENTRY_CAUSES
+from model.moritani.config import ENTRY_CAUSES, KARAMA_EOME_TIMING
 from model.moritani.context import Ctx
 from model.properties import Property, always_step, sometimes
 from model.rule import P, Rule
@@ -107,9 +107,18 @@ def rules(c: Ctx, arrival, open_to, next_stage: str) -> list[Rule]:
              at & (v("rides") < RIDES) & (v("forces", Y, c.desert) >= n) & open_to(Const(Y), to), eff,
              ("A24", "R17", "R11", "H20"), actor=Const(Y),
              doc="Fremen rides a worm: n forces from the open desert into a stronghold, an entry of its own"),
-        Rule("end_rides", (), at, {("stage", ()): c.st(next_stage)}, ("H20",), actor=Const(Y),
+        Rule("end_rides", (), at, {("stage", ()): c.st(next_stage)} | _phase_ends(c), ("H20",), actor=Const(Y),
              doc="Fremen rides no more worms this turn; Shipment & Movement goes on"),
     ]
+
+
+def _phase_ends(c: Ctx) -> dict:
+    """The Spice Blow ends with the rides: under A4 pre-emptive-phase a Karama played against Enemy of My Enemy
+    during a ride's Terror decision lapses with it (treachery.online `Game.MainPhaseEnd` allows every prevented
+    advantage again, Shared/Game.cs:299-312; issue 33: the model kept it through Shipment & Movement)."""
+    if not c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
+        return {}
+    return {("eome_prevented", ()): Const(False)}
 
 
 def began_with_ride(c: Ctx):

@@ -55,9 +55,11 @@ def slotval(model, s, name):
     return v if isinstance(model.schema.slot_fields[i].domain, IntRange) else model.schema.show(i, v)
 
 def gen(spec):
+    if (OUT / spec["file"]).exists():  # never overwrite a kept file (and do not search for it): delete it to regenerate
+        return OUT / spec["file"], None
     prof = GAME.profiles[spec["profile"]]
     bounds = dataclasses.replace(prof.bounds, **spec.get("bounds", {}))
-    prop = dataclasses.replace(prof, bounds=bounds)
+    prop = dataclasses.replace(prof, bounds=bounds, defects=tuple(spec.get("defects", ())))
     model = GAME.build(prop)
     tr = find(model, spec["goal"])
     assert tr is not None, spec["file"]
@@ -78,6 +80,8 @@ def gen(spec):
     # Only what differs from the engine's embedded profile: the profile name is the base (docs/scenario-format.md).
     doc["setup"]["proposal"] = {"name": spec["profile"]} | ({"bounds": {k: _plain(v) for k, v in spec["bounds"].items()}}
                                                            if spec.get("bounds") else {})
+    if spec.get("defects"):  # an engine's deviation (model/moritani/deviations.py): its seeded defect, built in
+        doc["setup"]["defects"] = list(spec["defects"])
     engine, url = spec["engine"]
     head = [f"# {spec['title']}", f"# Derived from {engine} ({url}), commit {spec['commit']}:",
             f"#   {spec['source']}"] + [f"# {line}" for line in spec["why"]] + [
@@ -351,8 +355,9 @@ tspecs = [
  dict(file="treachery-terror-before-accompaniment.scenario.yaml", **TREACHERY,
       title="treachery-online: Terror resolves before BG's accompanying advisor (accompaniment comes last)",
       source="Shared/Game_Move.cs:384-395 (accompaniment only once no intrusion is left); Shared/Events/BlueAccompanies.cs:59-80",
-      why=["A shipment that owes Terror and a BG accompaniment: the Terror decision opens while the advisor waits (A1 terror-first)."],
-      cites=["A1", "A25"], goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "pend_advisor") > 0),
+      why=["A shipment that owes Terror and a BG accompaniment: the Terror decision opens while the advisor waits (A1 terror-first).",
+           "BG is unallied here: treachery.online never lets BG accompany its ally's shipment with Moritani's ruleset (issue 33)."],
+      cites=["A1", "A25"], bounds=NOALLY, goal=fired("open_terror", lambda m, pre, post: raw(m, pre, "pend_advisor") > 0),
       values=["stage", "pend_advisor"]),
  dict(file="treachery-sneak-attack-never-accompanied.scenario.yaml", **TREACHERY,
       title="treachery-online: a positive Sneak Attack never offers BG accompaniment",
@@ -408,8 +413,10 @@ tspecs += [
  dict(file="treachery-sneak-attack-triggers-ambassador.scenario.yaml", **TREACHERY,
       title="treachery-online: a positive Sneak Attack into the Ecaz Ambassador's stronghold makes the Ambassador react to Moritani",
       source="Shared/Events/TerrorRevealed.cs:244-251 (CheckIntrusion after the Sneak Attack), Shared/Game_Move.cs:821-831",
-      why=["Moritani is not Ecaz's ally here; its forces arriving in Carthag by Sneak Attack owe the Ambassador's reaction."],
-      cites=["R41", "A14", "A2"], bounds={"alliances": (("Atreides", "Bene Gesserit"),)},
+      why=["Moritani is not Ecaz's ally here; its forces arriving in Carthag by Sneak Attack owe the Ambassador's reaction.",
+           "The entrant is Ecaz's ally (Atreides), so the Ambassador has not reacted to it: a triggered Ambassador is set",
+           "aside (issue 33), so it must not have reacted to the entry the Sneak Attack answers."],
+      cites=["R41", "A14", "A2"], bounds={"alliances": (("Atreides", "Ecaz"),)},
       goal=fired("ambassador_effect(p=Moritani"), values=["spice[Moritani]", "spice[Ecaz]"]),
 ]
 
@@ -779,7 +786,300 @@ lspecs = [
       cites=["A24", "R17"], goal=RELOCATION_OPENS_TERROR, values=["entrant", "entry_cause", "relocated"]),
 ]
 
+# Issue 33: model bugs found by reading the engines. Each file fails on the model before its fix.
+_CROSS = dict(__import__("model.moritani.profiles", fromlist=["x"]).CROSS_SHIP_BOUNDS)
+_RELOC = dict(__import__("model.moritani.profiles", fromlist=["x"]).RELOCATION_BOUNDS)
+ispecs = [
+ dict(file="quintine-cross-ship-from-the-open-desert.scenario.yaml", engine=Q, commit=QE, profile="cross-ship",
+      title="quintine: with no storm the Guild cross-ships a force out of the open desert",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Guild cross-planet transport from the board is an entry; "
+             "catalogue R17); the source may be any territory of the board not under the storm",
+      why=["No storm is on the board: the Guild's force in the open desert may be shipped into a stronghold. The model "
+           "refused it before issue 33 (`storm` = none shared the open desert's index)."],
+      cites=["A24", "R17"], goal=fired("guild_cross_ship(frm=open desert"),
+      values=["forces[Guild][open desert]", "storm", "entry_cause"]),
+ dict(file="treachery-cross-ship-from-the-open-desert.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=_CROSS,
+      title="treachery-online: with no storm a site-to-site shipment may leave the open desert",
+      source="Shared/Game.cs:946-948 (LocationsWithAnyForcesNotInStorm: every location with forces when no sector is "
+             "in storm); Shared/Events/Shipment.cs:433",
+      why=["No sector is in storm (`SectorInStorm` = -1): the Guild ships its open-desert force into a stronghold. "
+           "The model refused it before issue 33."],
+      cites=["A24", "R17"], goal=fired("guild_cross_ship(frm=open desert"),
+      values=["forces[Guild][open desert]", "storm", "entry_cause"]),
+ dict(file="quintine-relocation-from-the-open-desert.scenario.yaml", engine=Q, commit=QE,
+      profile="ambassador-relocation",
+      title="quintine: with no storm the Fremen Ambassador moves an Ecaz force out of the open desert",
+      source="docs/MORITANI_TERROR_RULES.md (entry checkpoint: Fremen Ambassador relocation is an entry; catalogue R17)",
+      why=["Ecaz's only board force stands in the open desert and no storm is on the board: the relocation is legal. "
+           "The model refused it before issue 33."],
+      cites=["A24", "R17"], goal=fired("ambassador_relocate(frm=open desert"),
+      values=["forces[Ecaz][open desert]", "storm"]),
+ dict(file="treachery-relocation-from-the-open-desert.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=_RELOC,
+      title="treachery-online: with no storm the Fremen Ambassador moves a force out of the open desert",
+      source="Shared/Events/AmbassadorActivated.cs:133-134 (Ambassador.Yellow: only a source in storm is refused)",
+      why=["Ecaz's force in the open desert moves into a stronghold; no sector is in storm. The model refused it before "
+           "issue 33."],
+      cites=["A24", "R17"], goal=fired("ambassador_relocate(frm=open desert"),
+      values=["forces[Ecaz][open desert]", "storm"]),
+]
+
+# The Ecaz Ambassador is set aside once it reacts: a later arrival in its stronghold owes it nothing.
+def _second_arrival_at_ambassador(m, label, pre, post):
+    return (label.startswith(("ship(", "move(")) and raw(m, pre, "amb_spent") == 1
+            and lab(m, post, "entry_loc") == m.vocabulary.bounds.ambassador and lab(m, post, "entrant") != "Ecaz")
+ispecs += [
+ dict(file="quintine-ambassador-set-aside-after-it-reacts.scenario.yaml", **QUINTINE,
+      title="quintine: a triggered Ambassador is set aside; a later arrival in its stronghold owes it nothing",
+      source='docs/ECAZ_AMBASSADORS_RULES.md (at 8c709fb5), "Lifecycle (E3 p.7): ... Triggered tokens are set aside"',
+      why=["The Ambassador in Carthag reacted to an earlier arrival; a second arrival there opens no Ambassador "
+           "reaction and pays Ecaz nothing. Before issue 33 the model kept the Ambassador until Atomics."],
+      cites=["A2", "R17"], goal=_second_arrival_at_ambassador, values=["pend_ambassador", "spice[Ecaz]"]),
+ dict(file="treachery-ambassador-set-aside-after-it-reacts.scenario.yaml", **TREACHERY,
+      title="treachery-online: an activated Ambassador leaves the planet; a later arrival there owes it nothing",
+      source="Shared/Events/AmbassadorActivated.cs:285-306 (not passed: AmbassadorsOnPlanet.Remove, then set aside)",
+      why=["The Ambassador in Carthag reacted to an earlier arrival; a second arrival there opens no Ambassador "
+           "reaction and pays Ecaz nothing. Before issue 33 the model kept the Ambassador until Atomics."],
+      cites=["A2", "R17"], goal=_second_arrival_at_ambassador, values=["pend_ambassador", "spice[Ecaz]"]),
+]
+
+# treachery.online lifts every prevention when a main phase ends: a Karama against Enemy of My Enemy played at a worm
+# ride's Terror decision (Spice Blow) no longer stops an offer in Shipment & Movement. One turn of play (turns 1: a
+# Karama spent before an offer in this turn's Shipment & Movement can only have been spent at a ride's decision).
+ispecs += [
+ dict(file="treachery-ride-karama-lapses-with-the-spice-blow.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(dict(__import__("model.moritani.profiles", fromlist=["x"]).WORM_BOUNDS),
+                                              turns=1),
+      title="treachery-online: a Karama against the offer at a worm ride's decision lapses when the Spice Blow ends",
+      source="Shared/Game.cs:299-312 (MainPhaseEnd: AllowAllPreventedFactionAdvantages); Shared/Events/Karma.cs:216-221 "
+             "(CyanEnemyOfEnemy may be prevented in any phase)",
+      why=["Atreides plays Karama against Enemy of My Enemy at the Terror decision of a Fremen worm ride; in the "
+           "Shipment & Movement that follows, Atreides enters the token's stronghold and Moritani offers the "
+           "alliance. Before issue 33 the model kept the offer prevented until Shipment & Movement ended."],
+      cites=["R30", "A4"], goal=fired("offer_alliance", lambda m, pre, post: lab(m, pre, "entry_cause") in
+                                     ("shipment", "movement") and raw(m, pre, "karama[Atreides]") == 0),
+      values=["karama[Atreides]", "entry_cause", "entrant"]),
+]
+
+# Forming an alliance discards both partners' Nexus cards in treachery.online.
+ispecs += [
+ dict(file="treachery-alliance-discards-the-nexus-card.scenario.yaml", engine=T, commit=TC,
+      profile="treachery-online", bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).NEXUS_BETRAYAL_BOUNDS),
+      title="treachery-online: accepting Moritani's alliance discards the entrant's Nexus card",
+      source="Shared/Game_Alliances.cs:45-52 (MakeAlliance: DiscardNexusCard for both partners); "
+             "Shared/Events/AllianceByTerror.cs:56",
+      why=["Atreides holds Moritani's Nexus card (Betrayal) and accepts the Enemy of My Enemy offer: the card is "
+           "discarded at once, so a later break of that alliance gives no Betrayal back. Before issue 33 the model "
+           "kept the card in Atreides's hand."],
+      cites=["R48", "R20"], goal=fired("accept_alliance", lambda m, pre, post: lab(m, pre, "nexus_holder") == "Atreides"),
+      values=["nexus_holder", "ally[Atreides]"]),
+]
+
+# Entering a stronghold one's ally holds (switch ally-entry): legal in both engines, the forces go to the Tanks.
+QA = "7cef1a34120190656af0fdc99495fcb00d75425e (docs/ALLIED_TRANSIT_RULES.md, 8 Oct 2026; game/allied-separation.ts)"
+def _beside_ally(kind):
+    def goal(m, label, pre, post):
+        if not label.startswith(kind + "(f=Atreides") and not label.startswith(kind + "(f=Bene Gesserit"):
+            return False
+        f = "Atreides" if "Atreides" in label else "Bene Gesserit"
+        other = "Bene Gesserit" if f == "Atreides" else "Atreides"
+        loc = lab(m, post, "entry_loc")
+        return lab(m, pre, f"ally[{f}]") == other and raw(m, pre, f"forces[{other}][{loc}]") > 0
+    return goal
+ispecs += [
+ dict(file="quintine-shipment-beside-the-ally-is-legal.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: a shipment from reserves may enter a stronghold the ally holds",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34), "Basic ordinary allied shipment prototype - 8 October 2026"; '
+             "game/allied-separation.ts isAlliedShipmentVisit",
+      why=["Atreides ships into the stronghold where its ally BG stands (ally-entry: ship-visitors). The model refused "
+           "it before issue 33."],
+      cites=["R25", "R26", "A20"], goal=_beside_ally("ship"), values=["entry_loc", "entrant"]),
+ dict(file="quintine-visitors-beside-the-ally-go-to-the-tanks.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: the visitors a shipment left beside the ally go to the Tanks at the end of the shipper's turn",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34): "excess visiting forces left behind at the end of the '
+             "shipper's turn go to Tanks\"",
+      why=["The forces Atreides shipped beside BG are lost when its turn ends (the visitors only: older forces stay)."],
+      cites=["R25", "R26", "A20"], goal=fired("visitors_to_tanks"), values=["tanks[Atreides]", "tanks[Bene Gesserit]"]),
+ dict(file="quintine-movement-beside-the-ally-is-refused.scenario.yaml", **dict(QUINTINE, commit=QA),
+      title="quintine: a movement may not end in a stronghold the ally holds",
+      source='docs/ALLIED_TRANSIT_RULES.md (at 7cef1a34): "Normal ground-movement endpoints retain the ally guard"',
+      why=["Atreides, with a force in the open desert, may not move it beside BG."],
+      cites=["R25"], goal=lambda m, label, pre, post: (label == "arrival_settled" and lab(m, post, "stage") == "ship_move"
+                                                       and lab(m, post, "ally[Atreides]") == "Bene Gesserit"
+                                                       and raw(m, post, "forces[Atreides][open desert]") > 0
+                                                       and raw(m, post, "forces[Bene Gesserit][Arrakeen]") > 0
+                                                       and raw(m, post, "forces[Bene Gesserit][Carthag]") == 0
+                                                       and raw(m, post, "mover") == 1 and raw(m, post, "turn") == 2),
+      blocked="move(f=Atreides, to=Arrakeen)", blocked_says="Atreides moves into Arrakeen beside BG (refused)"),
+ dict(file="treachery-movement-beside-the-ally-is-legal.scenario.yaml", **TREACHERY,
+      title="treachery-online: a movement may end in a stronghold the ally holds",
+      source="Shared/Events/Move.cs:73 (ContainsConflictingAlly: the destination is recorded, not refused); "
+             "Shared/Game.cs:856-866",
+      why=["Atreides moves into the stronghold where its ally BG stands (ally-entry: ship-and-move). The model "
+           "refused it before issue 33."],
+      cites=["R25", "R27", "A20"], goal=_beside_ally("move"), values=["entry_loc", "entrant"]),
+ dict(file="treachery-forces-beside-the-ally-go-to-the-tanks.scenario.yaml", **TREACHERY,
+      title="treachery-online: forces that ended beside the ally go to the Tanks at the end of the mover's turn",
+      source="Shared/Game_Move.cs:656-668 (CheckIfForcesShouldBeDestroyedByAllyPresence: ChosenDestinationsWithAllies, "
+             "whether or not the ally has acted); Shared/Events/Shipment.cs:477",
+      why=["Every force of the mover in that stronghold is lost when its turn ends."],
+      cites=["R25", "R27", "A20"], goal=fired("visitors_to_tanks"), values=["tanks[Atreides]", "tanks[Bene Gesserit]"]),
+]
+
+# BG's accompaniment in the ruleset that has Moritani (AdvisorsDontConflictWithAlly is ServerClassic only).
+ispecs += [
+ dict(file="treachery-bg-does-not-accompany-its-ally.scenario.yaml", **TREACHERY,
+      title="treachery-online: BG may not send its free advisor with its ally's shipment",
+      source="Shared/Events/BlueAccompanies.cs:114-142 (AllyPreventsAccompanyingToShipmentLocation unless "
+             "AdvisorsDontConflictWithAlly); Shared/Game_Rules.cs:277-300 (that rule is in ServerClassic only)",
+      why=["Atreides, BG's ally, ships into a stronghold: no accompaniment is owed (BG may only go to the Polar Sink, "
+           "which the model leaves out). Before issue 33 the treachery-online profile let BG accompany it."],
+      cites=["A25", "R25"], goal=fired("ship(f=Atreides", lambda m, pre, post: lab(m, pre, "ally[Atreides]") == "Bene Gesserit"),
+      values=["pend_advisor", "entrant"]),
+]
+
+
+# ---------------- DuneBot (issue 34) ----------------
+# voiceofonecrying/DuneBot at 6593b774; paths under src/main/java/, tests in MoritaniFactionTest.java. Most situations are
+# the treachery.online ones (same goal, same bounds) re-read in DuneBot's code; each cites DuneBot's lines.
+D = ("DuneBot", "https://github.com/voiceofonecrying/DuneBot")
+DC = "6593b774565ea0c1e6f0f014f8f6a7e26c046a7a"
+DUNEBOT = dict(engine=D, commit=DC, profile="dunebot")
+MF, MB = "model/factions/MoritaniFaction.java", "controller/buttons/MoritaniButtons.java"
+TEST = "src/test/java/model/factions/MoritaniFactionTest.java"
+
+
+def like(treachery_file, file, source, why, title=None, **over):
+    """A DuneBot spec with the goal, bounds and expectation of an existing treachery.online (or Quintine) spec."""
+    base = next(x for x in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs
+                if x["file"] == treachery_file)
+    keep = {k: v for k, v in base.items() if k in ("goal", "bounds", "values", "blocked", "blocked_says", "cites")}
+    text = title or "dunebot:" + base["title"].split(":", 1)[1]
+    return dict(keep, file=file, **DUNEBOT, title=text, source=source, why=why) | over
+
+
+bspecs = [
+ like("treachery-pass-keeps-token.scenario.yaml", "dunebot-dont-trigger-keeps-token.scenario.yaml",
+      f"{MF}:380-399 (checkForTerrorTrigger), {MB}:102-107 (Don't Trigger)",
+      ["Atreides ships where a token lies: Moritani gets Trigger / Offer alliance / Don't Trigger; Don't Trigger "
+       "leaves the token placed."]),
+ like("quintine-ally-does-not-trigger.scenario.yaml", "dunebot-ally-does-not-trigger.scenario.yaml",
+      f"{MF}:381-382; {TEST} testAllyDoesNotTrigger", ["Moritani's ally (Ecaz here) ships where a token lies: no prompt."]),
+ like("treachery-robbery-half-rounded-up.scenario.yaml", "dunebot-robbery-half-rounded-up.scenario.yaml",
+      f"{MF}:195-205 (Math.ceilDiv); {TEST} testRobberyRobTakesHalfSpiceRoundedUp",
+      ["Atreides starts with 4 spice and pays 1 to ship: Robbery takes 2 of its 3."]),
+ like("treachery-robbery-card-then-discard.scenario.yaml", "dunebot-robbery-card-full-hand-discards.scenario.yaml",
+      f"{MF}:218-234 (the limit is raised by one, then a discard is asked); {TEST} testRobberyDrawFullHand",
+      ["Moritani at its hand limit draws the card, then discards one of its choice."]),
+ like("treachery-sabotage-discard-then-gift.scenario.yaml", "dunebot-sabotage-discard-then-gift.scenario.yaml",
+      f"{MF}:160-171, {MB}:181-190", ["A random card of the entrant is discarded; Moritani then gives it a card."]),
+ like("quintine-movement-triggers.scenario.yaml", "dunebot-movement-triggers.scenario.yaml",
+      "model/Game.java:1815-1823 (moveForces, then checkForTriggers)",
+      ["Atreides moves into the token's stronghold: Moritani's prompt is published."]),
+ like("treachery-eome-accepted-breaks-both-alliances.scenario.yaml", "dunebot-eome-accepted-breaks-both-alliances.scenario.yaml",
+      "model/factions/Faction.java:1656-1662 (acceptTerrorAlliance), model/Game.java:2256-2269 (createAlliance)",
+      ["Yes returns the token to Moritani's supply and createAlliance breaks both earlier alliances."]),
+ like("treachery-eome-refused-must-reveal.scenario.yaml", "dunebot-eome-refused-must-reveal.scenario.yaml",
+      "model/factions/Faction.java:1664-1670 (denyTerrorAlliance triggers the token at once)",
+      ["No triggers the token at once: Moritani has no way left to keep it."]),
+ like("treachery-assassination-fizzles.scenario.yaml", "dunebot-assassination-fizzles.scenario.yaml",
+      f"{MF}:114, 119-130 (no leader: 'has no leaders to assassinate'; the token was already removed)",
+      ["The reveal is always possible (A11 fizzles): nobody dies, nothing is paid, the token is spent."]),
+ like("treachery-assassination-kills-one-leader.scenario.yaml", "dunebot-assassination-kills-one-leader.scenario.yaml",
+      f"{MF}:101-108, 119-130", ["One shuffled living leader dies; Moritani gains its assassination value."]),
+ like("quintine-sneak-attack-five-free.scenario.yaml", "dunebot-sneak-attack-five-free.scenario.yaml",
+      f"{MF}:172-181 (buttons 1..5), {MB}:200-211 (placeForces with isShipment false: no cost)",
+      ["Moritani sends all 5 of its reserves; its spice does not change."]),
+ like("treachery-sneak-attack-never-accompanied.scenario.yaml", "dunebot-sneak-attack-never-accompanied.scenario.yaml",
+      f"{MB}:208, model/factions/Faction.java:443-448 (the advisor prompt needs isShipment)",
+      ["A Sneak Attack is not a shipment: BG is not asked to accompany it."]),
+ like("treachery-sneak-attack-triggers-ambassador.scenario.yaml", "dunebot-sneak-attack-triggers-ambassador.scenario.yaml",
+      f"{MB}:208 (canTrigger true), model/factions/EcazFaction.java:207-219",
+      ["Moritani, not Ecaz's ally here, arrives by Sneak Attack where the Ambassador stands: Ecaz may trigger it."]),
+ like("treachery-extortion-paid-to-moritani.scenario.yaml", "dunebot-extortion-paid-to-moritani.scenario.yaml",
+      "model/MentatPause.java:50-64 (the first in storm order that would pay pays Moritani 3)",
+      ["A rival pays 3 to Moritani and the Extortion token leaves the game."]),
+ like("treachery-extortion-nobody-pays-returns.scenario.yaml", "dunebot-extortion-nobody-pays-returns.scenario.yaml",
+      "model/MentatPause.java:36-41, 66-73 (every rival declines, or cannot pay: the token returns)",
+      ["Nobody pays: Extortion goes back to Moritani's tokens."]),
+ like("treachery-atomics-returns-the-ambassador.scenario.yaml", "dunebot-atomics-returns-the-ambassador.scenario.yaml",
+      f"{MF}:131-147 (every force to the Tanks, the Aftermath token, returnAmbassadorToSuppy)",
+      ["Atomics struck the Ambassador's stronghold: the Ambassador went back to Ecaz's supply, so a later arrival there "
+       "owes it nothing."]),
+ like("treachery-shipment-beside-lone-advisors.scenario.yaml", "dunebot-shipment-beside-lone-advisors.scenario.yaml",
+      "model/Territory.java:170-174, 474 (only active factions count toward the two-faction limit)",
+      ["Advisors are not an active faction: a shipment may join the stronghold beside them."]),
+ like("treachery-robbery-reshuffles-the-discard-pile.scenario.yaml", "dunebot-robbery-reshuffles-the-discard-pile.scenario.yaml",
+      f"{MF}:207-216; {TEST} testRobberyDrawEmptyHandEmptyTreacheryDeck",
+      ["The deck is empty and the discard pile is not: it is shuffled into a new deck and Moritani draws."]),
+ like("treachery-setup-in-the-open-desert.scenario.yaml", "dunebot-setup-in-the-open-desert.scenario.yaml",
+      f"{MF}:72-82 (stronghold, spice-blow, rock or other territories), model/Territory.java:463-464",
+      ["Moritani's starting forces may go to any territory holding no forces: here the open desert."]),
+ like("treachery-grumman-high-side-placement-onto-a-token.scenario.yaml",
+      "dunebot-grumman-high-side-placement-onto-a-token.scenario.yaml",
+      f"{MF}:334-337; {TEST} testSecondTerrorTokenIsPlacedWithHighThreshold",
+      ["At high threshold (8 or more reserves) the Mentat placement may go to a stronghold that already holds a token."]),
+ like("quintine-grumman-low-side-one-force-opens-nothing.scenario.yaml",
+      "dunebot-grumman-low-side-one-force-opens-nothing.scenario.yaml",
+      f"{MF}:383-384; {TEST} testCannotTriggerAtLowThreshold",
+      ["At low threshold an entry of fewer than 3 forces gets no Terror prompt."],
+      bounds={"grumman": True, "strongholds": ("Arrakeen",), "ambassador": None, "moritani_forces": 8,
+              "forces": (("Atreides", 4, 0), ("Bene Gesserit", 1, 0)), "spice": 4}),
+ like("treachery-cross-ship-opens-terror.scenario.yaml", "dunebot-cross-ship-opens-terror.scenario.yaml",
+      "model/factions/Faction.java:1461-1463 (a cross-ship is placeForces with canTrigger true)",
+      ["The Guild cross-ships from the board into the token's stronghold: Moritani's prompt is published."]),
+ like("treachery-revival-onto-the-planet-opens-terror.scenario.yaml", "dunebot-revival-onto-the-planet-opens-terror.scenario.yaml",
+      "model/factions/FremenFaction.java:235-237 (placeFreeRevivalWithHighThreshold: placeForces with canTrigger true)",
+      ["A force revived onto the planet is an arrival that checks triggers (entry-causes: every-arrival): DuneBot's "
+       "Fremen place a revived force on the board with canTrigger; the model's reviving rival stands for them."]),
+ dict(file="dunebot-grumman-removal-for-four.scenario.yaml", **DUNEBOT,
+      title="dunebot: at high threshold Moritani removes a token during Spice Collection for 4 spice",
+      source=f"{MF}:273-285, 302-316; {TEST} testTerrorTokenRemovedWitHighThreshold",
+      why=["The token goes back to Moritani's supply and the bank pays 4."],
+      cites=["R46", "A18"], bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).GRUMMAN_BOUNDS),
+      goal=fired("grumman_remove"), values=["spice[Moritani]"]),
+ dict(file="dunebot-grumman-no-stacking-after-a-removal.scenario.yaml", **DUNEBOT,
+      title="dunebot: after a removal in this turn's Spice Collection the Mentat placement may not go onto a token",
+      source=f"{MF}:281 (removedTerrorTokenWithHT set), 303 (reset at Collection), 334 (read at placement); "
+             f"{TEST} testRemovedTerrorTokenWithHT",
+      why=["One add-or-remove per turn (grumman-high-placement: place-unless-removed): having removed a token, Moritani "
+           "cannot place onto the token left in Arrakeen."],
+      cites=["R46", "H11"], bounds=dict(__import__("model.moritani.profiles", fromlist=["x"]).GRUMMAN_BOUNDS),
+      goal=fired("begin_placement", lambda m, pre, post: raw(m, post, "grumman_removed") == 1
+                 and any(lab(m, post, f"tloc[{k}]") == "Arrakeen" for k in FACES if f"tloc[{k}]" in m.schema.slot_names)
+                 and any(lab(m, post, f"tstatus[{k}]") == "supply" for k in FACES if f"tstatus[{k}]" in m.schema.slot_names)
+                 and raw(m, post, "reserves[Moritani]") >= 8),
+      blocked=lambda m, s: "place_token_high(k=" + next(k for k in FACES if f"tstatus[{k}]" in m.schema.slot_names
+                                                       and lab(m, s, f"tstatus[{k}]") == "supply") + ", to=Arrakeen)",
+      blocked_says="Moritani places a token onto the one in Arrakeen (refused: it removed a token this turn)"),
+ # Deviations (model/moritani/deviations.py): the engine's behaviour, built in as its seeded defect, breaks the rule.
+ dict(file="dunebot-deviation-offer-to-ecaz.scenario.yaml", **DUNEBOT, defects=["offer-to-ecaz"],
+      title="dunebot (deviation): Enemy of My Enemy is offered to Ecaz, which R19 forbids",
+      source=f"{MF}:389, 455-465 (the offer tests only the ally)",
+      why=["Ecaz, unallied, ships where a token lies and Moritani offers it an alliance: eome-obligations is violated."],
+      cites=["R19"], bounds=dict(__import__("model.moritani.defects", fromlist=["x"]).DEFECT_BY_ID["offer-to-ecaz"].bounds),
+      goal=fired("offer_alliance", lambda m, pre, post: lab(m, pre, "entrant") == "Ecaz"), violates="eome-obligations"),
+ dict(file="dunebot-deviation-sneak-attack-into-a-full-stronghold.scenario.yaml", **DUNEBOT,
+      defects=["sneak-ignores-occupancy"],
+      title="dunebot (deviation): a Sneak Attack joins two other factions in a stronghold, which R41 forbids",
+      source=f"{MF}:172-181, {MB}:200-211 (no occupancy or storm test)",
+      why=["Two other factions stand in the stronghold; Moritani still sends a force: sneak-attack-legal is violated."],
+      cites=["R41", "H32"], bounds=dict(__import__("model.moritani.defects", fromlist=["x"]).DEFECT_BY_ID["sneak-ignores-occupancy"].bounds),
+      goal=lambda m, label, pre, post: label.startswith("sneak_attack(n=") and not label.startswith("sneak_attack(n=0")
+      and _others_in(m, pre) >= 2, violates="sneak-attack-legal"),
+]
+
+
+def _others_in(m, s):
+    """How many factions other than Moritani occupy the entered stronghold (lone BG advisors do not, under coexist)."""
+    l = lab(m, s, "entry_loc")
+    lone = raw(m, s, f"advisors[{l}]") if f"advisors[{l}]" in m.schema.slot_names else 0
+    return sum(raw(m, s, f"forces[{f}][{l}]") - (lone if f == "Bene Gesserit" else 0) > 0
+               for f in ("Atreides", "Bene Gesserit", "Ecaz") if f"forces[{f}][{l}]" in m.schema.slot_names)
+
+
 if __name__ == "__main__":
-    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs:
+    for spec in specs + tspecs + nspecs + gspecs + wspecs + dspecs + sspecs + hspecs + rspecs + cspecs + lspecs + ispecs + bspecs:
         path, steps = gen(spec)
         print(f"{path}: " + ("kept" if steps is None else f"{steps} steps"))

@@ -1,0 +1,90 @@
+"""Issue 35: cold proofs by transfer (checks/analyses/transfer.py).
+
+A model the store has no entry for starts from the stored entry whose declarations (switches, bounds,
+defects) are nearest; that entry's lemmas are re-proved on the new model (Houdini keeps the inductive
+subset), never trusted, and the new model's entry records its own declarations.
+"""
+from __future__ import annotations
+
+from checks.analyses.prove import prove
+from checks.analyses.sweep import model_digest
+from checks.analyses.transfer import declarations, distance, nearest, usable_lemmas
+from checks.engines.lemmacache import LemmaCache
+from model.expr import Const, Var
+from model.moritani import GAME
+from model.moritani.config import Interpretation
+from tests.test_infer import tiny
+
+
+def test_the_nearest_entry_is_chosen_by_declarations_not_by_name():
+    a = declarations(tiny())
+    b = declarations(tiny(Interpretation.of(extortion_payers="entrant-only")))
+    c = declarations(tiny(Interpretation.of(extortion_payers="entrant-only", karama_eome_timing="after-reply")))
+    assert distance(a, b) == 1 and distance(a, c) == 2 and distance(b, c) == 1
+    assert nearest([("k1", a), ("k2", c)], b) in ((1, "k1"), (1, "k2"))
+    assert nearest([("k1", a), ("k2", c)], b)[1] == "k1"  # a tie goes to the smaller key, on every machine
+    assert nearest([("k1", a), ("k3", None)], c) == (2, "k1")
+    assert nearest([("k1", a)], a, exclude="k1") is None
+
+
+def test_a_lemma_over_a_slot_the_model_lacks_is_dropped():
+    model = GAME.build(tiny(), unbounded=True)
+    kept = usable_lemmas(model.schema, [("ok", Var("turn") >= Const(0)), ("gone", Var("nosuch").eq(Const(1)))])
+    assert [n for n, _ in kept] == ["ok"]
+
+
+def armed(top: int = 3):
+    """tests/test_infer.py's four-slot model, with the counter's bound `top` (3 there)."""
+    from model.domains import Bool, IntRange
+    from model.game import GameModel
+    from model.properties import always
+    from model.rule import Rule
+    from model.schema import Field, Schema
+    sch = Schema((Field("armed", Bool()), Field("x", IntRange(0, top)), Field("y", IntRange(0, 1)),
+                  Field("z", IntRange(0, 3))))
+    rules = (Rule("inc", (), ~Var("armed") & (Var("x") < top), {("x", ()): Var("x") + 1}, ("T1",)),
+             Rule("arm", (), ~Var("armed") & Var("x").eq(0), {("armed", ()): True}, ("T2",)),
+             Rule("fire", (), Var("armed") & (Var("x") >= 1), {("y", ()): 1}, ("T3",)),
+             Rule("tick", (), Var("z") < 2, {("z", ()): Var("z") + 1}, ("T4",)))
+    return GameModel("armed", sch, ((False, 0, 0, 0),), rules, (always("quiet", Var("y") <= 0, ("T3",)),),
+                     terminal=Var("armed") & Var("x").eq(top) & Var("z").eq(2))
+
+
+def test_a_model_one_bound_away_is_proved_from_the_stored_entry(tmp_path):
+    """The counter's bound 3 -> 4: the stored entry of the first model (with a false lemma and one
+    over a slot the new model lacks slipped in) is the nearest; its lemmas are re-proved on the new
+    model, the false one and the foreign one never count, `quiet` is proved, and the new entry records
+    its declarations."""
+    a, b = armed(3), armed(4)
+    cache = LemmaCache(tmp_path, use_seed=False)
+    first = {r.id: r for r in prove(a, ["quiet"], samples=[a], cache=cache, declarations={"bound:x": 3})}
+    assert first["quiet"].verdict == "proved"
+    lemmas, names = LemmaCache(tmp_path, use_seed=False).get(model_digest(a))
+    c = LemmaCache(tmp_path, use_seed=False)
+    extra = [("x < 0", Var("x") < Const(0)), ("w = 1", Var("w").eq(Const(1)))]
+    c.put(model_digest(a), lemmas + extra, names, declarations={"bound:x": 3})
+    c.put("ab" * 32, [], [], declarations={"bound:x": 9, "other": 1})  # farther away
+    c.save()
+    stats: dict = {}
+    got = {r.id: r for r in prove(b, ["quiet"], samples=[b], cache=LemmaCache(tmp_path, use_seed=False),
+                                  stats=stats, declarations={"bound:x": 4})}
+    inf = stats["inference"]
+    assert inf["transferred_from"] == model_digest(a) and inf["verdict"] == "proved", inf
+    assert got["quiet"].verdict == "proved", got["quiet"].detail
+    stored = LemmaCache(tmp_path, use_seed=False)
+    kept, _ = stored.get(model_digest(b))
+    assert not {"x < 0", "w = 1"} & {n for n, _ in kept}
+    assert stored.entries[model_digest(b)]["declarations"] == {"bound:x": 4}
+
+
+def test_a_search_reports_its_progress_only_when_asked(tmp_path, capsys):
+    """Progress lines (round, candidates, properties left) go to the callback the pipeline passes when
+    stderr is a terminal; without one, a search prints nothing."""
+    lines: list = []
+    model = armed(3)
+    prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path / "a", use_seed=False), progress=lines.append)
+    assert any(line.startswith("prove: Houdini run 1:") for line in lines), lines
+    assert any("properties left" in line for line in lines), lines
+    capsys.readouterr()
+    prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path / "b", use_seed=False))
+    assert capsys.readouterr().err == ""
