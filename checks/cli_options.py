@@ -132,7 +132,7 @@ def mutate_options(f):
     from checks.pipelines.mutate import DEFAULT_MAX_MUTANTS
     opts = [
         click.option("--operator", "operators", multiple=True, type=click.Choice(OPERATORS),
-                     help="only these mutation operators (repeatable; default: all six)"),
+                     help="only these mutation operators (repeatable; default: all seven)"),
         click.option("--max-mutants", type=NATURAL, default=DEFAULT_MAX_MUTANTS, show_default=True,
                      help="check a deterministic sample of this many mutants, spread across operators and rules "
                           "(chosen by --seed; 0: every generated mutant)"),

@@ -115,6 +115,19 @@ def test_a_dropped_token_return_is_killed_with_a_replayed_trace(small_setup):
     assert r.to_json()["operator"] == "drop-effect" and r.to_json()["rule"] == "accept_alliance"
 
 
+def test_an_over_restriction_is_killed_by_the_permission_it_breaks(small_setup):
+    """`strengthen-guard` (issue 33): skipping the placement also requires `place_token`'s "turn <= 1"
+    (the bounded game offers no placement in its last Mentat Pause, NOTE(final-mentat)), so there the
+    decline (R9) is withdrawn as well. No invariant objects to the games left; permission
+    `may-skip-placement` is the one check that sees the choice missing."""
+    model, mutants, ref = small_setup
+    m = by_id(mutants, "strengthen-guard@skip_placement.guard+place_token/2")
+    assert m.change == "guard also requires 'turn <= 1' (from place_token)"  # the small bounds: one turn
+    r = check_mutant(m, model, model, ref, CheckConfig())
+    assert r.verdict == "killed" and r.extra["killed_by"] == ["may-skip-placement"] and r.depth == 8
+    assert r.trace is not None and r.trace.replay(build_mutant(model, m)) == []
+
+
 def test_an_invalid_mutant_is_invalid(small_setup):
     model, mutants, ref = small_setup
     m = by_id(mutants, "shift-constant@reveal_sneak_attack.tstatus[5]/key0+1")  # tstatus[6] does not exist
@@ -184,7 +197,7 @@ def small_runs(tmp_path_factory):
     # Two runs, one in this process (--jobs 1) and one through the worker pool (--jobs 2): equal
     # reports show both run-to-run determinism and independence from --jobs.
     for key, extra in (("jobs1", ["--jobs", "1"]), ("jobs2", ["--jobs", "2"])):
-        r = CliRunner().invoke(main, ["mutate", "--proposal", str(path), "--max-mutants", "6", "--seed", "3",
+        r = CliRunner().invoke(main, ["mutate", "--proposal", str(path), "--max-mutants", "7", "--seed", "3",
                                       "--format", "json", *extra])
         assert r.exit_code == 0, r.output
         runs[key] = json.loads(r.stdout)
@@ -201,7 +214,7 @@ def test_the_json_report_follows_the_contract(small_runs):
     doc = small_runs["jobs2"]
     assert doc["schema_version"] == 1 and doc["tool"] == "rulecheck" and doc["seed"] == 3
     checks = doc["checks"]
-    assert len(checks) == 6 and {c["operator"] for c in checks} == set(OPERATORS)
+    assert len(checks) == 7 and {c["operator"] for c in checks} == set(OPERATORS)
     for c in checks:
         assert c["kind"] == "mutant"
         assert c["verdict"] in ("killed", "survived", "equivalent", "invalid", "unknown")
@@ -214,7 +227,7 @@ def test_the_json_report_follows_the_contract(small_runs):
     assert {k: s[k] for k in counts} == counts
     if counts["killed"] + counts["survived"]:
         assert s["score"] == round(counts["killed"] / (counts["killed"] + counts["survived"]), 3)
-    assert doc["mutation"]["operators"]["total"]["checked"] == 6
+    assert doc["mutation"]["operators"]["total"]["checked"] == 7
 
 
 @pytest.mark.heavy

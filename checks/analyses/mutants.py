@@ -1,7 +1,7 @@
 """Mutants generated mechanically from the rule data (`rulecheck mutate`, docs/mutation.md).
 
 Every mutant is one small change to one rule, found by walking the rule's guard and effects
-(`model.rule.Rule`), never picked by hand. Six operators:
+(`model.rule.Rule`), never picked by hand. Seven operators:
 
 | operator | change |
 | --- | --- |
@@ -11,6 +11,7 @@ Every mutant is one small change to one rule, found by walking the rule's guard 
 | `negate-comparison` | one `=`, `<` or `<=` in the guard or an effect negated (a negated one un-negated) |
 | `shift-constant` | one integer constant (a value, an index, a divisor) moved by one |
 | `swap-parameters` | two slots of one field that a rule writes exchange roles (payer and payee), or two parameters of one domain exchanged in an effect |
+| `strengthen-guard` | the guard gains one conjunct of another rule of the same stage (an over-restriction: a legal choice withdrawn, issue 33) |
 
 A mutant is plain data (`Mutant`: the rule, an `Edit` with the expression before and after), so a
 worker process rebuilds it from the proposal; `edit_rules(mutant)` is the `edit_rules` argument of
@@ -46,7 +47,7 @@ from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Pa
                         children, show)
 
 OPERATORS = ("drop-effect", "replace-value", "drop-conjunct", "negate-comparison", "shift-constant",
-             "swap-parameters")
+             "swap-parameters", "strengthen-guard")
 # Integer domains up to this size contribute every value to `replace-value`; larger ones (spice, the
 # bank, public IDs) only their two ends, since a middle value is no more telling than its neighbours
 # and `shift-constant` already moves constants by one.
@@ -356,9 +357,56 @@ def _swap_parameters(rule, schema):
                    Edit("effects", (), ((key, value),), ((new_key, _subst_params(value, sw)),)))
 
 
+def conjuncts(e: Expr) -> tuple:
+    """The top-level conjuncts of `e`, nested `and`s flattened, literal `true` left out.
+
+    >>> [show(c) for c in conjuncts((Var("x") < 3) & ((Var("y") < 1) & Const(True)))]
+    ['x < 3', 'y < 1']
+    """
+    if isinstance(e, And):
+        return tuple(c for a in e.args for c in conjuncts(a))
+    return () if e == Const(True) else (e,)
+
+
+def stage_of(rule) -> Any:
+    """The stage a rule's guard requires (its `stage = K` conjunct), or None if it names none."""
+    for c in conjuncts(rule.guard):
+        if isinstance(c, Eq) and c.a == Var("stage") and isinstance(c.b, Const):
+            return c.b.value
+    return None
+
+
+def _params_in(e: Expr) -> set:
+    if isinstance(e, Param):
+        return {e.name}
+    return set().union(*(_params_in(c) for c in children(e))) if children(e) else set()
+
+
+def _strengthen_guard(rule, schema, rules=()):
+    """The over-restriction mutant (issue 33): the guard gains one conjunct of another rule whose guard
+    requires the same stage, so the rule fires in fewer states: a legal choice withdrawn, which no
+    invariant sees and a permission should. A conjunct is taken only if every parameter it names is a
+    parameter of this rule with the same domain, and only if this guard does not already have it."""
+    stage = stage_of(rule)
+    if stage is None:
+        return
+    mine = set(conjuncts(rule.guard))
+    domains = {p.name: p.domain for p in rule.params}
+    for other in rules:
+        if other.name == rule.name or stage_of(other) != stage:
+            continue
+        theirs = {p.name: p.domain for p in other.params}
+        for i, c in enumerate(conjuncts(other.guard)):
+            if c in mine or any(domains.get(p) != theirs.get(p) for p in _params_in(c)):
+                continue
+            yield (f"strengthen-guard@{rule.name}.guard+{other.name}/{i}",
+                   f"guard also requires '{_short(c)}' (from {other.name})",
+                   Edit("guard", (), rule.guard, And((rule.guard, c))))
+
+
 GENERATORS = {"drop-effect": _drop_effect, "replace-value": _replace_value, "drop-conjunct": _drop_conjunct,
               "negate-comparison": _negate_comparison, "shift-constant": _shift_constant,
-              "swap-parameters": _swap_parameters}
+              "swap-parameters": _swap_parameters, "strengthen-guard": _strengthen_guard}
 
 
 def _signature(rule) -> tuple:
@@ -382,7 +430,9 @@ def generate(model, operators: tuple = OPERATORS) -> list[Mutant]:
             continue
         for rule in model.rules:
             original = _signature(rule)
-            for mid, change, edit in GENERATORS[op](rule, schema):
+            made = GENERATORS[op](rule, schema, model.rules) if op == "strengthen-guard" else \
+                GENERATORS[op](rule, schema)
+            for mid, change, edit in made:
                 try:
                     sig = _signature(apply_edit(rule, edit))
                 except ModelError:
