@@ -430,7 +430,8 @@ def generate(model, operators: tuple = OPERATORS) -> list[Mutant]:
             continue
         for rule in model.rules:
             original = _signature(rule)
-            made = GENERATORS[op](rule, schema, model.rules) if op == "strengthen-guard" else \
+            # The over-restriction operator alone reads the other rules (of the same stage).
+            made = _strengthen_guard(rule, schema, model.rules) if op == "strengthen-guard" else \
                 GENERATORS[op](rule, schema)
             for mid, change, edit in made:
                 try:
