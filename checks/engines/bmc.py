@@ -12,13 +12,30 @@ from dataclasses import dataclass, field
 
 import z3
 
-from checks.engines.encode import Encoder, decide
+from checks.engines.encode import Encoder, decide, domain_bounds
 from checks.results import InternalError, validated
 from model.game import GameModel
 from model.trace import Trace
 
 
-BITS = 12  # width of the bit-vector encoding: domains here stay below 2**10, sums below 2**12
+BITS = 12  # the bit-vector encoding's least width: bounded domains stay below 2**10, sums below 2**12
+
+
+def width(model: GameModel) -> int:
+    """Bits of the bit-vector encoding for `model`: BITS, or more when a slot's domain needs them, with the
+    same two bits of headroom (sign and sums) as BITS over 2**10.
+
+    The unbounded-turn model's public IDs range over 1..10**6: in 12 bits that bound wrapped to 576, so the
+    encoding's `domain` allowed no step from a state with an ID above 576 and a deep enough BMC would have
+    reported `bounded` over a cut state space (found by tests/test_backends.py, NOTE(bv-unbounded)).
+
+    >>> from model.moritani import GAME
+    >>> small = GAME.small(GAME.profiles["default"])
+    >>> width(GAME.build(small)), width(GAME.build(small, unbounded=True))
+    (12, 22)
+    """
+    top = max((domain_bounds(f.domain)[1] for f in model.schema.slot_fields), default=0)
+    return max(BITS, top.bit_length() + 2)
 
 
 def solver(ctx: z3.Context, seed: int, rlimit: int | None, logic: str | None = "QF_FD") -> z3.Solver:
@@ -66,7 +83,7 @@ def get_unrolling(enc: Encoder, k: int):
 def get_bmc(model: GameModel, goals: list[str], depth: int, seed: int = 0, rlimit: int | None = None,
             timeout: float | None = None, enc: Encoder | None = None) -> dict:
     """Check each invariant in `goals` at every depth 0..depth; {name: BmcOutcome}."""
-    enc = enc or Encoder(model, bits=BITS)
+    enc = enc or Encoder(model, bits=width(model))
     s = solver(enc.ctx, seed, rlimit)
     if timeout is not None:  # Z3's own clock for the query in flight; the loop checks between depths
         s.set("timeout", max(1, int(timeout * 1000)))

@@ -33,7 +33,7 @@ def decide(solver, *assumptions):
     return r
 
 
-def _bounds(dom) -> tuple[int, int]:
+def domain_bounds(dom) -> tuple[int, int]:
     """Least and greatest value of a finite domain (without enumerating a wide IntRange)."""
     if isinstance(dom, IntRange):
         return dom.lo, dom.hi
@@ -189,7 +189,7 @@ class Encoder:
         for i, f in enumerate(self.schema.slot_fields):
             if self.is_bool[i]:
                 continue
-            lo, hi = _bounds(f.domain)
+            lo, hi = domain_bounds(f.domain)
             cs.append(self.le(self.num(lo), self.var(i, k)))
             if i not in self.unbounded:
                 cs.append(self.le(self.var(i, k), self.num(hi)))
