@@ -70,6 +70,7 @@ class Interrupts:
         self._protected: set = set()  # source files whose code a signal never cuts in the middle
         self._z3_quiet = False  # Z3's own Ctrl-C handling is off (`quiet_z3`)
         self._raised = False  # the handler raised Interrupted once: it never raises again (the CLI is unwinding)
+        self._owner: int | None = None  # the process that installed the handlers (its forks inherit them)
 
     @property
     def installed(self) -> bool:
@@ -134,6 +135,14 @@ class Interrupts:
         return False
 
     def _handler(self, signum, frame):
+        if self._owner is not None and os.getpid() != self._owner:
+            # A forked worker between its fork and `become_worker` (multiprocessing's own start-up runs
+            # first): it answers as a worker would (NOTE(workers)), never with Interrupted, which printed a
+            # traceback from the pool's bootstrap when the signal came in that window.
+            if signum == signal.SIGTERM:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGTERM)
+            return
         if self.signum is None:
             self.signum = signum
         self._cancel_z3()
@@ -149,6 +158,11 @@ class Interrupts:
         if self._installed:
             return
         self._installed = True
+        self._owner = os.getpid()
+        # NOTE(workers): every process this one forks is a worker (pools, the background guards); it takes a
+        # worker's signal handling at once, before multiprocessing's own start-up runs, so a signal in that
+        # window neither raises Interrupted there nor wakes the parent's watcher through the shared pipe.
+        os.register_at_fork(after_in_child=_as_worker)
         if "z3" in sys.modules:  # else before the first Z3 context (`quiet_z3`, checks/engines/encode.py)
             self.quiet_z3()
         read_fd, write_fd = os.pipe()
@@ -190,6 +204,12 @@ class Interrupts:
 INTERRUPTS = Interrupts()  # NOTE(signals): the process's one instance
 
 
+def _as_worker() -> None:
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def become_worker(parent: int) -> None:
     """Called first thing in a forked worker process (NOTE(workers)); `parent` is the pid of the process
     that forked it, taken before the fork (the worker's own `os.getppid()` could already be init's).
@@ -201,9 +221,7 @@ def become_worker(parent: int) -> None:
     >>> os.waitpid(pid, 0)[1] != 0
     True
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.set_wakeup_fd(-1)
+    _as_worker()
     if not _kill_me_with_parent():
         threading.Thread(target=_watch_parent, args=(parent,), name="rulecheck-parent", daemon=True).start()
     if os.getppid() != parent:  # the parent died before the request above took effect

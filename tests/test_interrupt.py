@@ -110,6 +110,29 @@ def test_a_signal_while_the_cli_is_imported_exits_130_without_a_traceback():
     assert r.stderr == "rulecheck: interrupted by SIGINT; stopped\n" and r.stdout == ""
 
 
+def test_a_fork_signalled_before_it_becomes_a_worker_neither_raises_nor_ignores_sigterm():
+    """A pool worker inherits the parent's handlers until `become_worker` runs; a SIGINT sent to the process
+    group in that window raised Interrupted inside multiprocessing's bootstrap, which printed a traceback
+    (seen once in `mutate --jobs 2`, tests above). In that window a fork now answers as a worker does:
+    SIGINT is ignored (the parent decides), SIGTERM ends it."""
+    code = ("import os, signal, sys, time\n"
+            "from checks.interrupt import INTERRUPTS\n"
+            "INTERRUPTS.install()\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    time.sleep(0.2)\n"
+            "    print('child went on', flush=True)\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    time.sleep(5)\n"
+            "    os._exit(0)\n"
+            "_, status = os.waitpid(pid, 0)\n"
+            "print('child ended by', os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.stdout.splitlines() == ["child went on", f"child ended by {int(signal.SIGTERM)}"], (r.stdout, r.stderr)
+    assert r.stderr == ""
+
+
 def stopped_in_a_loop(setup: str, trigger: str) -> tuple[float, str]:
     """Run `setup`, then `trigger` (which sends SIGINT to the process from a place where the handler may
     not raise), then a busy loop with no checkpoint; (seconds the loop ran before Interrupted, stderr)."""
