@@ -44,7 +44,8 @@ from model.domains import Bool, Enum, IntRange
 from model.errors import ModelError
 from model.schema import Schema
 from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Param, Sub, Var, all_of,
-                        children, show)
+                        children, show, walk)
+from model.guards import conjuncts
 
 OPERATORS = ("drop-effect", "replace-value", "drop-conjunct", "negate-comparison", "shift-constant",
              "swap-parameters", "strengthen-guard")
@@ -357,29 +358,17 @@ def _swap_parameters(rule, schema):
                    Edit("effects", (), ((key, value),), ((new_key, _subst_params(value, sw)),)))
 
 
-def conjuncts(e: Expr) -> tuple:
-    """The top-level conjuncts of `e`, nested `and`s flattened, literal `true` left out.
-
-    >>> [show(c) for c in conjuncts((Var("x") < 3) & ((Var("y") < 1) & Const(True)))]
-    ['x < 3', 'y < 1']
-    """
-    if isinstance(e, And):
-        return tuple(c for a in e.args for c in conjuncts(a))
-    return () if e == Const(True) else (e,)
+def _parts(guard: Expr) -> tuple:
+    # model.guards.conjuncts, without the literal `true`s helpers leave (no rule gains or lacks one).
+    return tuple(c for c in conjuncts(guard) if c != Const(True))
 
 
 def stage_of(rule) -> Any:
     """The stage a rule's guard requires (its `stage = K` conjunct), or None if it names none."""
-    for c in conjuncts(rule.guard):
+    for c in _parts(rule.guard):
         if isinstance(c, Eq) and c.a == Var("stage") and isinstance(c.b, Const):
             return c.b.value
     return None
-
-
-def _params_in(e: Expr) -> set:
-    if isinstance(e, Param):
-        return {e.name}
-    return set().union(*(_params_in(c) for c in children(e))) if children(e) else set()
 
 
 def _strengthen_guard(rule, schema, rules=()):
@@ -390,14 +379,15 @@ def _strengthen_guard(rule, schema, rules=()):
     stage = stage_of(rule)
     if stage is None:
         return
-    mine = set(conjuncts(rule.guard))
+    mine = set(_parts(rule.guard))
     domains = {p.name: p.domain for p in rule.params}
     for other in rules:
         if other.name == rule.name or stage_of(other) != stage:
             continue
         theirs = {p.name: p.domain for p in other.params}
-        for i, c in enumerate(conjuncts(other.guard)):
-            if c in mine or any(domains.get(p) != theirs.get(p) for p in _params_in(c)):
+        for i, c in enumerate(_parts(other.guard)):
+            named = {x.name for x in walk(c) if isinstance(x, Param)}
+            if c in mine or any(domains.get(p) != theirs.get(p) for p in named):
                 continue
             yield (f"strengthen-guard@{rule.name}.guard+{other.name}/{i}",
                    f"guard also requires '{_short(c)}' (from {other.name})",
