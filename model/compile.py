@@ -16,6 +16,41 @@ from model.game import GameModel
 from model.schema import Schema
 
 
+class CodeMemo:
+    """Compiled generated functions shared by every model built in this process.
+
+    NOTE(code-memo): compiling the generated source was most of the cost of a model's fast paths (about
+    a second per model), and the models one process builds (a proposal's bounded and unbounded models,
+    its seeded defects and mutants, the profiles a test suite builds) share almost every guard, effect
+    and invariant. A code object is a pure function of its source text and file name, so one is kept
+    per distinct function source; each model still gets its own function objects, bound to its own
+    namespace (its tables). Cleared when it holds `limit` entries.
+
+    >>> memo, ns = CodeMemo(), {}
+    >>> memo.define(ns, ["def f(s): return s + 1"], "<doc>"); memo.define(ns, ["def f(s): return s + 1"], "<doc>")
+    >>> ns["f"](1), len(memo.codes)
+    (2, 1)
+    """
+
+    def __init__(self, limit: int = 100_000):
+        self.limit = limit
+        self.codes: dict = {}
+
+    def define(self, ns: dict, defs: list, filename: str) -> None:
+        """Run each top-level definition in `defs` (a `def` statement's source) in namespace `ns`."""
+        for src in defs:
+            key = (filename, src)
+            code = self.codes.get(key)
+            if code is None:
+                if len(self.codes) >= self.limit:
+                    self.codes.clear()
+                code = self.codes[key] = compile(src, filename, "exec")
+            exec(code, ns)
+
+
+CODE = CodeMemo()
+
+
 def to_source(e: Expr, schema: Schema, tables: dict) -> str:
     """Python source for `e`, reading the state tuple `s`."""
     match e:
@@ -123,7 +158,7 @@ def compile_invariants(model: GameModel) -> list:
     lines = [f"def inv{n}(s): return {to_source(p.predicate, model.schema, tables)}"
              for n, p in enumerate(model.invariants)]
     ns: dict = dict(tables)
-    exec(compile("\n".join(lines) or "pass", f"<invariants {model.name}>", "exec"), ns)
+    CODE.define(ns, lines, f"<invariants {model.name}>")
     return [ns[f"inv{n}"] for n in range(len(model.invariants))]
 
 
@@ -166,7 +201,7 @@ class CompiledModel:
             lines.append(f"def inv{n}(s): return {to_source(p.predicate, schema, tables)}")
         lines.append(f"def terminal(s): return {to_source(model.terminal, schema, tables)}")
         ns: dict = dict(tables)
-        exec(compile("\n".join(lines), f"<compiled {model.name}>", "exec"), ns)
+        CODE.define(ns, lines, f"<compiled {model.name}>")
         n_act = len(model.actions)
         guards = [ns[f"g{n}"] for n in range(n_act)]
         effects = [ns[f"e{n}"] for n in range(n_act)]
@@ -210,7 +245,7 @@ class CompiledModel:
         ns: dict = dict(tables)
         ns["_first"] = lambda x: x[0]
         ns.update({f"e{n}": fn for n, fn in enumerate(effects)})
-        exec(compile("\n\n".join(src), f"<dispatch {model.name}>", "exec"), ns)
+        CODE.define(ns, src, f"<dispatch {model.name}>")
         return {v: ns[f"d{k}"] for k, v in enumerate(keys)}
 
     def successors(self, s: tuple) -> list:
@@ -248,9 +283,9 @@ class StateChecks:
         tables: dict = {}
         preds = [to_source(p.predicate, schema, tables) for p in model.invariants]
         ns: dict = dict(tables)
-        exec(compile(f"def ok(s): return {' and '.join(ranges) or 'True'}\n"
-                     f"def all_ok(s): return bool({' and '.join(ranges + [f'({p})' for p in preds]) or 'True'})",
-                     "<state checks>", "exec"), ns)
+        CODE.define(ns, [f"def ok(s): return {' and '.join(ranges) or 'True'}",
+                         f"def all_ok(s): return bool({' and '.join(ranges + [f'({p})' for p in preds]) or 'True'})"],
+                    "<state checks>")
         packable, decode = _packing(schema)
         return cls(ns["ok"], ns["all_ok"], _incremental(model, preds, tables), _witness_checks(model),
                    packable, decode)
@@ -272,7 +307,7 @@ def _witness_checks(model: GameModel) -> dict:
                 names.append((n, w.name))
                 src.append(f"def w{len(src)}(s): return {to_source(when, schema, tables) if when else 'True'}")
     ns: dict = dict(tables)
-    exec(compile("\n".join(src) or "pass", "<witnesses>", "exec"), ns)
+    CODE.define(ns, src, "<witnesses>")
     for i, (n, wname) in enumerate(names):
         out.setdefault(n, []).append((wname, ns[f"w{i}"]))
     return out
@@ -340,7 +375,7 @@ def _incremental(model: GameModel, preds: list, tables: dict) -> list:
             by_writes[written] = f"k{len(by_writes)}"
             src.append(f"def {by_writes[written]}(s): return bool({' and '.join(tests) or 'True'})")
         out.append(by_writes[written])
-    exec(compile("\n".join(src) or "pass", "<incremental checks>", "exec"), ns)
+    CODE.define(ns, src, "<incremental checks>")
     return [ns[name] for name in out]
 
 

@@ -8,7 +8,7 @@ import pytest
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
 from model.errors import ModelError
-from model.evaluate import successors
+from model.evaluate import apply, enabled
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
@@ -58,12 +58,14 @@ def test_a_transport_back_to_reserves_never_queues_a_reaction(explored_config):
     reserves, stage, mover = sch.slot("reserves", (g,)), sch.slot("stage", ()), sch.slot("mover", ())
     pend, ship_move = sch.slot("pend_terror", ()), m.vocabulary.Stage.index("ship_move")
     seen = 0
+    moves = [a for a in m.actions if a.rule.name == "guild_to_reserves"]
     for s in ex.states:
         if s[stage] != ship_move:
             continue
-        for a, t in successors(m, s):
-            if a.rule.name != "guild_to_reserves":
+        for a in moves:
+            if not enabled(a, s, sch):
                 continue
+            t = apply(a, s, sch)
             seen += 1
             assert t[reserves] == s[reserves] + 1 and t[stage] == ship_move and not t[pend], (s, t)
             assert t[mover] == s[mover] + 1

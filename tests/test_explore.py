@@ -43,6 +43,18 @@ def test_compiled_and_interpreted_successors_agree_on_every_small_state(small_mo
         assert fast == ref
 
 
+def test_a_cold_code_memo_compiles_the_same_successors(small_model, small_exploration, monkeypatch):
+    """NOTE(code-memo): the generated functions compiled afresh give what the shared code objects give."""
+    import model.compile as compiling
+    warm = CompiledModel.build(small_model)
+    monkeypatch.setattr(compiling, "CODE", compiling.CodeMemo())
+    cold = CompiledModel.build(small_model)
+    assert compiling.CODE.codes and cold.guards[0] is not warm.guards[0]
+    for s in small_exploration.states[::13]:
+        assert cold.successors(s) == warm.successors(s)
+        assert [fn(s) for _, fn in cold.invariants] == [fn(s) for _, fn in warm.invariants]
+
+
 def test_counterexample_is_shortest_and_replays():
     m = counter_model(limit=3, broken=True)
     ex = Explorer(m, CheckConfig()).run()

@@ -19,6 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # The console script (checks/launch.py): its handlers are in before the heavy imports, so a signal that lands
 # while a loaded machine is still importing exits 130 as it would for a user (`checks.cli.run` alone would not).
 LAUNCH = "from checks.launch import run; import sys; sys.exit(run())"
+# How soon a stopped run must have exited. The promise is a second on an idle machine; CI runs two test workers
+# and the run's own workers on two cores, where 1.0 s and once 2.6 s (prove-inference-TERM) were seen. A signal
+# ignored is caught by the exit code and stderr, whatever the time; this bound catches one honoured only once
+# the work in hand is done: the runs of the first test below are stopped with more than 5 s of it left (the
+# mutate runs are given 40 mutants for that: about 10 s of work on two workers).
+PROMPT = 5.0
 TINY = "name: tiny\nbounds: {strongholds: [Arrakeen], ambassador: Arrakeen, turns: 1}\n"
 
 
@@ -76,9 +82,9 @@ def interrupt(args: list[str], after, sig: int, tmp_path) -> tuple[int, float, s
     pytest.param(["leaks", "--engine", "z3"], 3.0, signal.SIGINT, id="leaks-z3-INT"),
     pytest.param(["leaks", "--engine", "z3"], 3.0, signal.SIGTERM, id="leaks-z3-TERM"),
     # once their process pools have started
-    pytest.param(["mutate", "--proposal", "{tiny}", "--jobs", "2", "--max-mutants", "6"], workers(2), signal.SIGINT,
+    pytest.param(["mutate", "--proposal", "{tiny}", "--jobs", "2", "--max-mutants", "40"], workers(2), signal.SIGINT,
                  id="mutate-jobs2-INT"),
-    pytest.param(["mutate", "--proposal", "{tiny}", "--jobs", "2", "--max-mutants", "6"], workers(2), signal.SIGTERM,
+    pytest.param(["mutate", "--proposal", "{tiny}", "--jobs", "2", "--max-mutants", "40"], workers(2), signal.SIGTERM,
                  id="mutate-jobs2-TERM"),
     pytest.param(["sweep", "--switch", "A4", "--switch", "A13", "--jobs", "2", "--out", "{tmp}/sweep"], workers(2),
                  signal.SIGTERM, id="sweep-jobs2-TERM"),
@@ -88,8 +94,7 @@ def interrupt(args: list[str], after, sig: int, tmp_path) -> tuple[int, float, s
 def test_a_signal_stops_the_run_with_130_and_no_verdict(args, after, sig, tmp_path):
     code, stop, out, err = interrupt(args, after, sig, tmp_path)
     assert code == 130, (out, err)
-    # The promise is a second on an idle machine; CI runs two test workers on two cores, so allow for the load.
-    assert stop < 2.0, stop
+    assert stop < PROMPT, stop
     assert "holds" not in out and "proved" not in out and "summary" not in out
     assert "interrupted by" in err and "Traceback" not in err
 
@@ -196,8 +201,7 @@ def temporaries(folder: Path) -> list[str]:
 
 def assert_stopped(code, secs, out, err):
     assert code == 130, (out, err)
-    # A second on an idle machine, as above; two test workers on two cores add load (1.009 s was seen).
-    assert secs < 2.0, secs
+    assert secs < PROMPT, secs
     assert "holds" not in out and "proved" not in out and "summary" not in out
     assert "interrupted by" in err and "Traceback" not in err
 

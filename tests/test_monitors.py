@@ -126,9 +126,13 @@ def test_binder_skips_only_updates_that_are_identities_for_the_action():
         assert tuple(e for e in a.effects if e[0] in mon) == tuple(full), a.label
 
 
-def test_a_cold_memo_builds_the_same_model():
+def test_a_cold_memo_builds_the_same_model(monkeypatch):
     from model import monitors
+    import importlib
+    building = importlib.import_module("model.moritani.build")  # the module (the package's `build` is a function)
     warm = GAME.build(GAME.profiles["default"])
+    # NOTE(model-memo): without a fresh model memo the same model object would come back unbuilt
+    monkeypatch.setattr(building, "BUILT", building.BuiltModels())
     saved = monitors.MEMO.results.copy(), monitors.MEMO.updates.copy()
     try:
         monitors.MEMO.results.clear()
@@ -137,6 +141,7 @@ def test_a_cold_memo_builds_the_same_model():
     finally:
         monitors.MEMO.results.update(saved[0])
         monitors.MEMO.updates.update(saved[1])
+    assert cold is not warm
     assert [a.effects for a in warm.actions] == [a.effects for a in cold.actions]
 
 

@@ -66,7 +66,7 @@ def test_parse_pan_flags_a_cut_search():
 @needs_spin
 def test_swap_parity():
     model = swap_model()
-    r = run_spin(to_promela(model))
+    r = run_spin(to_promela(model), optimize=False)
     assert r.complete and r.states == len(explore(model).states) == 16
 
 
@@ -77,7 +77,7 @@ def test_state_count_parity_with_spin(name):
     model = build_model(PARITY[name])
     ex = explore(model)
     assert not ex.violations and not ex.out_of_domain
-    r = run_spin(to_promela(model))
+    r = run_spin(to_promela(model), optimize=False)
     assert r.complete, r.output[-1500:]
     assert r.violated is None
     # The vector engine too (one SPIN run for both engines: SPIN's compile and search are the cost here).
@@ -95,7 +95,7 @@ def test_state_count_parity_with_spin_on_the_engine_profiles(profile):
     model = GAME.build(GAME.small(GAME.profiles[profile]))
     ex = explore(model)
     assert not ex.violations and not ex.out_of_domain
-    r = run_spin(to_promela(model))
+    r = run_spin(to_promela(model), optimize=False)
     assert r.complete and r.violated is None, r.output[-1500:]
     assert r.states == len(ex.states), (profile, r.states, len(ex.states))
 
@@ -113,7 +113,7 @@ def test_parity_check_can_fail():
     dropped = model.with_changes(rules=tuple(r for r in model.rules if r.name != gone),
                                  properties=tuple(p for p in model.properties if not named(p)))
     assert len(dropped.actions) < len(model.actions)
-    r = run_spin(to_promela(dropped))
+    r = run_spin(to_promela(dropped), optimize=False)
     assert r.complete and r.states != len(explore(model).states)
 
 
@@ -125,7 +125,7 @@ def test_seeded_defect_fails_a_spin_assertion():
     model = build_model(dataclasses.replace(SMALL, **dict(d.bounds)), defects=(d.id,))
     ex = explore(model)
     assert ex.depth[ex.violations["token-conservation"]] == 11  # our shortest trace (BFS)
-    r = run_spin(to_promela(model))
+    r = run_spin(to_promela(model), optimize=False)
     assert "assertion violated" in r.output
     assert r.violated == "token-conservation" and r.errors == 1 and not r.complete
     # SPIN's trail is mapped back to our actions and replayed through the concrete semantics.
@@ -159,6 +159,6 @@ def test_state_count_parity_with_spin_on_the_optional_modules(name, choices):
     model = build_model(bounds, interp)
     ex = explore(model)
     assert not ex.violations and not ex.out_of_domain
-    r = run_spin(to_promela(model))
+    r = run_spin(to_promela(model), optimize=False)
     assert r.complete and r.violated is None, r.output[-1500:]
     assert r.states == len(ex.states), (name, r.states, len(ex.states))

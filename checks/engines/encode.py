@@ -64,6 +64,7 @@ class Encoder:
         self.unbounded = unbounded_slots  # slots whose upper bound is dropped (unbounded proofs)
         self._vars: dict = {}
         self._memo: dict = {}
+        self._trans0: z3.BoolRef | None = None  # T(0, 1), kept for `shift` (non-functional only)
         self._writers = self._collect_writers()
         # functional=True: x@(k+1) is the term built from x@k (no fresh symbol, no equality);
         # BMC uses it, induction needs free pre-states and keeps symbols.
@@ -213,6 +214,24 @@ class Encoder:
 
     def trans(self, k) -> z3.BoolRef:
         """T(k, k+1): act@k names an enabled action, and each slot takes that action's effect or stays."""
+        if not self.functional and isinstance(k, int) and k > 0:
+            # NOTE(step-copy): T(k, k+1) is T(0, 1) over other symbols; Z3 renames them in one call, where
+            # translating every guard and effect again cost BMC most of its time (several seconds a step).
+            return self.shift(self.trans(0), k)
+        if not self.functional and k == 0 and self._trans0 is not None:
+            return self._trans0
+        out = self._trans(k)
+        if not self.functional and k == 0:
+            self._trans0 = out
+        return out
+
+    def shift(self, f: z3.ExprRef, k: int) -> z3.ExprRef:
+        """`f` over the symbols of steps 0 and 1 (slots and act@0), moved to steps k and k+1."""
+        n = len(self.schema)
+        pairs = [(self.var(i, j), self.var(i, j + k)) for j in (0, 1) for i in range(n)] + [(self.act(0), self.act(k))]
+        return z3.substitute(f, *pairs)
+
+    def _trans(self, k) -> z3.BoolRef:
         act = self.act(k)
         n = len(self.model.actions)
         cs = [self.le(self.num(0), act), self.lt(act, self.num(n))]

@@ -23,6 +23,40 @@ from model.moritani.reactions import MoritaniReactions
 from model.declarations import Outcome, Provenance
 
 
+class BuiltModels:
+    """The models this process built last, by what they were built from.
+
+    NOTE(model-memo): a GameModel is a value (frozen; its declarations are written once, inside the
+    build), and the build is deterministic, so handing the same model to two callers is the same as
+    building it twice. One check builds its proposal's model several times (the search, the replay of
+    its kept scenarios, a seeded defect's trace saved and replayed), at a third of a second to two
+    seconds each. Models built with `edit_rules` (mutants: a function, not a value) are not kept.
+
+    >>> memo = BuiltModels(size=1)
+    >>> memo.get(("k",), lambda: "a"), memo.get(("k",), lambda: "b"), memo.get(("j",), lambda: "c")
+    ('a', 'a', 'c')
+    """
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self.models: dict = {}
+
+    def get(self, key: tuple, build):
+        try:
+            hit = self.models.pop(key, None)
+        except TypeError:  # an input that is not a value (unhashable): build it afresh
+            return build()
+        if hit is None:
+            hit = build()
+            while len(self.models) >= self.size:
+                self.models.pop(next(iter(self.models)))
+        self.models[key] = hit  # most recent last
+        return hit
+
+
+BUILT = BuiltModels()
+
+
 def build_model(bounds: Bounds | None = None, interpretation: Interpretation | None = None,
                 defects=(), pids: tuple | None = None, unbounded: bool = False, edit_rules=None) -> GameModel:
     """The bounded Moritani Terror model; `pids` permutes the initial public IDs (hidden faces).
@@ -32,6 +66,14 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     `edit_rules(rules) -> rules` changes the rules before the model is assembled, so that every
     declaration is made over the changed rules (`rulecheck mutate` builds its mutants this way).
     """
+    if edit_rules is not None:
+        return _build(bounds, interpretation, defects, pids, unbounded, edit_rules)
+    key = (bounds or Bounds(), interpretation or Interpretation(), tuple(defects),
+           tuple(pids) if pids else None, bool(unbounded))
+    return BUILT.get(key, lambda: _build(bounds, interpretation, defects, pids, unbounded, None))
+
+
+def _build(bounds, interpretation, defects, pids, unbounded, edit_rules) -> GameModel:
     bounds = bounds or Bounds()
     c = Ctx(bounds, interpretation or Interpretation(), check_defects(defects, bounds), unbounded)
     sch = schema(c)
