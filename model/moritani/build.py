@@ -68,8 +68,10 @@ def build_model(bounds: Bounds | None = None, interpretation: Interpretation | N
     """
     if edit_rules is not None:
         return _build(bounds, interpretation, defects, pids, unbounded, edit_rules)
-    key = (bounds or Bounds(), interpretation or Interpretation(), tuple(defects),
-           tuple(pids) if pids else None, bool(unbounded))
+    # By every switch's choice: a scenario file spells out the defaults a proposal leaves unsaid (the model's
+    # provenance may then be either spelling; what is written from it reads the choices, never the spelling).
+    choices = tuple((interpretation or Interpretation()).as_dict().items())
+    key = (bounds or Bounds(), choices, tuple(defects), tuple(pids) if pids else None, bool(unbounded))
     return BUILT.get(key, lambda: _build(bounds, interpretation, defects, pids, unbounded, None))
 
 
