@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from checks.formats.docgen import rules_md
 from model.moritani import GAME
 from model.moritani.catalogue import ALL_IDS, NOT_MODELLED
@@ -13,6 +15,15 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_rules_md_is_current():
     assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_md(GAME), \
         "docs/rules.md is stale: run rulecheck docs rules"
+
+
+@pytest.mark.heavy
+def test_ambiguities_md_is_current():
+    """docs/ambiguities.md is what `rulecheck docs ambiguities` writes for today's model (it went stale twice
+    unnoticed: once after issue 33's model fixes, once because it recorded the seconds the search took)."""
+    from checks.pipelines.files import docs
+    run = docs("ambiguities", check_only=True)
+    assert run.code == 0, run.stdout
 
 
 def test_every_catalogue_id_is_modelled_or_explained():

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from checks.formats.outputs import write_atomic
@@ -99,10 +98,9 @@ def docs(which: str, check_only: bool = False) -> Run:
     else:
         from checks.analyses.ambiguity import analyse
         prop = GAME.profiles["default"]
-        t0 = time.perf_counter()
         model = GAME.open_orders(prop)
         results = analyse(model, prop.interpretation)
-        target, text = ROOT / "docs" / "ambiguities.md", ambiguities_md(results, model, time.perf_counter() - t0)
+        target, text = ROOT / "docs" / "ambiguities.md", ambiguities_md(results, model)
     if check_only:
         current = target.exists() and target.read_text(encoding="utf-8") == text
         return Run(f"{target.name} is {'current' if current else 'stale: run rulecheck docs ' + which}",
