@@ -37,7 +37,7 @@ def test_every_nexus_module_check_has_a_defect_aimed_at_it():
 
 
 # A leak defect with a pinned small_depth is caught on the small bounds by both leak engines in the default run
-# (tests/test_leaks_z3.py, SMALL_DEPTH); its run on the default profile here (5 to 9 s each) is under `-m slow`.
+# (tests/test_leaks_z3.py, SMALL_DEPTH); its run on the default profile here (3 to 9 s each) is under `-m slow`.
 @pytest.mark.heavy
 @pytest.mark.parametrize("defect", [pytest.param(d, marks=pytest.mark.slow) if d.small_depth is not None else d
                                     for d in DEFECTS], ids=lambda d: d.id)
