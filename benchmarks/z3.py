@@ -136,7 +136,7 @@ def _live_switches(base: str) -> list:
     a proposal on the base profile's own, stored, model)."""
     import dataclasses
 
-    from checks.analyses.sweep import model_digest
+    from model.digest import model_digest
     from model.errors import InputError, ModelError
     from model.moritani.config import SWITCHES
     prop = GAME.profiles[base]
@@ -163,7 +163,7 @@ def bench_random(n: int, seed: int, base: str) -> None:
     rows = []
     names = {}
     for name in sorted(GAME.profiles):
-        from checks.analyses.sweep import model_digest
+        from model.digest import model_digest
         names.setdefault(model_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
     for path, text in random_proposals(n, seed, base):
         changes = ", ".join(line.strip() for line in text.splitlines()[3:] if line.strip() != "bounds:")

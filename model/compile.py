@@ -51,6 +51,19 @@ class CodeMemo:
 CODE = CodeMemo()
 
 
+def load(source: str, filename: str, ns: dict) -> dict:
+    """Run generated source (a module's text) in namespace `ns` and return `ns`. NOTE(generated-code): every
+    backend's generated Python runs through here or `CodeMemo.define` (the scalar fast paths, the symmetry
+    maps, the vector engine's buckets and predicates, the column evaluator), so this module is the one
+    place that executes code; tests/test_layering.py fails on an `eval` or `exec` anywhere else.
+
+    >>> load("def f(x): return x * K", "<doc>", {"K": 3})["f"](2)
+    6
+    """
+    exec(compile(source, filename, "exec"), ns)
+    return ns
+
+
 def to_source(e: Expr, schema: Schema, tables: dict) -> str:
     """Python source for `e`, reading the state tuple `s`."""
     match e:
@@ -323,9 +336,7 @@ def _packing(schema: Schema):
         else:
             fits = fits and 0 <= vals[0] and vals[-1] <= 255
             parts.append(f"b[{i}]")
-    ns: dict = {}
-    exec(f"def decode(b): return ({', '.join(parts)},)", ns)
-    return fits, ns["decode"]
+    return fits, load(f"def decode(b): return ({', '.join(parts)},)", "<decode>", {})["decode"]
 
 
 LONG_PREDICATE = 600  # characters of generated source beyond which `_incremental` calls a predicate
@@ -393,8 +404,7 @@ def compile_state_maps(decl, schema: Schema, perms) -> list:
             else:
                 parts.append(f"s[{i}]")
         src.append(f"def p{n}(s): return (" + ", ".join(parts) + ",)")
-    ns = dict(tables)
-    exec(compile("\n".join(src), "<symmetry>", "exec"), ns)
+    ns = load("\n".join(src), "<symmetry>", dict(tables))
     return [ns[f"p{n}"] for n in range(len(perms))]
 
 
@@ -441,9 +451,7 @@ def compile_sorting_canon(decl, schema: Schema, elements, maps):
         "        rank[i] = r",
         "    return BY_PERM[tuple(PTS[r] for r in rank)](s)",
     ]
-    ns = {"BY_PERM": by_perm, "PTS": pts}
-    exec(compile("\n".join(src), "<symmetry canon>", "exec"), ns)
-    canon = ns["canon"]
+    canon = load("\n".join(src), "<symmetry canon>", {"BY_PERM": by_perm, "PTS": pts})["canon"]
     # The signatures read only these slots: a step from a representative that writes none of them
     # leaves every signature, hence the (stable) sort, as it was: the successor is its own canon.
     canon.reads = frozenset(i for p in pts for _, _, i in index_slots[p]) | frozenset(value_slots)

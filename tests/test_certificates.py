@@ -18,7 +18,7 @@ import z3
 from checks.analyses.certify import settle_stored
 from checks.analyses.prove import prove
 from checks.analyses.quick_z3 import quick_proofs
-from checks.analyses.sweep import model_digest
+from model.digest import model_digest
 from checks.engines import lemmacache, proofcache
 from checks.engines.cachedirs import CacheWarning
 from checks.engines.induction import HornSystem, fingerprint

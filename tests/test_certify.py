@@ -6,7 +6,7 @@ import pytest
 
 from checks.analyses.certify import settle_stored
 from checks.analyses.prove import prove
-from checks.analyses.sweep import model_digest
+from model.digest import model_digest
 from checks.engines.induction import spacer
 from checks.engines.lemmacache import LemmaCache
 from checks.pipelines.proofs import lemma_samples

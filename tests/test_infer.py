@@ -231,7 +231,7 @@ def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     """`cone`: of the survivors, the lemmas the proved invariant's step needs, closed under their own
     steps' needs; that set alone re-proves the invariant, and it is what `prove` stores."""
     from checks.analyses.infer import cone, recheck
-    from checks.analyses.sweep import model_digest
+    from model.digest import model_digest
     from checks.engines.lemmacache import LemmaCache
     model = armed()
     inf = infer(model, [model], rounds=0)
@@ -267,7 +267,7 @@ def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
     invariant again (marked as stored); a stored lemma that is false gives nothing; a damaged file
     is ignored; a prove run stores what it inferred and the next run on the same model uses it."""
     from checks.analyses.infer import recheck
-    from checks.analyses.sweep import model_digest
+    from model.digest import model_digest
     from checks.engines.lemmacache import FILE, LemmaCache
     from model.expr import Const, Var
     from tests.toys import counter_model
@@ -296,7 +296,7 @@ def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
     and they re-prove every invariant and step property (regenerate with `RULECHECK_CACHE=DIR rulecheck
     prove` and `python -m checks.pipelines.reseed unite DIR` when the rules change)."""
     from checks.analyses.infer import recheck
-    from checks.analyses.sweep import model_digest
+    from model.digest import model_digest
     from checks.engines.lemmacache import SEED, LemmaCache
     model = GAME.build(GAME.profiles["default"], unbounded=True)
     stored = LemmaCache(SEED.parent).get(model_digest(model))

@@ -6,7 +6,7 @@
 Engines and analyses know no game: they never import a game package and never read a model's
 `vocabulary` (the game's own context); they read the typed declarations instead. One module binds the
 game (checks/pipelines/common.py). Only the CLI ends the process. No import cycles, counting imports
-inside functions too. No function is longer than 80 lines. Code reads an interpretation switch by its
+inside functions too. No function is longer than 80 lines. Generated code runs in one module (model/compile.py). Code reads an interpretation switch by its
 declared name, never by catalogue ID or key (NOTE(switches) in model/moritani/config.py).
 """
 from __future__ import annotations
@@ -124,6 +124,17 @@ def test_only_the_cli_exits():
             continue
         text = path.read_text(encoding="utf-8")
         assert "sys.exit" not in text and "SystemExit(" not in text, path
+
+
+def test_only_the_lowering_module_runs_generated_code():
+    """`eval` and `exec` only in model/compile.py (`load`, `CodeMemo`: NOTE(generated-code)); constants are
+    folded by value, never by evaluating their text (issue 36)."""
+    found = []
+    for name, path in modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec"):
+                found.append(f"{name}:{node.lineno} {node.func.id}")
+    assert found and {f.split(":")[0] for f in found} == {"model.compile"}, found
 
 
 def test_only_few_checks_modules_import_z3():

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from checks.analyses.leaks import check_leaks
 from checks.analyses.possible import check_possible
 from checks.analyses.quick_z3 import agreement_result
-from checks.analyses.sweep import model_digest
+from model.digest import model_digest
 from checks.analyses.verdicts import explicit_results
 from checks.cli import main
 from checks.config import CheckConfig

@@ -94,7 +94,7 @@ def test_presence_candidates_prove_arrival_respects_occupancy_on_the_default_pro
     the one-guard and blocking-round lemmas alone did not (docs/lemmas.md). Among the survivors is
     the family the property needs: while a token lies in the entered territory, the entrant has a
     force there."""
-    from checks.analyses.sweep import model_digest
+    from model.digest import model_digest
     from checks.engines.columns import slots_read
     from checks.engines.houdini import houdini
     from checks.engines.lemmacache import SEED, LemmaCache

@@ -7,7 +7,7 @@ subset), never trusted, and the new model's entry records its own declarations.
 from __future__ import annotations
 
 from checks.analyses.prove import prove
-from checks.analyses.sweep import model_digest
+from model.digest import model_digest
 from checks.analyses.transfer import declarations, distance, nearest, usable_lemmas
 from checks.engines.lemmacache import LemmaCache
 from model.expr import Const, Var

@@ -4,8 +4,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
+import z3
 
 from checks.engines.agreement import layer_agreement, successor_agreement
+from checks.engines.encode import Encoder
 from checks.engines.bmc import get_bmc
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
@@ -117,6 +119,19 @@ def test_prove_auto_falls_back_to_bounded_with_reason():
     m = build_model(unbounded=True)
     (r,) = prove(m, ["token-conservation"], "auto", depth=4, rlimit=1_000_000)
     assert r.verdict == "bounded" and r.engine == "bmc" and r.depth == 4 and "no unbounded proof" in r.detail
+
+
+@pytest.mark.parametrize("bits", [None, 12])
+def test_equals_builds_the_same_formula_as_the_python_wrappers(bits):
+    """`Encoder.equals` goes through Z3's C API with memoised value terms (the agreement guard's hot path): the
+    formula must be the very AST the wrappers build, on Int and bit-vector encodings, at several steps."""
+    model = build_model(SMALL)
+    enc = Encoder(model, bits=bits)
+    ex = Explorer(model, CheckConfig(max_states=300)).run()
+    for st in list(ex.states)[::37]:
+        for k in (0, 1, 3):
+            plain = z3.And([enc.var(i, k) == enc.value(v, i) for i, v in enumerate(st)])
+            assert enc.equals(st, k).eq(plain) and enc.equals(st, k).sexpr() == plain.sexpr()
 
 
 def test_agreement_reports_a_seeded_divergence(monkeypatch):

@@ -112,7 +112,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
                         lambda e: [_failed(e, dict(id=n, kind=props[n].kind, rules=props[n].rules, states=None), "bmc")
                                    for n in need_bmc])
     if cache is not None and certificates and inf is not None and inf.verdict == "proved":
-        from checks.analyses.sweep import model_digest
+        from model.digest import model_digest
         cache.certify(model_digest(model), certificates)
         cache.save()
     for r in out:
@@ -167,7 +167,7 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
            declarations: dict | None = None, progress=None) -> Inference:
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored), started
     from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
-    from checks.analyses.sweep import model_digest
+    from model.digest import model_digest
     key = model_digest(model) if cache is not None else None
     # The search aims at invariants and step properties: a permission (issue 33) goes to Spacer afterwards,
     # with the search's lemmas as facts; rounds spent on one Spacer cannot prove never ended a transfer.

@@ -16,9 +16,9 @@ from model.game import GameModel
 
 
 class _Ground:
-    """The pre-state substitution and the successor comparison in Z3's C API, with every slot's symbol and
-    value term built once: through the Python wrappers (a checked `substitute`, one `==` and one `And` per
-    slot) they cost several times the solving itself."""
+    """The pre-state substitution in Z3's C API, with every slot's symbol built once and its value terms
+    shared with the encoder (`Encoder.value_ast`): through the Python wrappers (a checked `substitute`) it
+    costs several times the solving itself. The successor comparison is `Encoder.equals` at step 1."""
 
     def __init__(self, enc: Encoder):
         self.enc = enc
@@ -26,36 +26,12 @@ class _Ground:
         n = len(enc.schema)
         self.n = n
         self.pre = (z3.Ast * n)(*[enc.var(i, 0).as_ast() for i in range(n)])
-        self.post = [enc.var(i, 1) for i in range(n)]
-        self.values: dict = {}
-        self.keep: list = []  # the wrappers own the value terms' references
-
-    def value(self, v, slot: int):
-        key = (slot, v)
-        ast = self.values.get(key)
-        if ast is None:
-            term = self.enc.value(v, slot)
-            self.keep.append(term)
-            ast = self.values[key] = term.as_ast()
-        return ast
 
     def substitute(self, relation: z3.BoolRef, state: tuple) -> z3.BoolRef:
         """`relation` with x@0 replaced by `state`, simplified."""
-        to = (z3.Ast * self.n)(*[self.value(v, i) for i, v in enumerate(state)])
+        to = (z3.Ast * self.n)(*[self.enc.value_ast(v, i) for i, v in enumerate(state)])
         ast = z3.Z3_substitute(self.ctx, relation.as_ast(), self.n, self.pre, to)
         return z3.simplify(z3.BoolRef(ast, self.enc.ctx))
-
-    def equals_next(self, state: tuple) -> z3.BoolRef:
-        """x@1 == `state`, every slot."""
-        eqs = []
-        for i, v in enumerate(state):
-            eq = z3.Z3_mk_eq(self.ctx, self.post[i].as_ast(), self.value(v, i))
-            z3.Z3_inc_ref(self.ctx, eq)  # a fresh term has no reference until one is taken
-            eqs.append(eq)
-        out = z3.BoolRef(z3.Z3_mk_and(self.ctx, self.n, (z3.Ast * self.n)(*eqs)), self.enc.ctx)
-        for eq in eqs:
-            z3.Z3_dec_ref(self.ctx, eq)
-        return out
 
 
 def z3_successors(enc: Encoder, relation: z3.BoolRef, state: tuple, expected: dict | None = None,
@@ -79,7 +55,7 @@ def z3_successors(enc: Encoder, relation: z3.BoolRef, state: tuple, expected: di
         a = m.eval(enc.act(0), model_completion=True).as_long()
         label = enc.model.actions[a].label
         want = (expected or {}).get(label)
-        if want is not None and z3.is_true(m.eval(ground.equals_next(want), model_completion=True)):
+        if want is not None and z3.is_true(m.eval(enc.equals(want, 1), model_completion=True)):
             out.add((label, want))
         else:
             out.add((label, enc.read_state(m, 1)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from model.compile import load
 from model.domains import Bool
 from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var
 from model.schema import Schema
@@ -114,6 +115,4 @@ def compile_table(schema: Schema, exprs: list):
     src += [body] if body else []
     src += [f"    out[{k}] = {o}" for k, o in enumerate(outs)]
     src.append("    return out")
-    ns = {"np": np, **gen.tables}
-    exec(compile("\n".join(src), "<columns>", "exec"), ns)
-    return ns["ev"]
+    return load("\n".join(src), "<columns>", {"np": np, **gen.tables})["ev"]

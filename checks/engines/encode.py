@@ -63,6 +63,7 @@ class Encoder:
         self.is_bool = [isinstance(f.domain, Bool) for f in self.schema.slot_fields]
         self.unbounded = unbounded_slots  # slots whose upper bound is dropped (unbounded proofs)
         self._vars: dict = {}
+        self._value_terms: dict = {}  # (slot, value) -> its Z3 term (`value_ast`)
         self._memo: dict = {}
         self._trans0: z3.BoolRef | None = None  # T(0, 1), kept for `shift` (non-functional only)
         self._writers = self._collect_writers()
@@ -202,7 +203,30 @@ class Encoder:
                       for s in self.model.init])
 
     def equals(self, state: tuple, k) -> z3.BoolRef:
-        return z3.And([self.var(i, k) == self.value(v, i) for i, v in enumerate(state)])
+        """x@k == `state`, every slot: the same formula as `z3.And([var == value, ...])`, built through Z3's C
+        API with each slot's value term made once: the agreement guard asks it for every
+        successor of every compared state, where the Python wrappers' checks cost more than the solving."""
+        ctx, n = self.ctx.ref(), len(state)
+        eqs = []
+        for i, v in enumerate(state):
+            x, c = self.var(i, k).as_ast(), self.value_ast(v, i)
+            # The operands in the wrappers' order: `var == numeral` runs the numeral's reflected __eq__ (a
+            # subclass of the variable's sort class), so a number comes first and a Boolean second.
+            eq = z3.Z3_mk_eq(ctx, x, c) if self.is_bool[i] else z3.Z3_mk_eq(ctx, c, x)
+            z3.Z3_inc_ref(ctx, eq)  # a fresh term has no reference until one is taken
+            eqs.append(eq)
+        out = z3.BoolRef(z3.Z3_mk_and(ctx, n, (z3.Ast * n)(*eqs)), self.ctx)
+        for eq in eqs:
+            z3.Z3_dec_ref(ctx, eq)
+        return out
+
+    def value_ast(self, v, slot: int):
+        """The C AST of `value(v, slot)`, made once per (slot, value); the kept wrapper owns its reference."""
+        key = (slot, type(v), v)  # True == 1: the type keeps a bool and an int apart
+        hit = self._value_terms.get(key)
+        if hit is None:
+            hit = self._value_terms[key] = self.value(v, slot)
+        return hit.as_ast()
 
     def _collect_writers(self) -> dict:
         writers: dict = {}

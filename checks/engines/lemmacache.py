@@ -4,7 +4,7 @@
 exploring, mining, Houdini, blocking rounds. What it finds is a set of expressions whose
 conjunction, with the invariants it proves, is inductive. That set is stored here under a digest of
 the unbounded-turn model (its schema, initial states, actions, monitors and properties:
-`checks.analyses.sweep.model_digest`), so a second run on the same rules skips the search.
+`model.digest.model_digest`), so a second run on the same rules skips the search.
 
 Nothing stored is trusted. A hit is handed back as candidates only: the caller re-proves their
 conjunction from scratch (Init => L and L /\\ T => L' through the same monolithic encoding the

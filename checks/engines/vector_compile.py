@@ -27,15 +27,27 @@ a correct model never computes one (the reference replay of every trace would fa
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
 from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, any_of, substitute, walk)
+from model.compile import load
 from model.game import GameModel
 
 from checks.engines.packing import Layout
 
 FULL = (1 << 64) - 1
+CMP = {"==": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def constant(code: str) -> bool | int:
+    """The value of a constant operand (kind B or I: the `repr` of a bool or an int), folded at compile time.
+
+    >>> constant("True"), constant("-3")
+    (True, -3)
+    """
+    return {"True": True, "False": False}[code] if code in ("True", "False") else int(code)
 
 
 def replace_var(e: Expr, name: str, value) -> Expr:
@@ -102,7 +114,7 @@ class _Scope:
                    ">": True if rk < 0 else False if rk >= top else None,
                    ">=": True if rk <= 0 else False if rk > top else None}[op]
         if decided is not None or lay.bits[slot] == 0:
-            return (repr(decided if decided is not None else eval(f"0 {op} {rk}")), "B")
+            return (repr(decided if decided is not None else CMP[op](0, rk)), "B")
         w, sh, m = lay.word[slot], lay.shift[slot], lay.mask[slot]
         return (self.emit(f"({self.p}{w} & {m << sh}) {op} {rk << sh}"), "b")
 
@@ -117,7 +129,7 @@ class _Scope:
         if kind == "i":
             return (self.emit(f"{code} != 0"), "b")
         if kind == "I":
-            return (repr(bool(eval(code))), "B")
+            return (repr(bool(constant(code))), "B")
         return code, kind
 
     def num(self, e: Expr) -> tuple:
@@ -125,7 +137,7 @@ class _Scope:
         if kind == "b":
             return (self.emit(f"{code}.astype(np.int64)"), "i")
         if kind == "B":
-            return (str(int(eval(code))), "I")
+            return (str(int(constant(code))), "I")
         return code, kind
 
     def val(self, e: Expr) -> tuple:
@@ -154,7 +166,7 @@ class _Scope:
                 return (self.emit(f"{r} + {lay.lo[s]}") if lay.lo[s] else r, "i")
             case Not(arg=a):
                 c, k = self.cond(a)
-                return (repr(not eval(c)), "B") if k == "B" else (self.emit(f"~{c}"), "b")
+                return (repr(not constant(c)), "B") if k == "B" else (self.emit(f"~{c}"), "b")
             case And(args=xs) | Or(args=xs):
                 return self.junction(e, xs)
             case Eq(a=a, b=b) | Lt(a=a, b=b) | Le(a=a, b=b):
@@ -166,7 +178,7 @@ class _Scope:
                     return self.atom(sb, {"==": "==", "<": ">", "<=": ">="}[op], a.value)
                 (ca, ka), (cb, kb) = self.operands(a, b, op == "==")
                 if ka in "BI" and kb in "BI":
-                    return (repr(eval(f"{ca} {op} {cb}")), "B")
+                    return (repr(CMP[op](constant(ca), constant(cb))), "B")
                 return (self.emit(f"{ca} {op} {cb}"), "b")
             case Add(args=xs):
                 parts = [self.num(x) for x in xs]
@@ -186,7 +198,7 @@ class _Scope:
             case Ite(cond=c, then=t, other=o):
                 cc, kc = self.cond(c)
                 if kc == "B":
-                    return self.val(t if eval(cc) else o)
+                    return self.val(t if constant(cc) else o)
                 (ct, kt), (co, ko) = self.val(t), self.val(o)
                 if kt in "bB" and ko in "bB":
                     return (self.emit(f"np.where({cc}, {ct}, {co})"), "b")
@@ -247,7 +259,7 @@ class _Scope:
         for x in rest:
             c, k = self.cond(x)
             if k == "B":
-                if eval(c) != is_and:
+                if constant(c) != is_and:
                     return (repr(not is_and), "B")
                 continue
             parts.append(c)
@@ -341,7 +353,7 @@ def _effects(sc: _Scope, action, lines: list, ind: str) -> tuple[list, str | Non
         if lay.is_bool[s]:
             c, k = sc.cond(value)
             if k == "B":
-                const[w] = const.get(w, 0) | int(eval(c)) << sh
+                const[w] = const.get(w, 0) | int(constant(c)) << sh
             else:
                 parts.setdefault(w, []).append(sc.emit(f"{c}.astype(np.uint64)" + (f" << {sh}" if sh else "")))
             continue
@@ -387,7 +399,7 @@ def _bucket_source(gen: _Gen, name: str, acts: list, terminal: Expr, witnesses: 
             live.append((c, k))
     for n, c, k in masks:
         a = model.actions[n]
-        if k == "B" and not eval(c):
+        if k == "B" and not constant(c):
             continue
         lines.append(f"    r = np.flatnonzero({c})" if k == "b" else "    r = np.arange(c0.shape[0])")
         lines.append("    if r.shape[0]:")
@@ -397,7 +409,7 @@ def _bucket_source(gen: _Gen, name: str, acts: list, terminal: Expr, witnesses: 
         words, bad = _effects(gs, a, body, "        ")
         for wi, when in witnesses.get(n, ()):
             wc, wk = gs.cond(when)  # computed unconditionally: CSE names must exist on every path
-            if wk == "B" and not eval(wc):
+            if wk == "B" and not constant(wc):
                 continue
             body.append(f"        if not found[{wi}]:")
             if wk == "B":
@@ -408,7 +420,7 @@ def _bucket_source(gen: _Gen, name: str, acts: list, terminal: Expr, witnesses: 
         body.append(f"        out.append(({n}, r, ({', '.join(words)},), {bad}))")
         lines.extend(body)
     tc, tk = sc.cond(terminal)
-    if any(k == "B" and eval(c) for c, k in live) or (tk == "B" and eval(tc)):
+    if any(k == "B" and constant(c) for c, k in live) or (tk == "B" and constant(tc)):
         lines.append("    dead = None")
     else:
         arrs = [c for c, k in live if k == "b"] + ([tc] if tk == "b" else [])
@@ -442,8 +454,7 @@ def compile_buckets(model: GameModel, lay: Layout) -> tuple[dict, list]:
         raw = None if v is None or d is None else int(v) - lay.lo[model.schema.slot(d)]
         keys[raw] = f"bucket{len(keys)}"
         src.append(_bucket_source(gen, keys[raw], acts, fold(model.terminal), wit))
-    ns = gen.namespace()
-    exec(compile("\n\n".join(src), f"<vector {model.name}>", "exec"), ns)
+    ns = load("\n\n".join(src), f"<vector {model.name}>", gen.namespace())
     return {raw: ns[name] for raw, name in keys.items()}, wnames
 
 
@@ -478,8 +489,7 @@ def compile_predicates(model: GameModel, lay: Layout, exprs: list) -> list:
                           f"    out[{m}] = {name}({', '.join(f'c{w}[{m}]' for w in range(lay.words))})",
                           "    return out"]
             src.append("\n".join(lines))
-    ns = gen.namespace()
-    exec(compile("\n\n".join(src) or "pass", f"<vector predicates {model.name}>", "exec"), ns)
+    ns = load("\n\n".join(src) or "pass", f"<vector predicates {model.name}>", gen.namespace())
     return [ns[f"p{k}"] for k in range(len(exprs))]
 
 

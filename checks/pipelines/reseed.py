@@ -43,7 +43,7 @@ import tempfile
 from checks.analyses.certify import settle_stored, usable
 from checks.analyses.transfer import declarations
 from checks.analyses.infer import Inference, _Clock, cone, guard_round, recheck, state_table
-from checks.analyses.sweep import model_digest
+from model.digest import model_digest
 from checks.analyses.templates import Miner
 from checks.engines.induction import HornSystem, spacer
 from checks.engines.lemmacache import FILE, SEED, LemmaCache, _load, from_data, reseed, to_data
