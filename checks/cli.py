@@ -176,9 +176,9 @@ def mutate(opts, operators, max_mutants, jobs, search_engine, min_score):
 @sweep_options
 @html_report
 @guarded
-def sweep(opts, switches, jobs, scheduler, resume):
+def sweep(opts, switches, jobs, scheduler, resume, prove, proof_cache):
     """Every combination of switches' choices (process pool or Dask): matrix and "holds iff" (docs/sweep.md)."""
-    return sweeping.sweep(opts, tuple(switches), jobs, scheduler, resume)
+    return sweeping.sweep(opts, tuple(switches), jobs, scheduler, resume, prove=prove, proof_cache=proof_cache)
 
 
 @main.command()

@@ -191,6 +191,11 @@ def sweep_options(f):
                      help="run on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes"),
         click.option("--resume", is_flag=True,
                      help="continue the sweep in --out/sweep.jsonl: combinations already there are not run again"),
+        click.option("--prove", is_flag=True,
+                     help="also prove every invariant for games of any length on every distinct model (as "
+                          "'rulecheck prove'), with a \"proved iff\" statement per invariant"),
+        click.option("--proof-cache", default=None, metavar="DIR|off",
+                     help="with --prove: the lemma store (default: the user cache; off: none)"),
     ]
     return _stacked(f, opts)
 

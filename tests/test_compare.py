@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from checks.cli import main
 from checks.analyses.compare import compare_proposals
 from checks.config import CheckConfig
+from checks.engines.explicit import Explorer
 from checks.engines.lockstep import lockstep
 from checks.formats.compare_report import save, switch_text, to_text, why_same
 from checks.formats.scenario import replay_file
@@ -174,3 +175,42 @@ def test_bounds_of_compares_a_proposal_extending_treachery_online_against_it(tmp
     assert (d["kind"], d["direction"], d["actions"], d["refused_at"]) == (
         "steps", "only-a", ["place_token(k=Extortion, to=Arrakeen)"], 1)
     assert doc["bounds_of"] == "A" and doc["summary"]["outcomes"] == {"a": 104, "b": 104}
+
+
+def test_a_side_whose_search_fails_is_an_error_beside_the_other_sides_verdicts(monkeypatch):
+    """Issue 37: one side failing inside the tool no longer ends the command; its checks are `error`, the other
+    side's verdicts stand, nothing is claimed (exit 1), and the report says which side failed and why. A failure
+    of the lockstep search alone is an `error` too, never `inconclusive` or `same`."""
+    import checks.analyses.compare as cmp
+    from checks.results import exit_code
+    built: list = []
+
+    def build(p):
+        built.append(GAME.build(p))
+        return built[-1]
+
+    class Failing(cmp.Explorer):
+        def run(self):
+            if self.model is built[1]:
+                raise RuntimeError("boom")
+            return super().run()
+    monkeypatch.setattr(cmp, "Explorer", Failing)
+    tiny = Bounds(strongholds=("Arrakeen",), ambassador="Arrakeen", turns=1)
+    c = compare_proposals(prop("engine", bounds=tiny), prop("b", bounds=tiny, karama_eome_timing="after-reply"), build)
+    assert (c.verdict, c.b.error, c.a.error) == ("error", "RuntimeError: boom", None)
+    assert exit_code(c.verdicts) == 1
+    table = c.table()
+    assert {va for _, va, _ in table} <= {"holds", "violated", "unknown"} and {vb for _, _, vb in table} == {"error"}
+    assert len(c.a.exploration.states) == SMALL_STATES and c.differences == []
+    text = to_text(c, 0)
+    assert "error: B could not be searched: RuntimeError: boom" in text and "Traceback" not in text
+    assert c.reason == "B could not be searched (RuntimeError: boom)"
+
+    def broken_lockstep(*args):
+        raise ValueError("lockstep bug")
+    monkeypatch.setattr(cmp, "Explorer", Explorer)
+    monkeypatch.setattr(cmp, "lockstep", broken_lockstep)
+    lock = compare_proposals(prop("engine", bounds=tiny), prop("b", bounds=tiny, ambassador_vs_terror="ambassador-first"),
+                             GAME.build)
+    assert (lock.verdict, lock.lockstep.verdict) == ("error", "error") and exit_code(lock.verdicts) == 1
+    assert "the lockstep search failed inside the tool (ValueError: lockstep bug)" in lock.reason

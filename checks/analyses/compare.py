@@ -33,12 +33,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from checks.analyses.sweep import model_digest
+from model.digest import model_digest
 from checks.analyses.verdicts import explicit_results
 from checks.config import CheckConfig
-from checks.engines.explicit import Exploration, Explorer
+from checks.engines.explicit import ExplicitExploration, Exploration, Explorer
 from checks.engines.lockstep import Lockstep, lockstep
-from checks.results import InternalError, validated
+from checks.results import InternalError, error_result, isolated, validated
 from model.domains import IntRange
 from model.errors import InputError, ModelError
 from model.evaluate import apply, enabled
@@ -80,6 +80,7 @@ class Side:
     results: list
     outcomes: dict       # outcome (see `OutcomeView`) -> shallowest state index
     view: "OutcomeView"
+    error: str | None = None  # the side's search failed inside the tool: every check `error`, nothing explored
 
 
 @dataclass
@@ -106,9 +107,14 @@ class Comparison:
         'inconclusive' (a search stopped before it could tell)."""
         if self.differences:
             return "differ"
-        if self.errors:
+        if self.errors or self.lockstep_failed:
             return "error"
         return "same" if self.complete and self.backing is not None else "inconclusive"
+
+    @property
+    def lockstep_failed(self) -> bool:
+        """The lockstep search raised inside the tool (its `reason` says what): nothing is claimed."""
+        return self.lockstep is not None and self.lockstep.verdict == "error"
 
     @property
     def backing(self) -> str | None:
@@ -118,7 +124,11 @@ class Comparison:
 
     @property
     def reason(self) -> str | None:
-        """Why the comparison is inconclusive (None when it is not)."""
+        """Why the comparison is inconclusive or an error (None otherwise)."""
+        if self.verdict == "error":
+            failed = [f"{w} could not be searched ({s.error})" for w, s in (("A", self.a), ("B", self.b)) if s.error]
+            lock = [self.lockstep.reason or ""] if self.lockstep is not None and self.lockstep_failed else []
+            return "; ".join(failed + lock) or f"{len(self.errors)} check(s) failed inside the tool"
         if self.verdict != "inconclusive":
             return None
         cut = [f"{w}: {s.exploration.stop_reason}" for w, s in (("A", self.a), ("B", self.b))
@@ -132,7 +142,7 @@ class Comparison:
         """The comparison as verdicts for `checks.results.exit_code`: a distinguishing game is `violated`,
         none `holds`, a cut search `unknown`, and every check that failed on either side an `error`."""
         found = {"differ": "violated", "same": "holds", "error": "holds", "inconclusive": "unknown"}[self.verdict]
-        return [found] + [r.verdict for r in self.errors]
+        return [found] + [r.verdict for r in self.errors] + ["error"] * self.lockstep_failed
 
     def table(self) -> list:
         """[(check id, verdict under A, verdict under B)] in report order."""
@@ -195,7 +205,12 @@ def outcome_views(a: GameModel, b: GameModel) -> tuple:
 
 
 def _side(proposal, model: GameModel, config: CheckConfig, view: OutcomeView) -> Side:
-    ex = Explorer(model, config).run()
+    """One proposal explored, its checks' verdicts and its end-of-turn outcomes. A search that fails inside
+    the tool costs this side alone (issue 37): its checks are `error`, it is not complete, and the other side
+    is still reported (`_failed_side`)."""
+    ex = isolated(lambda: Explorer(model, config).run(), lambda exc: exc)
+    if isinstance(ex, BaseException):
+        return _failed_side(proposal, model, view, ex)
     results = explicit_results(model, ex)
     outcomes: dict = {}
     for idx, s in enumerate(ex.states):  # BFS order: the first index seen is the shallowest
@@ -203,6 +218,16 @@ def _side(proposal, model: GameModel, config: CheckConfig, view: OutcomeView) ->
         if o is not None:
             outcomes.setdefault(o, idx)
     return Side(proposal, model, ex, results, outcomes, view)
+
+
+def _failed_side(proposal, model: GameModel, view: OutcomeView, exc: BaseException) -> Side:
+    """The side whose search raised `exc`: no state, not complete, each check the search would have decided
+    (the same ids, kinds and rules as `explicit_results` gives) with the verdict `error`."""
+    why = f"{type(exc).__name__}: {exc}"
+    empty = ExplicitExploration(model, [], [], [], [], False, f"the search failed inside the tool ({why})", 0.0)
+    results = [error_result(exc, id=r.id, kind=r.kind, engine="explicit", rules=tuple(r.rules),
+                            what=f"the search of {proposal.name}") for r in explicit_results(model, empty)]
+    return Side(proposal, model, empty, results, {}, view, error=why)
 
 
 def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Comparison:
@@ -259,7 +284,11 @@ def compare_proposals(a, b, build, config: CheckConfig | None = None) -> Compari
     if not diffs:
         # Equal outcome sets and verdicts are not equal behaviour: run the two in lockstep. A step game it
         # finds is a difference even when an exploration was cut (it is replayed under both below).
-        lock = lockstep(sa.model, sb.model, sa.view, sb.view, config)
+        failed = [f"{w}: {x.error}" for w, x in (("A", sa), ("B", sb)) if x.error]
+        lock = Lockstep("unknown", 0, 0, 0.0, reason=f"a search failed inside the tool ({'; '.join(failed)})") \
+            if failed else isolated(lambda: lockstep(sa.model, sb.model, sa.view, sb.view, config),
+                                    lambda exc: Lockstep("error", 0, 0, 0.0, reason=f"the lockstep search failed "
+                                                         f"inside the tool ({type(exc).__name__}: {exc})"))
         if lock.verdict == "differ":
             diffs.append(step_difference(sa, sb, lock))
     return Comparison(sa, sb, diffs, time.perf_counter() - t0, lock)

@@ -7,6 +7,12 @@ that coincide there) are one model: `model_digest` hashes what the explicit sear
 verdicts read (schema, initial states, every ground action with its guard and effects, monitors
 bound in, the properties and the terminal condition), so merged combinations share one run.
 
+With `prove` settings in the job (`rulecheck sweep --prove`), `check_task` also proves every invariant
+for games of any length on the combination's unbounded-turn model (checks/analyses/prove.py, the same
+call as `rulecheck prove`: stored lemmas re-proved, else transfer from the nearest stored entry), and
+the fingerprint covers that model too: two combinations merge only when both their bounded and their
+unbounded models are the same.
+
 Both tasks (`fingerprint_task`, `check_task`) take one plain-data `Job` and return plain data, so
 the same function runs on the local process pool and on a Dask worker (checks/analyses/sweep_exec.py);
 the game's builder and the scenario writer travel in the job as module-level functions.
@@ -27,6 +33,7 @@ from typing import Callable
 
 from checks.analyses.verdicts import run_explicit
 from checks.config import CheckConfig
+from model.digest import model_digest
 
 
 @dataclass(frozen=True)
@@ -60,35 +67,44 @@ def distance(combo: tuple, axes: tuple) -> int:
     return sum(c != base[k] for k, c in combo)
 
 
-def model_digest(model) -> str:
-    """A digest of everything the explicit checks read from a model. Two models with the same digest
-    give the same search and the same verdicts. The reprs are of frozen dataclasses, tuples and
-    insertion-ordered dicts (no sets), so the digest is the same in every process and on every host."""
-    h = hashlib.sha256()
-    for part in (model.schema, model.init, model.actions, model.monitors, model.properties, model.terminal,
-                 model.dispatch):
-        h.update(repr(part).encode())
-        h.update(b"\x00")
-    return h.hexdigest()
-
-
 @dataclass(frozen=True)
 class Job:
     """One task: build `proposal` with `build`, then fingerprint it or check it under `budget`
     (CheckConfig keyword arguments; the timeout is per combination). `scenario(model, trace, proposal,
-    name, expect, cites)` turns a counterexample into a scenario document (plain data)."""
+    name, expect, cites)` turns a counterexample into a scenario document (plain data). `prove`: `prove`'s
+    settings as (key, value) pairs (`rlimit`, `spacer_rlimit`, `cache`: the lemma store's directory or
+    None), or () for no proofs."""
 
     index: int
     proposal: object
     build: Callable
     budget: tuple = ()
     scenario: Callable | None = None
+    prove: tuple = ()
 
 
 def fingerprint_task(job: Job) -> dict:
     t0 = time.perf_counter()
-    model = job.build(job.proposal)
-    return {"index": job.index, "model": model_digest(model), "seconds": time.perf_counter() - t0}
+    digest = model_digest(job.build(job.proposal))
+    if job.prove:  # a switch may differ only after the bounded turns: both models decide the merge
+        digest = hashlib.sha256((digest + model_digest(job.build(job.proposal, unbounded=True))).encode()).hexdigest()
+    return {"index": job.index, "model": digest, "seconds": time.perf_counter() - t0}
+
+
+def prove_task(job: Job, bounded, timeout: float | None) -> dict:
+    """`rulecheck prove` on the combination: {"proofs": {invariant: verdict}, "proof_engines": {...}}.
+    `bounded`: the combination's bounded model (lemma candidates are mined from it, as `prove` does)."""
+    from checks.analyses.prove import prove
+    from checks.analyses.transfer import declarations
+    from checks.engines.lemmacache import LemmaCache
+    settings = dict(job.prove)
+    model = job.build(job.proposal, unbounded=True)
+    names = [p.name for p in model.invariants]
+    cache = settings.get("cache")
+    results = prove(model, names, "auto", 12, dict(job.budget).get("seed", 0), settings.get("rlimit", 150_000_000),
+                    None, timeout=timeout, samples=[bounded], lemma_rlimit=settings["spacer_rlimit"],
+                    declarations=declarations(job.proposal), cache=LemmaCache(cache) if cache else None)
+    return {"proofs": {r.id: str(r.verdict) for r in results}, "proof_engines": {r.id: r.engine for r in results}}
 
 
 def check_task(job: Job) -> dict:
@@ -99,6 +115,10 @@ def check_task(job: Job) -> dict:
     built = time.perf_counter()
     config = CheckConfig(**dict(job.budget), started=built)
     results, ex = run_explicit(model, config)
+    proofs: dict = {}
+    checked = time.perf_counter()
+    if job.prove:
+        proofs = prove_task(job, model, config.left())
     counterexamples = {}
     for r in results:
         if r.verdict == "violated" and r.trace is not None and job.scenario is not None:
@@ -109,5 +129,6 @@ def check_task(job: Job) -> dict:
             "verdicts": {r.id: r.verdict for r in results},
             "checks": {r.id: {"kind": r.kind, "rules": list(r.rules)} for r in results},
             "depths": {r.id: r.depth for r in results if r.depth is not None},
-            "counterexamples": counterexamples,
-            "seconds": {"build": round(built - t0, 3), "check": round(time.perf_counter() - built, 3)}}
+            "counterexamples": counterexamples, **proofs,
+            "seconds": {"build": round(built - t0, 3), "check": round(checked - built, 3),
+                        **({"prove": round(time.perf_counter() - checked, 3)} if job.prove else {})}}

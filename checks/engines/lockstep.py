@@ -46,7 +46,8 @@ from model.compile import CompiledModel
 class Lockstep:
     """What the lockstep search decided.
 
-    `verdict`: 'identical', 'bisimilar', 'differ' or 'unknown' (`reason` says why). For 'differ',
+    `verdict`: 'identical', 'bisimilar', 'differ', 'unknown' (`reason` says why) or 'error' (the caller
+    caught a failure inside the tool: `reason`). For 'differ',
     `labels` is the shortest distinguishing game; `offered` = (labels only A offers, labels only B
     offers) at its end when the offers differ, else None and `observed` = (A's observation, B's)
     at its end. `same_model`: 'identical' because the two models are one (equal digests; the caller

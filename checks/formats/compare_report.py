@@ -120,6 +120,7 @@ def to_json(c: Comparison, seed: int, paths: dict | None = None) -> dict:
         "summary": {"verdict": c.verdict, "backing": c.backing, "reason": c.reason,
                     "states": {"a": len(c.a.exploration.states), "b": len(c.b.exploration.states)},
                     "outcomes": {"a": len(c.a.outcomes), "b": len(c.b.outcomes)},
+                    "errors": {"a": c.a.error, "b": c.b.error},
                     "lockstep": None if lock is None else {"verdict": lock.verdict, "pairs": lock.pairs,
                                                            "transitions": lock.transitions,
                                                            "same_model": lock.same_model, "reason": lock.reason},
@@ -199,6 +200,10 @@ def to_text(c: Comparison, seed: int) -> str:
     elif c.verdict == "inconclusive":
         lines.append(f"inconclusive: {c.reason}; nothing is claimed")
     elif c.verdict == "error":
+        lines += [f"error: {side} could not be searched: {s.error} (a bug in rulecheck)"
+                  for side, s in (("A", c.a), ("B", c.b)) if s.error]
+        if c.lockstep is not None and c.lockstep_failed:
+            lines.append(f"error: {c.lockstep.reason} (a bug in rulecheck)")
         lines.append(f"error: {len(c.errors)} check(s) failed inside the tool (a bug in rulecheck), so nothing is "
                      f"claimed for them; no other difference was found")
     for d in c.differences:

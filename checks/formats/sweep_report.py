@@ -66,6 +66,7 @@ def row_schema(axes: tuple, combinations: int, scenario: Record) -> Record:
         "seconds": MapOf(Text(40), Number()),
         "checks": MapOf(check_id, Record({"kind": Text(40), "rules": ListOf(text)}, required=("kind", "rules"))),
         "counterexamples": MapOf(check_id, scenario),
+        "proofs": MapOf(check_id, Text(40)), "proof_engines": MapOf(check_id, Text(40)),
     }, required=("sweep", "index", "id", "combination", "distance", "status", "error", "model", "same_model_as",
                  "states", "verdicts", "depths", "seconds"), what="row key")
 
@@ -153,6 +154,7 @@ def summarize(rows: list, axes: tuple) -> list:
         if applies is not None and statement == EVERYWHERE:
             statement = WHERE_IT_APPLIES
         smallest = smallest_violations(done, cid)
+        proof = _proof_summary(done, cid, axis_choices, labels, failed) if any("proofs" in r for r in done) else {}
         checks.append({"id": cid, "kind": info.get("kind", "invariant"), "verdict": verdict, "engine": "explicit",
                        "rules": list(info.get("rules", [])), "holds_iff": statement, "applies_iff": applies,
                        "depends_on": list(ex.depends_on), "statement_agrees": f"{ex.agrees}/{ex.decided}",
@@ -162,8 +164,29 @@ def summarize(rows: list, axes: tuple) -> list:
                        "error_on": [r["id"] for r, v in present if v == "error"],
                        "smallest_violations": [{"combination": r["id"], "distance": r["distance"],
                                                 "depth": r["depths"].get(cid), "trace": None} for r in smallest],
-                       "trace": None})
+                       "trace": None, **proof})
     return checks
+
+
+def _proof_summary(done: list, cid: str, axis_choices: tuple, labels: dict, failed: int) -> dict:
+    """`sweep --prove`: the check's proofs for games of any length over the combinations where it is an
+    invariant. `proved_iff` is the "holds iff" statement over the proofs (proved against violated; a proof
+    that ended `bounded` or `unknown` is undecided there, and `unproved_on` names it); the aggregate
+    `proof_verdict` is `violated` if a proof found a counterexample somewhere, else `error`, else
+    `unknown` if some combination is unproved (or failed), else `proved`. A check that no combination
+    proves (a step property, a witness) has no proof fields."""
+    present = [(r, r["proofs"][cid]) for r in done if cid in (r.get("proofs") or {})]
+    if not present:
+        return {}
+    decided = [(r["combination"], v == "proved") for r, v in present if v in ("proved", "violated")]
+    ex = explain(decided, axis_choices, labels, undecided=len(present) - len(decided) + failed)
+    kinds = {v for _, v in present}
+    verdict = ("violated" if "violated" in kinds else "error" if "error" in kinds
+               else "unknown" if kinds - {"proved"} or failed else "proved")
+    statement = "proved" + ex.statement[len("holds"):] if ex.statement.startswith("holds") else ex.statement
+    return {"proof_verdict": verdict, "proved_iff": statement, "proved_on": sum(v == "proved" for _, v in present),
+            "unproved_on": [r["id"] for r, v in present if v not in ("proved", "violated", "error")],
+            "proof_error_on": [r["id"] for r, v in present if v == "error"]}
 
 
 def _applies(done: list, cid: str, axis_choices: tuple, labels: dict) -> str:
@@ -201,10 +224,12 @@ def save_scenarios(out: Path, checks: list, rows: list) -> int:
 
 def sweep_verdicts(checks: list, meta: dict) -> list:
     """The sweep as verdicts for `checks.results.exit_code`: each check's aggregate verdict (a check that
-    exists only under some choices counts where it exists), an `error` per failed combination (its
+    exists only under some choices counts where it exists), with `--prove` each invariant's aggregate
+    proof verdict (unproved somewhere: `unknown`), an `error` per failed combination (its
     task raised or its worker died twice: a failure of the tool, nothing is known there) and an
     `unknown` per combination never run."""
-    return [c["verdict"] for c in checks] + ["error"] * len(meta["failed"]) + ["unknown"] * meta.get("missing", 0)
+    return ([c["verdict"] for c in checks] + [c["proof_verdict"] for c in checks if "proof_verdict" in c]
+            + ["error"] * len(meta["failed"]) + ["unknown"] * meta.get("missing", 0))
 
 
 def summary_verdict(checks: list, meta: dict) -> str:
@@ -262,16 +287,37 @@ def to_text(checks: list, proposal, seed: int, meta: dict) -> str:
             more = len(c["smallest_violations"]) - 4
             lines.append(f"{'':<{width}}  {'':<8}  smallest ({d} switch(es) from the base): {shown}"
                          + (f" and {more} more" if more > 0 else ""))
+    lines += _proof_lines(checks)
     verdict = summary_verdict(checks, meta)
     why = ""
     if verdict == "inconclusive":
-        why = " (undecided: " + ", ".join(c["id"] for c in checks if c["verdict"] == "unknown") + ")"
+        why = " (undecided: " + ", ".join([c["id"] for c in checks if c["verdict"] == "unknown"] + [
+            f"{c['id']} unproved on {', '.join(c['unproved_on'][:3])}" + ("..." if len(c["unproved_on"]) > 3 else "")
+            for c in checks if c.get("proof_verdict") == "unknown" and c["unproved_on"]]) + ")"
     elif verdict == "error":
         why = " (a failure inside the tool: " + ", ".join(
             [f"{len(meta['failed'])} failed combination(s)"] * bool(meta["failed"])
             + [c["id"] for c in checks if c["verdict"] == "error"]) + ")"
     lines.append(f"summary: {verdict}{why}; rows in {meta['file']}")
     return "\n".join(lines)
+
+
+def _proof_lines(checks: list) -> list:
+    """`sweep --prove`: the invariants proved for games of any length wherever they exist, then one line
+    per invariant that is not, with its "proved iff" statement and where it is unproved."""
+    proved = [c for c in checks if "proof_verdict" in c]
+    if not proved:
+        return []
+    everywhere = [c["id"] for c in proved if c["proof_verdict"] == "proved"]
+    lines = [f"proofs (games of any length): {len(everywhere)} of {len(proved)} invariant(s) proved on every "
+             f"combination where they exist"]
+    for c in proved:
+        if c["proof_verdict"] == "proved":
+            continue
+        lines.append(f"  {c['id']}: {c['proof_verdict']}, {c['proved_iff']}"
+                     + (f"; unproved on {', '.join(c['unproved_on'][:6])}" if c["unproved_on"] else "")
+                     + (f"; internal error on {', '.join(c['proof_error_on'][:6])}" if c["proof_error_on"] else ""))
+    return lines
 
 
 # -- HTML -----------------------------------------------------------------------------------------
@@ -283,6 +329,7 @@ def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: 
     from checks.formats import html
     from checks.formats.html_board import e
     shown = [c for c in checks if c["holds_iff"] != EVERYWHERE or c["verdict"] != "holds"]
+    proving = any("proved_iff" in c for c in checks)  # --prove: a column of proofs for games of any length
     everywhere = [c["id"] for c in checks if c["holds_iff"] == EVERYWHERE and c["verdict"] == "holds"]
     head = "".join(f"<th>{e(a.label)}</th>" for a in axes) + "".join(
         f'<th class="mx" title="{e(c["holds_iff"])}"><span>{e(c["id"])}</span></th>' for c in shown)
@@ -300,14 +347,15 @@ def html_page(checks: list, rows: list, axes: tuple, proposal, seed: int, meta: 
     also = f" Hold on every combination (no column): {', '.join(everywhere)}." if everywhere else ""
     stmts = "".join(f'<tr><td>{e(c["id"])}</td><td><span class="v v-{e(c["verdict"])}">{e(c["verdict"])}</span>'
                     f'</td><td>{e(c["holds_iff"])}</td><td>{e(c["statement_agrees"])}</td>'
-                    f'<td>{e(", ".join(sv["combination"] for sv in c["smallest_violations"][:4]))}</td></tr>'
+                    f'<td>{e(", ".join(sv["combination"] for sv in c["smallest_violations"][:4]))}</td>'
+                    + (f'<td>{e(c.get("proved_iff", "-"))}</td>' if proving else "") + '</tr>'
                     for c in shown + [c for c in checks if c not in shown])  # the telling ones first
     matrix = (f'<section id="sweep-matrix"><h2>Switches x checks</h2><p>H holds, V violated, U unknown, E an '
               f'internal error or a failed combination, - the check does not exist there; a row per combination ({meta["combinations"]}, {meta["models"]} distinct models).{cut}'
               f'{e(also)}</p><div class="scroll"><table class="verdicts sweep"><tr>{head}</tr>{"".join(body)}'
               f'</table></div></section><section id="sweep-iff"><h2>Per check</h2><table class="verdicts"><tr>'
               f'<th>check</th><th>verdict</th><th>holds iff</th><th>rows agreeing</th><th>smallest violations</th>'
-              f'</tr>{stmts}</table></section>')
+              + ("<th>proved iff (any length)</th>" if proving else "") + f'</tr>{stmts}</table></section>')
     facts = (("combinations", meta["combinations"]), ("distinct models", meta["models"]),
              ("failed", len(meta["failed"])), ("ran on", meta["where"]))
     return html.page("rulecheck sweep", summary_verdict(checks, meta),

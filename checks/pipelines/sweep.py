@@ -96,9 +96,10 @@ class Sweep:
     proposals: list = dataclasses.field(default_factory=list)
     ids: list = dataclasses.field(default_factory=list)
     lost: OSError | None = None  # the first row the disk refused: no more appends, the rows stay in memory
+    prove: tuple = ()  # `--prove`: prove's settings (checks/analyses/sweep.py Job.prove); () without
 
     def job(self, i: int) -> Job:
-        return Job(i, self.proposals[i], GAME.build, self.budget, trace_to_scenario)
+        return Job(i, self.proposals[i], GAME.build, self.budget, trace_to_scenario, self.prove)
 
     def row(self, i: int, status: str, **kw) -> dict:
         combo = dict(zip((a.key for a in self.axes), (c for _, c in combinations_at(self.axes, i))))
@@ -124,15 +125,25 @@ def combinations_at(axes: tuple, i: int) -> tuple:
     return tuple(reversed(out))
 
 
-def _key(base, axes: tuple, budget: tuple) -> str:
+def _key(base, axes: tuple, budget: tuple, prove: bool = False) -> str:
     """What a resumed file must have been written with (not the proposal file's path: the same file reached
-    from another directory is the same sweep)."""
+    from another directory is the same sweep; with or without proofs are two sweeps)."""
     what = {k: v for k, v in base.to_json().items() if k != "source"}
-    text = json.dumps([what, [dataclasses.astuple(a) for a in axes], budget], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    parts = [what, [dataclasses.astuple(a) for a in axes], budget] + (["prove"] if prove else [])
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _prepare(opts: Options, specs: tuple, resume: bool) -> tuple:
+def prove_settings(proof_cache: str | None) -> tuple:
+    """`Job.prove` for `sweep --prove`: `rulecheck prove`'s defaults, and its lemma store (`proof_cache`: a
+    directory, "off", or None for the default one)."""
+    from checks.config import LEMMA_SPACER_RLIMIT
+    from checks.engines.proofcache import default_dir
+    cache = default_dir() if proof_cache is None else None if proof_cache == "off" else Path(proof_cache)
+    return (("cache", None if cache is None else str(cache)), ("rlimit", 150_000_000),
+            ("spacer_rlimit", LEMMA_SPACER_RLIMIT))
+
+
+def _prepare(opts: Options, specs: tuple, resume: bool, prove: tuple = ()) -> tuple:
     base = opts.resolve()
     axes = parse_axes(base, specs)
     out = Path(opts.out or DEFAULT_OUT)
@@ -142,7 +153,7 @@ def _prepare(opts: Options, specs: tuple, resume: bool) -> tuple:
         raise UsageProblem(str(e)) from None
     budget = tuple(sorted({"max_states": opts.max_states, "max_depth": opts.max_depth, "timeout": opts.timeout,
                            "seed": opts.seed}.items()))
-    sw = Sweep(base, axes, _key(base, axes, budget), out / rep.ROWS, budget)
+    sw = Sweep(base, axes, _key(base, axes, budget, bool(prove)), out / rep.ROWS, budget, prove=prove)
     for combo in combinations(axes):
         chosen = dict(base.interpretation.chosen) | dict(combo)
         interp = GAME.interpretation(tuple(sorted(chosen.items())))
@@ -235,9 +246,10 @@ def _check(sw: Sweep, ex, groups: dict, progress) -> None:
             for i in members:
                 sw.row(i, "failed", model=model, error=f"checking the model: {err}")
         else:
+            proofs = {k: res[k] for k in ("proofs", "proof_engines") if k in res}
             first = sw.row(job.index, "done", model=res["model"], states=res["states"], verdicts=res["verdicts"],
                            depths=res["depths"], checks=res["checks"], counterexamples=res["counterexamples"],
-                           seconds=res["seconds"])
+                           seconds=res["seconds"], **proofs)
             for i in members[1:]:
                 sw.row(i, "done", **_copied(first))
         progress(_progress_line("models checked", n, len(firsts), failed, started))
@@ -245,7 +257,8 @@ def _check(sw: Sweep, ex, groups: dict, progress) -> None:
 
 def _copied(first: dict) -> dict:
     return {"model": first["model"], "same_model_as": first.get("same_model_as") or first["id"],
-            "states": first["states"], "verdicts": first["verdicts"], "depths": first["depths"]}
+            "states": first["states"], "verdicts": first["verdicts"], "depths": first["depths"],
+            **{k: first[k] for k in ("proofs", "proof_engines") if k in first}}
 
 
 def _meta(sw: Sweep, resumed: int, where: str, seconds: float) -> dict:
@@ -268,11 +281,13 @@ def _meta(sw: Sweep, resumed: int, where: str, seconds: float) -> dict:
 
 
 def sweep(opts: Options, switches: tuple = (), jobs: int | None = None, scheduler=None, resume: bool = False,
-          progress=_stderr) -> Run:
+          progress=_stderr, prove: bool = False, proof_cache: str | None = None) -> Run:
     """Every combination of the chosen switches' choices on top of the base proposal (module docstring).
-    `scheduler`: a Dask scheduler address, or a cluster object (tests); None: the local process pool."""
+    `scheduler`: a Dask scheduler address, or a cluster object (tests); None: the local process pool.
+    `prove`: every invariant also proved for games of any length on every distinct model (`proof_cache` as
+    for `rulecheck prove`)."""
     t0 = time.perf_counter()
-    sw, resumed, bad = _prepare(opts, tuple(switches), resume)
+    sw, resumed, bad = _prepare(opts, tuple(switches), resume, prove_settings(proof_cache) if prove else ())
     if resume:
         progress(f"sweep: resuming: {resumed} of {len(sw.ids)} combination(s) already done in {sw.path}"
                  + ("; its last line was cut short (removed: that combination runs again)" if bad else ""))
