@@ -68,6 +68,22 @@ def test_a_seeded_defect_is_never_proved():
     assert r.verdict != "violated" or r.trace is not None
 
 
+def test_an_inference_that_fails_inside_the_tool_makes_every_property_an_error(monkeypatch):
+    """Issue 37: the inference is shared by every property, so its failure is each property's `error` (with the
+    reason), never an escaped exception that takes the report with it, and never a property proved without it."""
+    import checks.analyses.prove as pv
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("inference bug")
+    monkeypatch.setattr(pv, "_infer", broken)
+    prop = tiny()
+    model = GAME.build(prop, unbounded=True)
+    names = ["extortion-once", "token-conservation"]
+    results = prove(model, names, depth=4, samples=lemma_samples(prop))
+    assert [(r.id, r.verdict, r.engine) for r in results] == [(n, "error", "lemmas") for n in names]
+    assert all("RuntimeError: inference bug" in r.detail for r in results)
+
+
 def test_a_timed_out_inference_gives_no_lemma():
     """Nothing assumed: an inference cut short by its timeout proves nothing and lists no lemma."""
     prop = tiny()

@@ -67,7 +67,12 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     inf = None
     certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
-        inf = inference or _infer(model, samples, seed, cache, clock, names, lemma_rlimit, declarations, progress)
+        got = inference or isolated(lambda: _infer(model, samples, seed, cache, clock, names, lemma_rlimit,
+                                                    declarations, progress), lambda exc: exc)
+        if isinstance(got, BaseException):  # the inference failed inside the tool: each property's `error`
+            return [error_result(got, id=n, kind=props[n].kind, engine="lemmas", rules=props[n].rules,
+                                 what="the lemma inference (shared by every property)") for n in names]
+        inf = got
         if stats is not None:
             stats.update(inference_stats(inf))
         if inf.cut:  # --timeout stopped the search: every property is inconclusive, none silently dropped
