@@ -67,12 +67,10 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     inf = None
     certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
-        got = inference or isolated(lambda: _infer(model, samples, seed, cache, clock, names, lemma_rlimit,
+        inf = inference or isolated(lambda: _infer(model, samples, seed, cache, clock, names, lemma_rlimit,
                                                     declarations, progress), lambda exc: exc)
-        if isinstance(got, BaseException):  # the inference failed inside the tool: each property's `error`
-            return [error_result(got, id=n, kind=props[n].kind, engine="lemmas", rules=props[n].rules,
-                                 what="the lemma inference (shared by every property)") for n in names]
-        inf = got
+        if isinstance(inf, BaseException):  # it failed inside the tool: each property's `error`
+            return _inference_failed(inf, names, props)
         if stats is not None:
             stats.update(inference_stats(inf))
         if inf.cut:  # --timeout stopped the search: every property is inconclusive, none silently dropped
@@ -124,6 +122,12 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         _say_lemmas(r, model, inf, facts)
     order = {n: i for i, n in enumerate(names)}
     return sorted(out, key=lambda r: order[r.id])
+
+
+def _inference_failed(exc: BaseException, names: list, props: dict) -> list[CheckResult]:
+    """The lemma inference, which every property shares, raised `exc`: each property's `error` with the reason."""
+    return [error_result(exc, id=n, kind=props[n].kind, engine="lemmas", rules=props[n].rules,
+                         what="the lemma inference (shared by every property)") for n in names]
 
 
 def _timed_out(p, engine: str, timeout, when: str) -> CheckResult:
