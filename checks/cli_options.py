@@ -10,7 +10,7 @@ import math
 
 import click
 
-from checks.config import LEMMA_SPACER_RLIMIT
+from checks.config import LEMMA_SPACER_RLIMIT, PROVE_RLIMIT
 from checks.pipelines.common import Options
 
 
@@ -153,7 +153,7 @@ def proof_options(f):
     f = click.option("--proof-cache", default=None, metavar="DIR|off",
                      help="where inferred lemmas are stored per model (re-proved on every use); default "
                           "$RULECHECK_CACHE or ~/.cache/rulecheck")(f)
-    return click.option("--rlimit", type=NATURAL, default=150_000_000, show_default=True,
+    return click.option("--rlimit", type=NATURAL, default=PROVE_RLIMIT, show_default=True,
                         help="Z3's deterministic resource limit per query (0: none)")(f)
 
 

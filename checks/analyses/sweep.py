@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from checks.analyses.verdicts import run_explicit
-from checks.config import CheckConfig
+from checks.config import PROVE_RLIMIT, CheckConfig
 from model.digest import model_digest
 
 
@@ -101,7 +101,7 @@ def prove_task(job: Job, bounded, timeout: float | None) -> dict:
     model = job.build(job.proposal, unbounded=True)
     names = [p.name for p in model.invariants]
     cache = settings.get("cache")
-    results = prove(model, names, "auto", 12, dict(job.budget).get("seed", 0), settings.get("rlimit", 150_000_000),
+    results = prove(model, names, "auto", 12, dict(job.budget).get("seed", 0), settings.get("rlimit", PROVE_RLIMIT),
                     None, timeout=timeout, samples=[bounded], lemma_rlimit=settings["spacer_rlimit"],
                     declarations=declarations(job.proposal), cache=LemmaCache(cache) if cache else None)
     return {"proofs": {r.id: str(r.verdict) for r in results}, "proof_engines": {r.id: r.engine for r in results}}

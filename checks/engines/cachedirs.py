@@ -27,6 +27,11 @@ class CacheWarning(UserWarning):
     """A cache could not be read or written where it lives; the run goes on without it."""
 
 
+def chosen_dir(option: str | None) -> Path | None:
+    """The directory a `--proof-cache DIR|off` option names: None when off, `default_dir()` when not given."""
+    return default_dir() if option is None else None if option == "off" else Path(option)
+
+
 def default_dir() -> Path | None:
     """The proof and lemma caches' directory: `$RULECHECK_CACHE` ("off": none), else
     `$XDG_CACHE_HOME/rulecheck`, else `~/.cache/rulecheck`; None when there is no home to find."""

@@ -10,12 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-from checks.config import LEMMA_SPACER_RLIMIT
+from checks.config import LEMMA_SPACER_RLIMIT, PROVE_RLIMIT
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, written
 from checks.results import error_result, isolated
 
 
-def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = 150_000_000,
+def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12, rlimit: int = PROVE_RLIMIT,
           proof_cache: str | None = None, spacer_rlimit: int = LEMMA_SPACER_RLIMIT) -> Run:
     """Spacer, k-induction and BMC on the unbounded-turn model (games of any length). `proof_cache`:
     a directory for the lemma cache, "off", or None for the default one. `spacer_rlimit`: Spacer's
@@ -23,7 +23,7 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     from checks.analyses.prove import prove as run_prove
     from checks.analyses.transfer import declarations
     from checks.engines.lemmacache import LemmaCache
-    from checks.engines.proofcache import default_dir
+    from checks.engines.cachedirs import chosen_dir
     prop = opts.resolve()
     model = GAME.build(prop, unbounded=True)
     names = [p.name for p in model.invariants]
@@ -44,7 +44,7 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     samples = lemma_samples(prop) if engine == "auto" and (left is None or left > 0) else None
     stats: dict = {}
     # --timeout bounds the whole command: what the exploration above used is gone (NOTE in checks/config.py).
-    cache_dir = default_dir() if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
+    cache_dir = chosen_dir(proof_cache)
     results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
                         timeout=opts.config().left(), samples=samples, stats=stats, lemma_rlimit=spacer_rlimit,
                         declarations=declarations(prop), progress=_stderr if sys.stderr.isatty() else None,

@@ -136,10 +136,10 @@ def _key(base, axes: tuple, budget: tuple, prove: bool = False) -> str:
 def prove_settings(proof_cache: str | None) -> tuple:
     """`Job.prove` for `sweep --prove`: `rulecheck prove`'s defaults, and its lemma store (`proof_cache`: a
     directory, "off", or None for the default one)."""
-    from checks.config import LEMMA_SPACER_RLIMIT
-    from checks.engines.proofcache import default_dir
-    cache = default_dir() if proof_cache is None else None if proof_cache == "off" else Path(proof_cache)
-    return (("cache", None if cache is None else str(cache)), ("rlimit", 150_000_000),
+    from checks.config import LEMMA_SPACER_RLIMIT, PROVE_RLIMIT
+    from checks.engines.cachedirs import chosen_dir
+    cache = chosen_dir(proof_cache)
+    return (("cache", None if cache is None else str(cache)), ("rlimit", PROVE_RLIMIT),
             ("spacer_rlimit", LEMMA_SPACER_RLIMIT))
 
 
