@@ -21,7 +21,7 @@ from model.symmetry import ValueSymmetry
 
 
 CHECKED = ("invariant", "step", "permission")  # the kinds every engine checks as a state predicate
-DECLARED = ("provenance", "symmetry", "lemmas", "unbounded_slots", "outcome", "secrets", "reactions", "board")
+DECLARED = ("provenance", "symmetry", "lemmas", "hints", "unbounded_slots", "outcome", "secrets", "reactions", "board")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,9 @@ class GameModel:
     provenance: Provenance | None = field(default=None, compare=False)
     symmetry: ValueSymmetry | None = field(default=None, compare=False)
     lemmas: tuple = field(default=(), compare=False)  # ((name, Expr), ...): proved with, never assumed
+    # ((name, Expr), ...): candidate lemmas the game offers the lemma inference; kept only where Houdini
+    # proves them with the other facts, never assumed (NOTE(hints) in checks/analyses/infer.py)
+    hints: tuple = field(default=(), compare=False)
     unbounded_slots: frozenset = field(default=frozenset(), compare=False)  # no upper bound in Z3 proofs
     outcome: Outcome | None = field(default=None, compare=False)
     secrets: Secrets | None = field(default=None, compare=False)

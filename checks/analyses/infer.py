@@ -239,7 +239,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
     first = cands if start is None else _true_on(sch, X, list(start) + list(more))
-    h = _houdini(out, model, invs + [(c.text, c.expr) for c in first], seed, rlimit, clock, HOUDINI_SPEND)
+    h = _houdini(out, model, invs + _offered(model, first), seed, rlimit, clock, HOUDINI_SPEND)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
         return _done(out, t0, t2)
@@ -327,6 +327,7 @@ def _transferred(out: Inference, model, start: list, start_names, wanted, seed: 
     ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
     if why is not None or clock.out():
         return False
+    facts = with_hints(model, facts, ls, seed, rlimit, clock)
     names = {n for n in start_names if n in props}
     left = [(n, e) for n, e in props.items() if n not in names and (wanted is None or n in wanted)]
     settled = settle(facts, left) if settle is not None and left else {}
@@ -336,6 +337,43 @@ def _transferred(out: Inference, model, start: list, start_names, wanted, seed: 
     _conclude(out, model, facts, names, [], [], np.zeros((0, len(model.schema)), dtype=np.int32), seed, rlimit,
               clock, ls)
     return True
+
+
+# NOTE(hints): a game may offer candidate lemmas of its own (`GameModel.hints`: facts its author knows hold
+# of every reachable state but that are inductive only with lemmas the search finds, such as the engine's
+# visit record against the rules' `visited` monitor, model/moritani/separation.py). They are candidates like
+# the mined ones: offered to Houdini with the facts proved so far, kept only where proved, never assumed;
+# on a stored entry's re-check too, so that an entry stored before a hint existed gains it.
+
+def _new_hints(model, known: list) -> list:
+    """The model's hints whose names are not among `known` ([(name, Expr)])."""
+    names = {n for n, _ in known}
+    return [(n, e) for n, e in model.hints if n not in names]
+
+
+def _offered(model, cands: list) -> list:
+    """The first Houdini run's candidates ([(text, Expr)]): `cands` (mined or transferred) and the hints."""
+    offer = [(c.text, c.expr) for c in cands]
+    return offer + _new_hints(model, offer)
+
+
+def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, clock) -> list:
+    """`facts` (an inductive conjunction, already re-checked by `ls`) and the hints Houdini proves with them
+    assumed. Each kept hint is added to `ls` and its step re-checked there (one query each, every fact and hint
+    assumed), so `ls` answers for the larger conjunction without re-checking the whole of it again.
+    """
+    offer = _new_hints(model, facts)
+    if not offer or clock.out():
+        return facts
+    h = houdini(model, offer, seed, rlimit, clock.left(), facts=facts)
+    if h.verdict != "proved" or not h.survivors:
+        return facts
+    ls.add(h.survivors)
+    for name, e in h.survivors:
+        if not ls.holds_next(e, clock.left()):  # Houdini and the monolithic encoding disagree: a tool bug
+            raise RuntimeError(f"the hint {name!r}, kept by Houdini, does not re-check through the whole "
+                               f"transition relation")
+    return facts + h.survivors
 
 
 def _true_on(schema, X, lemmas: list) -> list:
@@ -433,12 +471,19 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     if any(n not in props for n in invariants):
         return None
     facts = list(lemmas) + [(n, props[n]) for n in invariants]
+    clock = _Clock(timeout)
+    ls = None
+    if _new_hints(model, facts):  # the stored entry first, as it stands: a hint never rescues a wrong entry
+        ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
+        if why is not None:
+            return None
+        facts = with_hints(model, facts, ls, seed, rlimit, clock)
     out = Inference("unknown", reason="stored lemmas")
     # The properties the entry does not prove get their induction failure (the state pair) as after
     # a search; no mined table here, so whether the pre-state is reachable is not looked up.
     left = [(n, e) for n, e in props.items() if n not in invariants]
     _conclude(out, model, facts, set(invariants), left, [], np.zeros((0, len(model.schema)), dtype=np.int32),
-              seed, rlimit, _Clock(timeout))
+              seed, rlimit, clock, ls)
     out.seconds = {"check": time.perf_counter() - t0, "total": time.perf_counter() - t0}
     if out.verdict != "proved":
         return None

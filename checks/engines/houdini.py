@@ -455,6 +455,14 @@ class LemmaSolver:
             return None
         return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
 
+    def holds_next(self, predicate, left: float | None = None) -> bool:
+        """True when every step from a state satisfying every lemma reaches one satisfying `predicate`
+        (unsat); False when it may not or the solver could not say within `left` seconds."""
+        self._limit(left)
+        enc = self.enc
+        g = self._goal(z3.Not(enc.as_bool(enc.translate(predicate, 1))))
+        return decide(self.solver, g, *self.lits) == z3.unsat
+
     def failure(self, predicate, left: float | None = None):
         """(pre, action label, post): a step from a state satisfying P and every lemma to one violating
         P, or None (no such step, or the solver could not say within `left` seconds)."""

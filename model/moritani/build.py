@@ -14,7 +14,7 @@ from model.moritani.context import Ctx
 from model.moritani.defects import check_defects
 from model.moritani.monitors import monitors as history
 from model.moritani.narrate import narrate
-from model.moritani.lemmas import strengthening
+from model.moritani.lemmas import hints, strengthening
 from model.moritani.state import OUTCOME_FIELDS, OUTCOME_STAGES, initial, schema
 from model.moritani.symmetry import declared
 from model.moritani.secrets import FaceSecrets
@@ -111,7 +111,7 @@ def _build(bounds, interpretation, defects, pids, unbounded, edit_rules) -> Game
     )
     # The stage-consistency lemmas the Z3 inductions may conjoin (each is proved with them), the
     # secrets the leak checks exchange, and the reaction hubs of the ambiguity detector.
-    return model.declare(lemmas=tuple(strengthening(model)), secrets=FaceSecrets(model),
+    return model.declare(lemmas=tuple(strengthening(model)), hints=tuple(hints(model)), secrets=FaceSecrets(model),
                          reactions=MoritaniReactions(model), board=MoritaniBoard(model))
 
 

@@ -11,7 +11,7 @@ state of the explicit graph.
 from __future__ import annotations
 
 from model.expr import Const, Expr, all_of, implies
-from model.moritani import grumman
+from model.moritani import grumman, separation
 from model.moritani.nexus import card_lemmas
 from model.moritani.stacks import sharing
 from model.properties import Property, always
@@ -63,6 +63,14 @@ def _empty_or_cunning(c, dest) -> Expr:
         first = Const(True) if c.grumman else ~sharing(c)
         return empty | (c.v("nexus_holder").eq(c.none_ally) & c.v("cunning_played").eq(1) & first)
     return empty
+
+
+def hints(model) -> list[tuple[str, Expr]]:
+    """(name, predicate) of the candidate lemmas offered to `prove`'s lemma inference (NOTE(hints) in
+    checks/analyses/infer.py): true of every reachable state (tests/test_lemmas_proof.py checks them state by
+    state) but inductive only together with lemmas the inference finds, so not among `lemmas` above, which the
+    relational induction of `hidden-identity` must prove with the contract invariants alone."""
+    return separation.visit_lemma(model.vocabulary)
 
 
 def strengthening(model) -> list[tuple[str, Expr]]:

@@ -32,7 +32,7 @@ one at position `mover - 1`.
 """
 from __future__ import annotations
 
-from model.expr import Const, Param, implies, ite, lift, post
+from model.expr import Const, Expr, Param, implies, ite, lift, post
 from model.moritani.config import ALLY_ENTRY, ALLY_SEPARATION
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always_step, sometimes
@@ -213,6 +213,24 @@ def visit_monitor(c: Ctx) -> list[Monitor]:
         update[(f,)] = ite(post("turn").ne(v("turn")), c.none_dest, out)
     return [Monitor(Field("visited", c.Dest, (c.F,), doc="where this faction entered beside its ally this phase"),
                     c.none_dest, update, ("R25", "R26", "R27"))]
+
+
+def visit_lemma(c: Ctx) -> list[tuple[str, Expr]]:
+    """Stage consistency of the engine's `visit` record with the `visited` monitor (R25-R27, A20): a recorded
+    visit is the acting player's while its arrival is resolved, and the player's that just finished once play
+    is back in Shipment & Movement. Without it the induction of `atomics-kills-all` fails at
+    `visitors_to_tanks` from states where the two disagree (unreachable ones). [] under `refused`."""
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return []
+    v = c.v
+    cases = []
+    for t in c.turns():
+        for pos, g in enumerate(c.order(t)):
+            who = v("turn").eq(t) & v("visited", g).eq(v("visit"))
+            cases.append(who & c.stage_is("ship_move") & v("mover").eq(pos + 1))
+            cases.append(who & ~c.stage_is("ship_move") & v("mover").eq(pos))
+    # A recorded visit beside the ally is where the acting (or just finished) player entered.
+    return [("visit-recorded", implies(v("visit").ne(c.none_dest), c.any_of(cases)))]
 
 
 def visit_lost(c: Ctx, f: int):
