@@ -6,7 +6,7 @@ import pytest
 
 from checks.analyses.certify import settle_stored
 from checks.analyses.prove import prove
-from model.digest import model_digest
+from model.digest import transition_digest
 from checks.engines.induction import spacer
 from checks.engines.lemmacache import LemmaCache
 from checks.pipelines.proofs import lemma_samples
@@ -40,7 +40,7 @@ def test_a_warm_prove_uses_the_stored_certificate(proof, tmp_path):
     """A cache entry whose lemmas prove nothing but which carries a certificate: `prove` re-checks it and
     reports `proved` (engine spacer, 'stored'), without a search; a tampered one falls back to the chain."""
     model, cert = proof
-    key = model_digest(model)
+    key = transition_digest(model)
     for text, stored in ((cert, True), (cert.replace("(assert", "(assert (not", 1) + ")", False)):
         cache = LemmaCache(tmp_path / ("ok" if stored else "bad"), use_seed=False)
         cache.put(key, [], [], {"placement-once": text})
@@ -78,7 +78,7 @@ def seed_leaves(profile: str) -> tuple:
     from checks.engines.lemmacache import SEED
     model = GAME.build(GAME.profiles[profile], unbounded=True)
     cache = LemmaCache(SEED.parent)
-    key = model_digest(model)
+    key = transition_digest(model)
     stored = cache.get(key)
     if stored is None:  # known and said in the issue-35 note: an expected failure, never a pass
         pytest.xfail(STALE)

@@ -247,7 +247,7 @@ def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     """`cone`: of the survivors, the lemmas the proved invariant's step needs, closed under their own
     steps' needs; that set alone re-proves the invariant, and it is what `prove` stores."""
     from checks.analyses.infer import cone, recheck
-    from model.digest import model_digest
+    from model.digest import transition_digest
     from checks.engines.lemmacache import LemmaCache
     model = armed()
     inf = infer(model, [model], rounds=0)
@@ -259,7 +259,7 @@ def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     # `prove` stores the cone (here Spacer proves `quiet` before the guard round: its certificate
     # needs no lemma), and the next run proves `quiet` again from what was stored.
     prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path))
-    stored, _ = LemmaCache(tmp_path).get(model_digest(model))
+    stored, _ = LemmaCache(tmp_path).get(transition_digest(model))
     assert "z <= 2" not in [n for n, _ in stored]
     again = {r.id: r for r in prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path))}
     assert again["quiet"].verdict == "proved" and "stored for these rules" in again["quiet"].detail
@@ -283,7 +283,7 @@ def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
     invariant again (marked as stored); a stored lemma that is false gives nothing; a damaged file
     is ignored; a prove run stores what it inferred and the next run on the same model uses it."""
     from checks.analyses.infer import recheck
-    from model.digest import model_digest
+    from model.digest import transition_digest
     from checks.engines.lemmacache import FILE, LemmaCache
     from model.expr import Const, Var
     from tests.toys import counter_model
@@ -291,17 +291,20 @@ def test_stored_lemmas_are_re_proved_never_trusted(tmp_path):
     good = recheck(model, [("x <= 3", Var("x") <= Const(3))], ["bounded"])
     assert good is not None and good.cached and "bounded" in good.proved
     assert recheck(model, [("x <= 2", Var("x") <= Const(2))], ["bounded"]) is None  # false: not inductive
-    assert recheck(model, [], ["no-such-invariant"]) is None
+    # The store is keyed by the transition system: a property the entry names that the model no longer has
+    # is left out, never taken as proved.
+    gone = recheck(model, [], ["no-such-invariant"])
+    assert gone is not None and gone.proved == {} and gone.invariants == []
     cache = LemmaCache(tmp_path)
     first = {r.id: r for r in prove(model, ["bounded"], samples=[counter_model(limit=3)], cache=cache)}
     assert first["bounded"].verdict == "proved" and "Houdini" in first["bounded"].detail
-    assert LemmaCache(tmp_path).get(model_digest(model)) is not None
+    assert LemmaCache(tmp_path).get(transition_digest(model)) is not None
     again = {r.id: r for r in prove(model, ["bounded"], samples=[counter_model(limit=3)], cache=LemmaCache(tmp_path))}
     assert again["bounded"].verdict == "proved" and "stored for these rules" in again["bounded"].detail
-    (tmp_path / FILE).write_text('{"' + model_digest(model) + '": {"lemmas": [["x", ["Bogus", 1]]], "invariants": []}}')
-    assert LemmaCache(tmp_path).get(model_digest(model)) is None
+    (tmp_path / FILE).write_text('{"' + transition_digest(model) + '": {"lemmas": [["x", ["Bogus", 1]]], "invariants": []}}')
+    assert LemmaCache(tmp_path).get(transition_digest(model)) is None
     broken = counter_model(limit=3, broken=True)  # other rules: another key, and nothing stored is used
-    assert LemmaCache(tmp_path).get(model_digest(broken)) is None
+    assert LemmaCache(tmp_path).get(transition_digest(broken)) is None
     res = {r.id: r for r in prove(broken, ["bounded"], depth=6, samples=[broken], cache=LemmaCache(tmp_path))}
     assert res["bounded"].verdict == "violated"
 
@@ -312,10 +315,10 @@ def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
     and they re-prove every invariant and step property (regenerate with `RULECHECK_CACHE=DIR rulecheck
     prove` and `python -m checks.pipelines.reseed unite DIR` when the rules change)."""
     from checks.analyses.infer import recheck
-    from model.digest import model_digest
+    from model.digest import transition_digest
     from checks.engines.lemmacache import SEED, LemmaCache
     model = GAME.build(GAME.profiles["default"], unbounded=True)
-    stored = LemmaCache(SEED.parent).get(model_digest(model))
+    stored = LemmaCache(SEED.parent).get(transition_digest(model))
     if stored is None:  # known and said in the issue-35 note: an expected failure, never a pass
         from tests.test_certify import STALE
         pytest.xfail(STALE)

@@ -60,10 +60,10 @@ def test_a_hint_proves_what_the_stored_lemmas_leave():
     from checks.engines.lemmacache import SEED, LemmaCache
     from checks.config import LEMMA_SPACER_RLIMIT
     from checks.engines.induction import spacer
-    from model.digest import model_digest
+    from model.digest import transition_digest
     from model.moritani import GAME
     model = GAME.build(GAME.profiles["cross-ship"], unbounded=True)
-    stored = LemmaCache(SEED.parent).get(model_digest(model))
+    stored = LemmaCache(SEED.parent).get(transition_digest(model))
     if stored is None:
         from tests.test_certify import STALE
         pytest.xfail(STALE)

@@ -108,7 +108,7 @@ def test_a_damaged_user_lemma_entry_does_not_hide_the_shipped_one(profile_model,
     """prove's lemma cache: a user entry for the profile's model that does not decode, does not
     re-prove, or proves nothing: the shipped entry is still verified and used, with no search."""
     from checks.analyses import prove as P
-    from model.digest import model_digest
+    from model.digest import transition_digest
     from checks.pipelines.proofs import lemma_samples
     from model.expr import Const, Var
     from model.moritani import GAME
@@ -116,7 +116,7 @@ def test_a_damaged_user_lemma_entry_does_not_hide_the_shipped_one(profile_model,
              "false-lemma": {"lemmas": [["turn <= 1", lemmacache.to_data(Var("turn") <= Const(1))]],
                              "invariants": ["token-conservation"]},
              "valid-but-empty": {"lemmas": [], "invariants": []}}[damage]
-    (tmp_path / lemmacache.FILE).write_text(json.dumps({model_digest(profile_model): entry}))
+    (tmp_path / lemmacache.FILE).write_text(json.dumps({transition_digest(profile_model): entry}))
 
     def no_search(*a, **k):
         raise AssertionError("a search ran: the user's entry hid the shipped one (or the shipped lemma seed is "
@@ -138,12 +138,12 @@ def test_two_concurrent_prove_runs_share_one_store(tmp_path, profile_model):
     model's entry: both refuse the hostile one, prove from the shipped entry and exit 0 with the same
     verdict; the store is valid JSON afterwards, without the hostile entry, with the other entry, and
     without temporary files."""
-    from model.digest import model_digest
+    from model.digest import transition_digest
     store = tmp_path / "store"
     store.mkdir()
     other = {"lemmas": [["x", ["Const", True]]], "invariants": []}
     (store / lemmacache.FILE).write_text(json.dumps({
-        model_digest(profile_model): {"lemmas": [["ghost", ["Eq", ["Var", "nosuch", []], ["Const", 1]]]],
+        transition_digest(profile_model): {"lemmas": [["ghost", ["Eq", ["Var", "nosuch", []], ["Const", 1]]]],
                                       "invariants": ["token-conservation"]},
         "f" * 64: other}))
     cmd = [sys.executable, "-c", "from checks.launch import run; run()", "prove", "--proposal", PROFILE,

@@ -7,7 +7,7 @@ subset), never trusted, and the new model's entry records its own declarations.
 from __future__ import annotations
 
 from checks.analyses.prove import prove
-from model.digest import model_digest
+from model.digest import transition_digest
 from checks.analyses.transfer import declarations, distance, nearest, usable_lemmas
 from checks.engines.lemmacache import LemmaCache
 from model.expr import Const, Var
@@ -59,22 +59,22 @@ def test_a_model_one_bound_away_is_proved_from_the_stored_entry(tmp_path):
     cache = LemmaCache(tmp_path, use_seed=False)
     first = {r.id: r for r in prove(a, ["quiet"], samples=[a], cache=cache, declarations={"bound:x": 3})}
     assert first["quiet"].verdict == "proved"
-    lemmas, names = LemmaCache(tmp_path, use_seed=False).get(model_digest(a))
+    lemmas, names = LemmaCache(tmp_path, use_seed=False).get(transition_digest(a))
     c = LemmaCache(tmp_path, use_seed=False)
     extra = [("x < 0", Var("x") < Const(0)), ("w = 1", Var("w").eq(Const(1)))]
-    c.put(model_digest(a), lemmas + extra, names, declarations={"bound:x": 3})
+    c.put(transition_digest(a), lemmas + extra, names, declarations={"bound:x": 3})
     c.put("ab" * 32, [], [], declarations={"bound:x": 9, "other": 1})  # farther away
     c.save()
     stats: dict = {}
     got = {r.id: r for r in prove(b, ["quiet"], samples=[b], cache=LemmaCache(tmp_path, use_seed=False),
                                   stats=stats, declarations={"bound:x": 4})}
     inf = stats["inference"]
-    assert inf["transferred_from"] == model_digest(a) and inf["verdict"] == "proved", inf
+    assert inf["transferred_from"] == transition_digest(a) and inf["verdict"] == "proved", inf
     assert got["quiet"].verdict == "proved", got["quiet"].detail
     stored = LemmaCache(tmp_path, use_seed=False)
-    kept, _ = stored.get(model_digest(b))
+    kept, _ = stored.get(transition_digest(b))
     assert not {"x < 0", "w = 1"} & {n for n, _ in kept}
-    assert stored.entries[model_digest(b)]["declarations"] == {"bound:x": 4}
+    assert stored.entries[transition_digest(b)]["declarations"] == {"bound:x": 4}
 
 
 def test_a_search_reports_its_progress_only_when_asked(tmp_path, capsys):

@@ -468,8 +468,9 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     not (the rules changed, or the entry is wrong): the caller then infers as if nothing was stored."""
     t0 = time.perf_counter()
     props = {p.name: p.predicate for p in model.invariants}
-    if any(n not in props for n in invariants):
-        return None
+    # The store is keyed by the transition system (model.digest.transition_digest): a property the entry
+    # names may since have been removed (it is left out) or changed (it is re-proved as it is now).
+    invariants = [n for n in invariants if n in props]
     facts = list(lemmas) + [(n, props[n]) for n in invariants]
     clock = _Clock(timeout)
     ls = None

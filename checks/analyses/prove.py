@@ -115,8 +115,8 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
                         lambda e: [_failed(e, dict(id=n, kind=props[n].kind, rules=props[n].rules, states=None), "bmc")
                                    for n in need_bmc])
     if cache is not None and certificates and inf is not None and inf.verdict == "proved":
-        from model.digest import model_digest
-        cache.certify(model_digest(model), certificates)
+        from model.digest import transition_digest
+        cache.certify(transition_digest(model), certificates)
         cache.save()
     for r in out:
         _say_lemmas(r, model, inf, facts)
@@ -176,8 +176,8 @@ def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_r
            declarations: dict | None = None, progress=None) -> Inference:
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored), started
     from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
-    from model.digest import model_digest
-    key = model_digest(model) if cache is not None else None
+    from model.digest import transition_digest
+    key = transition_digest(model) if cache is not None else None
     # The search aims at invariants and step properties: a permission (issue 33) goes to Spacer afterwards,
     # with the search's lemmas as facts; rounds spent on one Spacer cannot prove never ended a transfer.
     aim = _aim(model, names)

@@ -3,8 +3,10 @@
 `rulecheck prove` (engine auto) spends most of its time finding lemmas (checks/analyses/infer.py):
 exploring, mining, Houdini, blocking rounds. What it finds is a set of expressions whose
 conjunction, with the invariants it proves, is inductive. That set is stored here under a digest of
-the unbounded-turn model (its schema, initial states, actions, monitors and properties:
-`model.digest.model_digest`), so a second run on the same rules skips the search.
+the unbounded-turn model's transition system (its schema, initial states, actions and monitors, not its
+state properties: `model.digest.transition_digest`), so a second run on the same rules skips the search,
+and so does a run after a state property was added or changed (the entry's properties are re-proved in
+their current form; the new one is proved with the entry's lemmas as facts).
 
 Nothing stored is trusted. A hit is handed back as candidates only: the caller re-proves their
 conjunction from scratch (Init => L and L /\\ T => L' through the same monolithic encoding the
@@ -116,7 +118,7 @@ def _seed_entry(text: str, key: str) -> dict | None:
 
 
 class LemmaCache:
-    """Lemma sets by model digest: `get` (decoded, or None), `put`, `save` (merge under the lock).
+    """Lemma sets by transition digest: `get` (decoded, or None), `put`, `save` (merge under the lock).
 
     >>> import tempfile
     >>> from model.expr import Var

@@ -43,7 +43,7 @@ import tempfile
 from checks.analyses.certify import settle_stored, usable
 from checks.analyses.transfer import declarations
 from checks.analyses.infer import Inference, _Clock, cone, guard_round, recheck, state_table
-from model.digest import model_digest
+from model.digest import transition_digest
 from checks.analyses.templates import Miner
 from checks.engines.induction import HornSystem, spacer
 from checks.engines.lemmacache import FILE, SEED, LemmaCache, _load, from_data, reseed, to_data
@@ -56,7 +56,7 @@ def _models() -> dict:
     """Digest -> profile name, for every embedded profile (the first name of a shared model)."""
     out: dict = {}
     for name in sorted(GAME.profiles):
-        out.setdefault(model_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
+        out.setdefault(transition_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
     return out
 
 
@@ -107,7 +107,7 @@ def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> li
     a new entry in `out_dir` when they prove something. Returns the names proved."""
     prop = GAME.profiles[profile]
     model = GAME.build(prop, unbounded=True)
-    key = model_digest(model)
+    key = transition_digest(model)
     stored = LemmaCache(out_dir).get(key)
     if stored is None:
         return []
@@ -156,7 +156,7 @@ def declare(seed: Path = SEED) -> int:
     decl: dict[str, dict] = {}
     for name in sorted(GAME.profiles):
         prop = GAME.profiles[name]
-        decl.setdefault(model_digest(GAME.build(prop, unbounded=True)), declarations(prop))
+        decl.setdefault(transition_digest(GAME.build(prop, unbounded=True)), declarations(prop))
     added = [k for k, e in _load(seed).items() if k in decl and not e.get("declarations")]
     reseed([], seed, trim=lambda key, entry: dict(entry, declarations=decl[key]) if key in added else entry)
     return len(added)
