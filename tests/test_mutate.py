@@ -128,6 +128,18 @@ def test_an_over_restriction_is_killed_by_the_permission_it_breaks(small_setup):
     assert r.trace is not None and r.trace.replay(build_mutant(model, m)) == []
 
 
+def test_an_id_dealt_off_the_sequence_is_killed_by_the_epoch_invariant(small_setup):
+    """Face 5 keeping its public ID when the unpaid Extortion returns to supply: unique IDs, so `public-ids-fresh`
+    and `ids-are-stable` hold, and the leak check found a pair it could not conclude on (`unknown`, docs/mutation.md).
+    `ids-from-the-epoch` (H4, H5) sees the sequence broken: the newest ID is no longer the one just below the
+    supply epoch."""
+    model, mutants, ref = small_setup
+    m = by_id(mutants, "drop-effect@recover_extortion.pid[5]")
+    r = check_mutant(m, model, model, ref, CheckConfig())
+    assert r.verdict == "killed" and r.extra["killed_by"] == ["ids-from-the-epoch"] and r.depth == 22
+    assert r.trace is not None and r.trace.replay(build_mutant(model, m)) == []
+
+
 def test_an_invalid_mutant_is_invalid(small_setup):
     model, mutants, ref = small_setup
     m = by_id(mutants, "shift-constant@reveal_sneak_attack.tstatus[5]/key0+1")  # tstatus[6] does not exist

@@ -293,7 +293,10 @@ class Ctx:
         for k in self.faces:
             rank = count(in_supply[j] for j in self.faces if j < k)
             eff[("pid", (Const(k),))] = ite(in_supply[k], self.v("next_pid") + rank, self.v("pid", k))
-        eff[("next_pid", ())] = self.v("next_pid") + count(in_supply.values())
+        dealt = count(in_supply.values())
+        if self.has("epoch-bumped-twice"):  # the bug: the epoch moves on again after the deal (H4, H5)
+            dealt = dealt + 1
+        eff[("next_pid", ())] = self.v("next_pid") + dealt
         return eff
 
     def spice_total(self):

@@ -85,6 +85,12 @@ DEFECTS: tuple[Defect, ...] = (
            "Enemy of My Enemy acceptance returns the token to supply but leaves it on the map", depth=9),
     Defect("ids-not-rotated", "public-ids-fresh", ("H4", "H12"),
            "a token returning to supply keeps the public ID everyone saw on the map", depth=9),
+    Defect("epoch-bumped-twice", "ids-from-the-epoch", ("H4", "H5"),
+           "a return to supply deals the fresh IDs and then moves the supply epoch on once more, so the ID "
+           "sequence skips one at every return", depth=9),
+    Defect("atomics-spares-advisors", "advisors-never-alone", ("R36", "R25", "A25"),
+           "Atomics kills only the forces that occupy the territory: BG's advisors survive it, alone in the "
+           "Aftermath", interpretation=(BG_ADVISORS_OCCUPY.COEXIST,), depth=9),
     Defect("recovery-reopens-placement", "placement-once", ("H28", "A5"),
            "recovering Extortion re-opens the Mentat placement already used this turn", depth=23),
     Defect("reload-reopens-placement", "faults-change-nothing", ("H1",),

@@ -78,10 +78,16 @@ def _atomics(c: Ctx) -> list[Rule]:
     l = Param("l")
     eff: Effects = {("aftermath", ()): l, ("atomics_ally", ()): v("ally", M), ("stage", ()): c.st("entry_done")}
     trims = []
+    spared = None
     if c.advisors_coexist():
-        eff[("advisors", (l,))] = Const(0)  # every force there dies, advisors with the rest
+        if c.has("atomics-spares-advisors"):  # the bug: only the forces that occupy die, and advisors do not
+            spared = c.fac("Bene Gesserit")
+            eff[("forces", (Const(spared), l))] = v("advisors", l)
+            eff[("tanks", (Const(spared),))] = v("tanks", spared) + v("forces", spared, l) - v("advisors", l)
+        else:
+            eff[("advisors", (l,))] = Const(0)  # every force there dies, advisors with the rest
     for f in range(len(b.factions)):
-        if f == M and c.has("atomics-spares-moritani"):  # the bug: only rivals' forces die
+        if f == M and c.has("atomics-spares-moritani") or f == spared:  # the bug: only rivals' forces die
             continue
         eff[("forces", (Const(f), l))] = Const(0)
         if c.has("atomics-returns-forces-to-reserves"):  # the bug: the dead go back to reserves

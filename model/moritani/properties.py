@@ -52,6 +52,11 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
             v("entry_face").eq(k) & c.token_at(k, v("entry_loc")) for k in c.faces))
     fresh = c.all_of(implies(v("tstatus", k).eq(S.index("supply")), ~v("pid_shown", k)) for k in c.faces)
     fresh = fresh & c.all_of(v("pid", k).ne(v("pid", j)) for k in c.faces for j in c.faces if j < k)
+    # H4: a return deals the supply the IDs terror-supply-{epoch}-{i}, i counting up, and the epoch moves past
+    # them (H5: the private counter `next_pid`). So no ID is at or above the counter, and the last one dealt
+    # is the counter's previous value: a counter that skips, or an ID dealt off the sequence, breaks it.
+    epoch = (c.all_of(v("pid", k) < v("next_pid") for k in c.faces)
+             & c.any_of(v("pid", k).eq(v("next_pid") - 1) for k in c.faces))
     settled = c.stage_is("ship_move", "mentat_end", "game_over", *MENTAT_STAGES, *(("worm",) if c.worms else ()))
     owed = c.all_of(v("terror_due", f).eq(c.none_dest) for f in c.rivals)
     if c.fac("Ecaz") is not None and c.bounds.ambassador is not None:
@@ -80,6 +85,9 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
                "every Terror decision and Ambassador reaction an arrival earned is resolved before play goes on"),
         always("public-ids-fresh", fresh, ("H3", "H4", "H12"),
                "public IDs are distinct and a token back in supply carries an ID never shown"),
+        always("ids-from-the-epoch", epoch, ("H4", "H5"),
+               "public IDs are dealt from the supply epoch in turn: every ID is below it and the newest is the "
+               "one just below it"),
     ] + (traitor_invariants(c) if c.module else []) + _advisor_invariants(c) + step_properties(c) \
         + nexus.properties(c) + grumman.properties(c) + worms.properties(c) + deck.properties(c) + setup.properties(c) + homeworld.properties(c) + revival.properties(c)
 
@@ -168,5 +176,11 @@ def _advisor_invariants(c: Ctx) -> list:
         return []
     bg = c.fac("Bene Gesserit")
     ok = c.all_of(c.v("advisors", l) <= c.v("forces", bg, l) for l in range(len(c.L.labels)))
+    n = len(c.bounds.factions)
+    company = lambda l: c.any_of(c.v("forces", f, l) > 0 for f in range(n) if f != bg)  # noqa: E731
+    alone = c.all_of(implies(c.v("advisors", l) > 0, company(l)) for l in c.holds)
     return [always("advisors-are-bg-forces", ok, ("R25", "A25", "H33"),
-                   "the advisors counted in a place are Bene Gesserit forces standing there")]
+                   "the advisors counted in a place are Bene Gesserit forces standing there"),
+            always("advisors-never-alone", alone, ("R25", "A25"),
+                   "BG advisors stand only where another faction has forces (advisors left alone become "
+                   "fighters: treachery.online FlipBlueAdvisorsWhenAlone, Quintine settleAdvisors)")]
