@@ -18,7 +18,7 @@ import z3
 from checks.analyses.certify import settle_stored
 from checks.analyses.prove import prove
 from checks.analyses.quick_z3 import quick_proofs
-from model.digest import model_digest
+from model.digest import transition_digest
 from checks.engines import lemmacache, proofcache
 from checks.engines.cachedirs import CacheWarning
 from checks.engines.induction import HornSystem, fingerprint
@@ -100,7 +100,7 @@ def test_prove_refuses_a_forged_lemma_cache_certificate(broken, tmp_path):
     """The entry's empty lemma set verifies (an empty conjunction is inductive); its certificate does
     not, so `bounded` goes down the chain: BMC finds the violation at depth 4."""
     cache = LemmaCache(tmp_path, use_seed=False)
-    cache.put(model_digest(broken), [], [], {"bounded": forged(broken, "bounded")})
+    cache.put(transition_digest(broken), [], [], {"bounded": forged(broken, "bounded")})
     cache.save()
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -110,8 +110,8 @@ def test_prove_refuses_a_forged_lemma_cache_certificate(broken, tmp_path):
 
 
 def _prove_with(broken, tmp_path, entry: dict, key: str | None = None):
-    """`prove` on the broken counter with `entry` stored for it by hand (under `key`, default its digest)."""
-    (tmp_path / lemmacache.FILE).write_text(json.dumps({key or model_digest(broken): entry}))
+    """`prove` on the broken counter with `entry` stored for it by hand (under `key`, default its transition digest)."""
+    (tmp_path / lemmacache.FILE).write_text(json.dumps({key or transition_digest(broken): entry}))
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         [r] = prove(broken, ["bounded"], depth=6, samples=[broken], cache=LemmaCache(tmp_path, use_seed=False))
@@ -135,7 +135,7 @@ def test_a_hostile_lemma_entry_is_refused_with_a_warning_and_dropped(broken, tmp
     assert any(why in w for w in said), said
     # the file now holds the search's own entry, which claims nothing about `bounded`
     assert json.loads((tmp_path / lemmacache.FILE).read_text()) == {
-        model_digest(broken): {"lemmas": [], "invariants": []}}
+        transition_digest(broken): {"lemmas": [], "invariants": []}}
 
 
 def test_an_entry_of_another_model_proves_nothing_here(broken, tmp_path):
@@ -149,7 +149,7 @@ def test_an_entry_of_another_model_proves_nothing_here(broken, tmp_path):
 
 def test_a_truncated_lemma_cache_is_ignored_with_a_warning(broken, tmp_path):
     entry = {"lemmas": [["x <= 9", to_data(Var("x") <= Const(9))]], "invariants": []}
-    text = json.dumps({model_digest(broken): entry})
+    text = json.dumps({transition_digest(broken): entry})
     (tmp_path / lemmacache.FILE).write_text(text[:len(text) // 2])
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -182,7 +182,7 @@ def test_the_shipped_seeds_are_verified_like_any_entry(broken, tmp_path, monkeyp
         proved, _ = quick_proofs(broken, 0, RLIMIT, tmp_path / "user", {})
     assert proved == [] and any(str(seed) in w for w in cache_warnings(record))
     lseed = tmp_path / "seed" / (lemmacache.FILE + ".gz")
-    lseed.write_bytes(gzip.compress(json.dumps({model_digest(broken): {
+    lseed.write_bytes(gzip.compress(json.dumps({transition_digest(broken): {
         "lemmas": [], "invariants": [], "certificates": {"bounded": forged(broken, "bounded")}}}).encode()))
     monkeypatch.setattr(lemmacache, "SEED", lseed)
     with warnings.catch_warnings(record=True) as record:
