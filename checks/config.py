@@ -8,8 +8,10 @@ clock, and a Z3 query gets what is left as its own timeout). Whatever a budget c
 """
 from __future__ import annotations
 
-import time
+import time  # the doctests below
 from dataclasses import dataclass
+
+from checks.clock import Clock
 
 # `prove --spacer-rlimit`: Spacer's rlimit per property (engine auto) once inferred lemmas are its facts;
 # its proofs are stored with the lemmas, so a larger budget is paid once per model (docs/lemmas.md).
@@ -38,23 +40,22 @@ class CheckConfig:
     jobs: int | None = None  # vector engine: worker processes (None: every core)
     started: float | None = None  # time.perf_counter() when the command began; None: each engine's own start
 
-    def left(self, t0: float | None = None) -> float | None:
-        """Seconds left of `timeout` (None: no limit), counted from `started`, else from `t0` (the caller's
-        own start), else from now.
+    def clock(self, t0: float | None = None) -> Clock:
+        """The command's `--timeout` as a Clock (checks/clock.py), counted from `started`, else from `t0` (the
+        caller's own start), else from now.
 
-        >>> CheckConfig(timeout=5.0, started=time.perf_counter() - 6).left() < 0
+        >>> CheckConfig(timeout=5.0, started=time.perf_counter() - 6).clock().left() < 0
         True
         """
-        if self.timeout is None:
-            return None
-        start = self.started if self.started is not None else t0 if t0 is not None else time.perf_counter()
-        return self.timeout - (time.perf_counter() - start)
+        return Clock(self.timeout, started=self.started if self.started is not None else t0)
+
+    def left(self, t0: float | None = None) -> float | None:
+        """Seconds left of `timeout` (None: no limit): `clock(t0).left()`."""
+        return self.clock(t0).left()
 
     def out_of_time(self, t0: float | None = None) -> bool:
-        rest = self.left(t0)
-        return rest is not None and rest <= 0
+        return self.clock(t0).out(slack=0)
 
     def ms_left(self, t0: float | None = None) -> int | None:
         """What is left as Z3's `timeout` parameter (milliseconds, at least 1), or None."""
-        rest = self.left(t0)
-        return None if rest is None else max(1, int(rest * 1000))
+        return self.clock(t0).ms()

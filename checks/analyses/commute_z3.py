@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import z3
 
+from checks.clock import Clock
 from checks.engines.encode import Encoder, decide
 from model.game import GameModel
 
@@ -49,8 +50,8 @@ class CommuteProof:
 
 
 class _Macros:
-    def __init__(self, model: GameModel, rlimit: int, deadline: float | None = None):
-        self.model, self.deadline = model, deadline
+    def __init__(self, model: GameModel, rlimit: int, clock: Clock | None = None):
+        self.model, self.clock = model, clock or Clock(None)
         # functional: a state after a step is a term over the start state and the action
         # symbols, so "the other order is not executable" cannot be satisfied by choosing
         # fresh intermediate states. The second order's start state is the first order's.
@@ -74,8 +75,8 @@ class _Macros:
         s.set("random_seed", 0)
         if self.rlimit:
             s.set("rlimit", self.rlimit)
-        if self.deadline is not None:  # the command's --timeout: what is left, at least a millisecond
-            s.set("timeout", max(1, int((self.deadline - time.perf_counter()) * 1000)))
+        if self.clock.timeout is not None:  # the command's --timeout: what is left, at least a millisecond
+            s.set("timeout", self.clock.ms())
         s.add(*fs)
         res = decide(s)
         self.last = s
@@ -136,7 +137,7 @@ def prove_commutes(model: GameModel, r1: str, r2: str, rlimit: int = 20_000_000,
     """Prove that resolving r1 then r2 and r2 then r1 agree on every state where both may resolve
     (`timeout`: seconds for all its queries together; what it cuts short is unknown)."""
     t0 = time.perf_counter()
-    m = _Macros(model, rlimit, None if timeout is None else t0 + timeout)
+    m = _Macros(model, rlimit, Clock(timeout, started=t0))
     e = m.enc
 
     def give_up(verdict, why, lengths, start=None):

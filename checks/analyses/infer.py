@@ -54,6 +54,7 @@ import numpy as np
 from checks.analyses.presence import presence
 from checks.analyses.templates import Candidate, Miner, generalise, mine
 from checks.config import CheckConfig
+from checks.clock import Clock
 from checks.engines.certificates import BadCertificate, state_formula, verified_lemmas
 from checks.engines.columns import compile_table, slots_read
 from checks.engines.houdini import LemmaSolver, houdini, spent
@@ -71,7 +72,6 @@ GOALS = 32             # at most this many dropped candidates become the next ro
 # what the old wall-clock ones (360 s per Houdini run, 300 s of blocking rounds) gave an idle core.
 HOUDINI_SPEND = 1_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
 BLOCK_SPEND = 400_000_000      # resource units of all blocking rounds together (queries and Houdini)
-SLACK = 0.05           # seconds: what stopped this close to the user's timeout was stopped by it
 
 
 @dataclass
@@ -148,19 +148,6 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
     return np.array([[int(v) for v in s] for s in full.states], dtype=np.int32).reshape(len(full.states), -1)
 
 
-class _Clock:
-    """The user's overall cap (--timeout; None: none): never a budget of a round, only a cut."""
-
-    def __init__(self, timeout: float | None):
-        self.timeout, self.t0 = timeout, time.perf_counter()
-
-    def left(self) -> float | None:
-        return None if self.timeout is None else max(0.001, self.timeout - (time.perf_counter() - self.t0))
-
-    def out(self) -> bool:
-        return self.timeout is not None and time.perf_counter() - self.t0 >= self.timeout - SLACK
-
-
 class _Spend:
     """A budget of Z3 resource units shared by several solvers' queries (deterministic)."""
 
@@ -188,7 +175,7 @@ def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock
     tell = out.progress
     if tell is not None:
         tell(f"prove: Houdini run {len(out.queries) + 1}: {len(cands):,} candidates, {len(facts):,} facts")
-    h = houdini(model, cands, seed, rlimit, clock.left(), facts=facts, spend=spend, progress=tell)
+    h = houdini(model, cands, seed, rlimit, clock.rest(), facts=facts, spend=spend, progress=tell)
     out.queries.append((h.rounds, h.ctis, h.rlimit))
     out.cut |= h.cut
     return h
@@ -210,7 +197,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
     `Inference.settled` keeps (valid only if the verdict is `proved`: the facts' re-check)."""
-    clock, t0 = _Clock(timeout), time.perf_counter()
+    clock, t0 = Clock(timeout), time.perf_counter()
     out = Inference("unknown", progress=progress)
     sch = model.schema
     if clock.out() or (timeout is not None and timeout <= 0):
@@ -324,7 +311,7 @@ def _transferred(out: Inference, model, start: list, start_names, wanted, seed: 
     result); False sends the caller down the mined path (exploration, Houdini, the rounds)."""
     props = {p.name: p.predicate for p in model.invariants}
     facts = list(start) + [(n, props[n]) for n in start_names if n in props]
-    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
+    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.rest())
     if why is not None or clock.out():
         return False
     facts = with_hints(model, facts, ls, seed, rlimit, clock)
@@ -365,12 +352,12 @@ def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, cloc
     offer = _new_hints(model, facts)
     if not offer or clock.out():
         return facts
-    h = houdini(model, offer, seed, rlimit, clock.left(), facts=facts)
+    h = houdini(model, offer, seed, rlimit, clock.rest(), facts=facts)
     if h.verdict != "proved" or not h.survivors:
         return facts
     ls.add(h.survivors)
     for name, e in h.survivors:
-        if not ls.holds_next(e, clock.left()):  # Houdini and the monolithic encoding disagree: a tool bug
+        if not ls.holds_next(e, clock.rest()):  # Houdini and the monolithic encoding disagree: a tool bug
             raise RuntimeError(f"the hint {name!r}, kept by Houdini, does not re-check through the whole "
                                f"transition relation")
     return facts + h.survivors
@@ -472,10 +459,10 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     # names may since have been removed (it is left out) or changed (it is re-proved as it is now).
     invariants = [n for n in invariants if n in props]
     facts = list(lemmas) + [(n, props[n]) for n in invariants]
-    clock = _Clock(timeout)
+    clock = Clock(timeout)
     ls = None
     if _new_hints(model, facts):  # the stored entry first, as it stands: a hint never rescues a wrong entry
-        ls, why = verified_lemmas(model, facts, seed, rlimit, clock.left())
+        ls, why = verified_lemmas(model, facts, seed, rlimit, clock.rest())
         if why is not None:
             return None
         facts = with_hints(model, facts, ls, seed, rlimit, clock)
@@ -509,7 +496,7 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
                 return list(found.values())
             ls.solver.set("rlimit", max(1, min(x for x in (rlimit, budget.left()) if x)))
             before = spent(ls.solver)
-            cti = ls.failure(e, clock.left())
+            cti = ls.failure(e, clock.rest())
             budget.charge(spent(ls.solver) - before)
             if cti is None:
                 continue
@@ -531,7 +518,7 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
 def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock, ls=None) -> None:
     """Re-check the conjunction through the monolithic encoding (unless `ls` is that check, done);
     cores for the proved invariants, failures for the others."""
-    ls, why = (ls, None) if ls is not None else verified_lemmas(model, facts, seed, rlimit, clock.left())
+    ls, why = (ls, None) if ls is not None else verified_lemmas(model, facts, seed, rlimit, clock.rest())
     if why is not None:
         out.reason = f"the inferred conjunction does not re-check ({why}); no lemma is used"
         return
@@ -539,14 +526,14 @@ def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit,
     out.lemmas = [f for f in facts if f[0] not in names]
     out.invariants = [f for f in facts if f[0] in names]
     for n, e in out.invariants:
-        core = ls.used(e, clock.left()) or []
+        core = ls.used(e, clock.rest()) or []
         out.proved[n] = [facts[i][0] for i in core if facts[i][0] != n and facts[i][0] not in names] + \
             [facts[i][0] for i in core if facts[i][0] in names and facts[i][0] != n]
     if not left:
         return
     ev = compile_table(model.schema, [c.expr for c in cands])
     for n, e in left:
-        cti = ls.failure(e, clock.left())
+        cti = ls.failure(e, clock.rest())
         if cti is None:
             continue
         pre, act, post = cti
@@ -572,13 +559,13 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
     """
     props = {p.name: p.predicate for p in model.invariants}
     facts = list(lemmas) + [(n, props[n]) for n in invariants]
-    clock = _Clock(timeout)
+    clock = Clock(timeout)
     ls = LemmaSolver(model, facts, seed, rlimit)
     need = set(range(len(lemmas), len(facts)))
     todo = sorted(need)
     for text in (certificates or {}).values():
         try:
-            core = ls.used_by_certificate(state_formula(text, ls.enc.state(0), ls.enc.ctx), clock.left())
+            core = ls.used_by_certificate(state_formula(text, ls.enc.state(0), ls.enc.ctx), clock.rest())
         except BadCertificate:
             core = None
         if core is None:
@@ -588,7 +575,7 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
     while todo:
         if clock.out():
             return list(lemmas)
-        core = ls.used(facts[todo.pop()][1], clock.left())
+        core = ls.used(facts[todo.pop()][1], clock.rest())
         if core is None:
             return list(lemmas)
         todo += [i for i in core if i not in need]

@@ -28,6 +28,7 @@ import time
 
 import z3
 
+from checks.clock import Clock
 from checks.engines.bmc import decode, solver
 from checks.engines.encode import Encoder, decide
 from checks.engines.product import Product
@@ -91,7 +92,7 @@ def leak_bmc(model, depth: int, seed: int = 0, observers: list[str] | None = Non
                 elif r == z3.unknown:
                     found[f] = f"solver: {s.reason_unknown()} at depth {k}"
         reached = k
-        if len(found) == len(rivals) or (timeout is not None and time.perf_counter() - t0 > timeout):
+        if len(found) == len(rivals) or Clock(timeout, started=t0).out(slack=0):
             break
     secs = time.perf_counter() - t0
     out = [_bmc_verdict(sec, f, found.get(f), reached, depth, secs) for f in rivals]
@@ -178,14 +179,13 @@ def _decode_pair(prod: Product, m: z3.ModelRef, k: int, f: int, Leak):
 
 # -- unbounded proof ----------------------------------------------------------------------------
 
-def _within(s, deadline: float | None) -> bool:
-    """Give solver `s` what is left before `deadline` as its timeout; False if nothing is left."""
-    if deadline is None:
+def _within(s, clock: Clock) -> bool:
+    """Give solver `s` what is left of `clock` as its timeout; False if nothing is left."""
+    if clock.timeout is None:
         return True
-    rest = deadline - time.perf_counter()
-    if rest <= 0:
+    if clock.out(slack=0):
         return False
-    s.set("timeout", max(1, int(rest * 1000)))
+    s.set("timeout", clock.ms())
     return True
 
 
@@ -206,7 +206,7 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
     sec = model.secrets
     rivals = [f for f in sec.observers if observers is None or sec.label(f) in observers]
     t0 = time.perf_counter()
-    deadline = None if timeout is None else t0 + timeout
+    clock = Clock(timeout, started=t0)
     late = {f: ("unknown", "--timeout reached before the proof finished", 0.0) for f in rivals}
     prod = Product(model, functional=False, bits=None)
     rel0 = related(prod, 0)
@@ -214,7 +214,7 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
     base = z3.Solver(ctx=prod.ctx)
     base.set("random_seed", seed)
     base.add(prod.start())
-    if not _within(base, deadline):
+    if not _within(base, clock):
         return late
     if decide(base) != z3.sat:  # an empty start would make the base case hold vacuously
         return {f: ("unknown", "the start pair is inconsistent", time.perf_counter() - t0) for f in rivals}
@@ -226,7 +226,7 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
     # Related states look the same (first: a leaky model fails here in seconds, before the step).
     for f in rivals:
-        why = _check_obs_implied(prod, f, seed, rlimit, deadline)
+        why = _check_obs_implied(prod, f, seed, rlimit, clock)
         if why is not None:
             return {g: ("unknown", why if g == f else f"not attempted: {sec.label(f)}: {why}",
                         time.perf_counter() - t0) for g in rivals}
@@ -237,12 +237,12 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
         s.set("rlimit", rlimit)
     s.add(rel0, prod.step(0))
     # Not vacuous: some related pair takes a step (an inconsistent lemma would make every query unsat).
-    if not _within(s, deadline):
+    if not _within(s, clock):
         return late
     if decide(s) != z3.sat:
         why = f"the relation admits no step ({decide(s)}); nothing is claimed"
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
-    why = _step_obligations(model, prod, s, deadline, debug)
+    why = _step_obligations(model, prod, s, clock, debug)
     if why is not None:
         return {f: ("unknown", why, time.perf_counter() - t0) for f in rivals}
     cards = " and of the hidden Traitor cards" if sec.cards() is not None else ""
@@ -251,13 +251,13 @@ def leak_proof(model, seed: int = 0, rlimit: int = 0, observers: list[str] | Non
                           "to every rival", time.perf_counter() - t0) for f in rivals}
 
 
-def _step_obligations(model, prod: Product, s, deadline: float | None, debug: bool) -> str | None:
+def _step_obligations(model, prod: Product, s, clock: Clock, debug: bool) -> str | None:
     """The step of the 1-induction, one conjunct of the relation at a time (NOTE(split-step)): None
     when every conjunct is implied, else why not."""
     A = prod.A
     rel1 = related(prod, 1)
     for part in rel1.children() if z3.is_and(rel1) else [rel1]:
-        if not _within(s, deadline):
+        if not _within(s, clock):
             return "--timeout reached before the proof finished"
         s.push()
         s.add(z3.Not(part))
@@ -303,13 +303,13 @@ def _short(e: z3.ExprRef, width: int = 80) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _check_obs_implied(prod: Product, f: int, seed: int, rlimit: int, deadline: float | None = None) -> str | None:
+def _check_obs_implied(prod: Product, f: int, seed: int, rlimit: int, clock: Clock | None = None) -> str | None:
     """Related states look the same to f (None), or why this could not be shown."""
     s = z3.Solver(ctx=prod.ctx)
     s.set("random_seed", seed)
     if rlimit:
         s.set("rlimit", rlimit)
-    if not _within(s, deadline):
+    if not _within(s, clock or Clock(None)):
         return "--timeout reached before the proof finished"
     s.add(prod.A.domain(1), prod.B.domain(1), related(prod, 1), z3.Not(prod.obs_equal(f, 1)))
     r = decide(s)
@@ -402,7 +402,7 @@ def check_leaks_z3(model, depth: int, seed: int = 0, observers: list[str] | None
         return results, stats
     t0 = time.perf_counter()
     want = [r.extra["observer"] for r in results if r.verdict == "bounded"]
-    rest = None if timeout is None else timeout - (t0 - t_start)
+    rest = Clock(timeout, started=t_start).left()
     proofs = leak_proof(model.provenance.sibling(unbounded=True), seed, rlimit, want, timeout=rest)
     sec = model.secrets
     stats["proof_seconds"] = time.perf_counter() - t0

@@ -11,10 +11,10 @@ the requested depth and the verdict says so (never `proved`, never `holds`).
 """
 from __future__ import annotations
 
-import time
 
 from checks.analyses.certify import settle_stored, usable
 from checks.analyses.infer import Inference, cone, infer, recheck
+from checks.clock import Clock
 from checks.config import LEMMA_SPACER_RLIMIT
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
@@ -22,24 +22,6 @@ from checks.results import CheckResult, error_result, isolated
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
-SLACK = 0.05  # seconds: a solver stopped this close to the --timeout was stopped by it
-
-
-class _Clock:
-    """What is left of `timeout` seconds (None: no limit), in seconds or in Z3's milliseconds."""
-
-    def __init__(self, timeout: float | None):
-        self.timeout, self.t0 = timeout, time.perf_counter()
-
-    def left(self) -> float | None:
-        return None if self.timeout is None else self.timeout - (time.perf_counter() - self.t0)
-
-    def ms(self) -> int | None:
-        rest = self.left()
-        return None if rest is None else max(1, int(rest * 1000))
-
-    def out(self) -> bool:
-        return (rest := self.left()) is not None and rest <= SLACK  # None: no timeout
 
 
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
@@ -63,7 +45,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
     out: list[CheckResult] = []
     need_bmc: list[str] = []
     notes: dict = {}
-    clock = _Clock(timeout)
+    clock = Clock(timeout)
     inf = None
     certificates: dict = {}  # Spacer's, for proofs that assumed the inferred lemmas (checks/analyses/certify.py)
     if engine == "auto" and (samples or inference is not None):
@@ -172,7 +154,7 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
             r.detail += f"; not inductive with the {len(inf.lemmas)} inferred lemmas"
 
 
-def _infer(model, samples, seed: int, cache, clock: _Clock, names: list, lemma_rlimit: int,
+def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rlimit: int,
            declarations: dict | None = None, progress=None) -> Inference:
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored), started
     from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
@@ -292,7 +274,7 @@ def _covered(inf: Inference, names: list) -> int:
     return sum(n in inf.proved or n in inf.settled for n in names)
 
 
-def _needed(model, inf: Inference, certificates: dict, seed: int, clock: _Clock) -> list:
+def _needed(model, inf: Inference, certificates: dict, seed: int, clock: Clock) -> list:
     """The lemmas worth storing: the cone the proved properties and certificates need (`infer.cone`),
     if the certificates still re-check with only those; else all of them."""
     names = [n for n, _ in inf.invariants]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from checks.clock import Clock
 from checks.engines.encode import Encoder, decide, domain_bounds
 from checks.results import InternalError, validated
 from model.game import GameModel
@@ -90,10 +91,11 @@ def get_bmc(model: GameModel, goals: list[str], depth: int, seed: int = 0, rlimi
     s.add(enc.init(0), enc.domain(0))
     out: dict = {}
     open_goals = list(goals)
-    t0 = time.perf_counter()
+    clock = Clock(timeout)
+    t0 = clock.t0
     per_depth = []
     for k in range(depth + 1):
-        if timeout is not None and time.perf_counter() - t0 > timeout:
+        if clock.out(slack=0):
             break
         if k > 0:
             s.add(get_unrolling(enc, k - 1))
@@ -110,7 +112,7 @@ def get_bmc(model: GameModel, goals: list[str], depth: int, seed: int = 0, rlimi
                                     seconds=time.perf_counter() - t0)
                 open_goals.remove(g)
         per_depth.append(time.perf_counter() - t0)
-        if not open_goals or (timeout is not None and time.perf_counter() - t0 > timeout):
+        if not open_goals or clock.out(slack=0):
             break
     reached = len(per_depth) - 1
     for g in open_goals:

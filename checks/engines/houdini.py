@@ -27,13 +27,13 @@ the same largest inductive subset; it only arrives in fewer rounds.
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import z3
 
+from checks.clock import Clock
 from checks.engines.columns import compile_table
 from checks.engines.encode import Encoder, decide
 from model.compile import CompiledModel
@@ -41,7 +41,6 @@ from model.game import GameModel
 
 WHOLE = 250  # at most this many candidates: ask about the whole transition relation at once (_Whole)
 CLOSURE_BUDGET = 40  # states followed forward from each counterexample's pre-state
-SLACK = 0.05  # seconds: a query Z3 stopped this close to the caller's timeout was stopped by it
 MAX_QUERIES = 20_000  # solver queries of one run (the largest measured run asked 1,480: docs/lemmas.md)
 
 
@@ -96,7 +95,7 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
     limit; `spend`: all queries' together (0: none); `queries`: at most this many; `timeout`: seconds
     of the user's overall cap (a run it stops is `cut`). `progress(line)`: every 100 queries, how many
     candidates are left."""
-    t0 = time.perf_counter()
+    clock = Clock(timeout)
     out = HoudiniOutcome("unknown", [])
     exprs = [e for _, e in candidates]
     table = _Table(model, exprs, [e for _, e in facts])
@@ -112,8 +111,8 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
     cm = CompiledModel.build(model)
     start = spent(q.solver)
     while True:
-        left = None if timeout is None else timeout - (time.perf_counter() - t0)
-        if left is not None and left <= 0:
+        left = clock.left()
+        if clock.out(slack=0):
             out.reason, out.cut = f"--timeout reached after {out.rounds} queries", True
             break
         if out.rounds >= queries or (spend and out.rlimit >= spend):
@@ -132,7 +131,7 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
             break
         if r == z3.unknown:
             # Z3 says "canceled" for an exhausted rlimit and for a timeout alike: the clock tells them apart.
-            out.cut = timeout is not None and time.perf_counter() - t0 >= timeout - SLACK
+            out.cut = clock.out()
             out.reason = f"solver: {q.solver.reason_unknown()} (query {out.rounds})"
             break
         pre, post, label = q.counterexample()
@@ -147,7 +146,7 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
             out.dropped[candidates[i][0]] = label
         alive &= ~broken
         q.retire(np.flatnonzero(broken))
-    out.seconds = time.perf_counter() - t0
+    out.seconds = clock.elapsed()
     if out.verdict == "proved":
         out.survivors = [candidates[i] for i in np.flatnonzero(alive)]
     return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import z3
 
+from checks.clock import Clock
 from checks.engines.bmc import get_bmc
 from checks.engines.encode import Encoder, decide
 from checks.interrupt import INTERRUPTS
@@ -183,11 +184,12 @@ def get_simple_path(enc: Encoder, k: int) -> z3.BoolRef:
 def k_induction(model: GameModel, name: str, max_k: int, seed: int = 0, rlimit: int = 0,
                 timeout: float | None = None) -> ProofOutcome:
     """Try k = 1..max_k; proved needs both the step (unsat) and the base (BMC to k-1 clean)."""
-    t0 = time.perf_counter()
+    clock = Clock(timeout)
+    t0 = clock.t0
     failure = None
     for k in range(1, max_k + 1):
-        left = None if timeout is None else timeout - (time.perf_counter() - t0)
-        if left is not None and left <= 0:
+        left = clock.left()
+        if clock.out(slack=0):
             return ProofOutcome("unknown", "k-induction", time.perf_counter() - t0, f"timeout before k={k}", k=k)
         enc = Encoder(model, unbounded_slots=model.unbounded_slots)
         s = z3.Solver(ctx=enc.ctx)
@@ -202,7 +204,7 @@ def k_induction(model: GameModel, name: str, max_k: int, seed: int = 0, rlimit: 
             return ProofOutcome("unknown", "k-induction", time.perf_counter() - t0,
                                 f"solver: {s.reason_unknown()} at k={k}", k=k)
         if r == z3.unsat:
-            left = None if timeout is None else timeout - (time.perf_counter() - t0)
+            left = clock.left()
             base = get_bmc(model, [name], k - 1, seed=seed, rlimit=rlimit or None, timeout=left)[name]
             if base.verdict == "violated":
                 return ProofOutcome("violated", "k-induction", time.perf_counter() - t0,

@@ -42,7 +42,8 @@ import tempfile
 
 from checks.analyses.certify import settle_stored, usable
 from checks.analyses.transfer import declarations
-from checks.analyses.infer import Inference, _Clock, cone, guard_round, recheck, state_table
+from checks.analyses.infer import Inference, cone, guard_round, recheck, state_table
+from checks.clock import Clock
 from model.digest import transition_digest
 from checks.analyses.templates import Miner
 from checks.engines.induction import HornSystem, spacer
@@ -135,7 +136,7 @@ def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> li
     X, _ = state_table(lemma_samples(prop), model.schema, seed=seed)
     got = Inference("unknown")
     facts, rest = guard_round(got, model, Miner(model.schema, X, model.unbounded_slots), facts, left, seed, 0,
-                              _Clock(None), settle)
+                              Clock(None), settle)
     if rest and not asked:  # the guard round kept nothing, so it did not ask Spacer
         got.settled.update(settle(facts, rest))
     proved = sorted({n for n, _ in left} - {n for n, _ in rest} | set(got.settled))
@@ -165,7 +166,7 @@ def declare(seed: Path = SEED) -> int:
 def _transfer_one(args: tuple) -> tuple:
     """One profile's entry by transfer, into the cache in `out`: (profile, seconds, proved, total)."""
     import time
-    from checks.analyses.prove import _Clock, _infer
+    from checks.analyses.prove import _infer
     profile, out, spacer_rlimit = args
     t0 = time.perf_counter()
     prop = GAME.profiles[profile]
@@ -173,7 +174,7 @@ def _transfer_one(args: tuple) -> tuple:
     cache = LemmaCache(out)
     names = [p.name for p in model.invariants]
     aim = [p.name for p in model.invariants if p.kind != "permission"]  # what the search aims at (prove._aim)
-    inf = _infer(model, lemma_samples(prop), 0, cache, _Clock(None), names, spacer_rlimit, declarations(prop))
+    inf = _infer(model, lemma_samples(prop), 0, cache, Clock(None), names, spacer_rlimit, declarations(prop))
     proved = len((set(inf.proved) | set(inf.settled)) & set(aim)) if inf.verdict == "proved" else 0
     print(f"{profile}: {proved} / {len(aim)} invariants and step properties proved by transfer from "
           f"{inf.source[:12] or 'nothing'} ({time.perf_counter() - t0:.0f}s)", flush=True)
