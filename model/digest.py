@@ -14,12 +14,8 @@ def model_digest(model) -> str:
     """A digest of everything the explicit checks read from a model. Two models with the same digest
     give the same search and the same verdicts. The reprs are of frozen dataclasses, tuples and
     insertion-ordered dicts (no sets), so the digest is the same in every process and on every host."""
-    h = hashlib.sha256()
-    for part in (model.schema, model.init, model.actions, model.monitors, model.properties, model.terminal,
-                 model.dispatch):
-        h.update(repr(part).encode())
-        h.update(b"\x00")
-    return h.hexdigest()
+    return _digest((model.schema, model.init, model.actions, model.monitors, model.properties, model.terminal,
+                    model.dispatch))
 
 
 def transition_digest(model) -> str:
@@ -37,8 +33,12 @@ def transition_digest(model) -> str:
     >>> transition_digest(m) == transition_digest(m.with_changes(properties=m.properties[:1]))
     True
     """
+    return _digest((model.schema, model.init, model.actions, model.monitors, model.terminal, model.dispatch))
+
+
+def _digest(parts: tuple) -> str:
     h = hashlib.sha256()
-    for part in (model.schema, model.init, model.actions, model.monitors, model.terminal, model.dispatch):
+    for part in parts:
         h.update(repr(part).encode())
         h.update(b"\x00")
     return h.hexdigest()

@@ -49,6 +49,7 @@ def leak_bmc(model, depth: int, seed: int = 0, observers: list[str] | None = Non
     sec = model.secrets
     rivals = [f for f in sec.observers if observers is None or sec.label(f) in observers]
     t0 = time.perf_counter()
+    clock = Clock(timeout, started=t0)
     # NOTE(traitor-secret): with the Assassinate Leaders module on, the second secret (which
     # Traitor card Moritani holds) needs no exchange at the start: both games start with the deck
     # full, and a secret draw's public label hides the card (observe.SECRET_DRAWS), so game B may
@@ -92,7 +93,7 @@ def leak_bmc(model, depth: int, seed: int = 0, observers: list[str] | None = Non
                 elif r == z3.unknown:
                     found[f] = f"solver: {s.reason_unknown()} at depth {k}"
         reached = k
-        if len(found) == len(rivals) or Clock(timeout, started=t0).out(slack=0):
+        if len(found) == len(rivals) or clock.out(slack=0):
             break
     secs = time.perf_counter() - t0
     out = [_bmc_verdict(sec, f, found.get(f), reached, depth, secs) for f in rivals]
