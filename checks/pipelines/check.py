@@ -41,9 +41,12 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     beside = (jobs or os.cpu_count() or 1) > 1
     guards = Background(lambda: small_guards(GAME.build(small_prop), opts.seed, guard_cfg, bool(z3_budget)),
                         fork=beside)
+    proving = None
     try:
         model = GAME.build(prop)
         t0 = time.perf_counter()
+        if z3_budget:  # forked once the model is built: the unbounded build reuses its monitor bindings
+            proving = Background(lambda: _z3_proofs(opts, prop, model, z3_budget, proof_cache), fork=beside)
         results, ex = _explicit(model, opts.config(symmetry=symmetry, engine=engine, jobs=jobs))
         extra = {"coverage": coverage(model, ex), "exploration": stats(ex)} if ex is not None else {}
         notes = [] if prop is named else [f"the search covers {prop.bounds.turns} turns (bounds.turns: check's default "
@@ -54,12 +57,13 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
         if minimise:
             from checks.analyses.minimise import minimise_results
             notes += minimise_results(GAME, results, prop, opts.config(max_depth=None, progress=False))
-        proofs = _isolated_proofs(opts, prop, model, results, z3_budget, proof_cache, extra, notes) if z3_budget \
-            else []
+        proofs = _isolated_proofs(proving, model, results, extra, notes) if proving is not None else []
         # Every guard is isolated inside the guard process; this catches the process itself failing.
         results += isolated(guards.result, lambda e: _guards_failed(e, small_prop, bool(z3_budget))) + proofs
     finally:
         guards.cancel()
+        if proving is not None:
+            proving.cancel()
     warnings = extra.get("proofs", {}).pop("warnings", [])
     if scenarios is not None:
         from checks.formats.scenario import replay_matching
@@ -107,14 +111,20 @@ def _explicit(model, config) -> tuple[list, Exploration | None]:
     return isolated(lambda: run_explicit(model, config), failed, passes=(ModelError,))
 
 
-def _isolated_proofs(opts, prop, model, results: list, z3_budget, proof_cache, extra: dict, notes: list) -> list:
-    """`_z3_proofs`, isolated: if the proofs fail as a whole (the encoding, the cache), every invariant's
-    Spacer attempt is `error`. A proof of an invariant the explicit search violated beyond the declared
-    domains is not reported (NOTE(domain): the Z3 encoding keeps every value within its domain, so it
-    proves a smaller system there)."""
+def _isolated_proofs(proving, model, results: list, extra: dict, notes: list) -> list:
+    """The value of `_z3_proofs` (run by `proving`, beside the search), isolated: if the proofs fail as a
+    whole (the encoding, the cache, their process), every invariant's Spacer attempt is `error`. A proof
+    of an invariant the explicit search violated beyond the declared domains is not reported
+    (NOTE(domain): the Z3 encoding keeps every value within its domain, so it proves a smaller system
+    there)."""
     from checks.analyses.quick_z3 import proof_error
-    proofs = isolated(lambda: _z3_proofs(opts, prop, z3_budget, proof_cache, extra, notes),
-                      lambda e: [proof_error(e, p) for p in model.invariants])
+
+    def failed(e):
+        return [proof_error(e, p) for p in model.invariants], {}, []
+    proofs, summary, said = isolated(proving.result, failed)
+    if summary:
+        extra["proofs"] = summary
+    notes += said
     violated = {r.id for r in results if r.verdict == "violated"}
     if DOMAIN in violated:
         dropped = sorted(r.id for r in proofs if r.verdict == "proved" and r.id in violated)
@@ -147,8 +157,20 @@ def searched(proposal, turns: int | None):
     return GAME.searched(proposal, turns)
 
 
-def _z3_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> list:
-    """The Spacer proofs that fit `z3_budget` (the agreement guard runs with the small-bounds guards)."""
+def _z3_proofs(opts, prop, model, z3_budget, proof_cache) -> tuple[list, dict, list]:
+    """The Spacer proofs that fit `z3_budget` (the agreement guard runs with the small-bounds guards): their
+    results, the report's `proofs` summary and the notes they add. Isolated here, in the process that runs
+    them: an encoding or cache failure is every invariant's `error`, with no summary."""
+    from checks.analyses.quick_z3 import proof_error
+    extra: dict = {}
+    notes: list = []
+    proofs = isolated(lambda: _spacer_proofs(opts, prop, z3_budget, proof_cache, extra, notes),
+                      lambda e: [proof_error(e, p) for p in model.invariants])
+    return proofs, extra.get("proofs", {}), notes
+
+
+def _spacer_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list) -> list:
+    """Spacer on every invariant within `z3_budget`, the shipped and cached certificates re-checked first."""
     from checks.analyses.quick_z3 import quick_proofs
     cache_dir = "default" if proof_cache is None else (None if proof_cache == "off" else Path(proof_cache))
     cache_stats: dict = {}
