@@ -163,8 +163,8 @@ def bench_random(n: int, seed: int, base: str) -> None:
     rows = []
     names = {}
     for name in sorted(GAME.profiles):
-        from model.digest import model_digest
-        names.setdefault(model_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
+        from model.digest import transition_digest  # what the lemma store is keyed by
+        names.setdefault(transition_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
     for path, text in random_proposals(n, seed, base):
         changes = ", ".join(line.strip() for line in text.splitlines()[3:] if line.strip() != "bounds:")
         env = dict(os.environ, RULECHECK_CACHE=tempfile.mkdtemp(prefix="rulecheck-cold-"))

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from checks.engines.background import Background, BackgroundFailed
+from checks.engines.pool import Background, BackgroundFailed
 
 
 def _gone(pid: int) -> bool:
@@ -91,3 +91,26 @@ def test_check_reports_the_same_with_the_guards_beside_or_after(tmp_path):
     assert _comparable(runs[0].stdout) == _comparable(runs[1].stdout)
     leaks = [c for c in json.loads(runs[1].stdout)["checks"] if c["id"] == "hidden-identity"]
     assert leaks and all(c["verdict"] == "violated" and c["depth"] == 2 for c in leaks)
+
+
+# -- the task pool (checks/engines/pool.py): mutate, sweep and the seed's regeneration share it -----------
+
+_READY: dict = {}
+
+
+def _ready(value: int) -> None:
+    _READY["base"] = value
+
+
+def _plus_base(x: int) -> int:
+    if x < 0:
+        os._exit(3)  # this worker dies: its job is reported, the others still finish
+    return _READY["base"] + x
+
+
+def test_the_task_pool_initialises_each_worker_and_reports_a_dead_one_without_losing_the_rest():
+    from checks.engines.pool import TaskPool
+    with TaskPool(2, init=_ready, initargs=(100,)) as pool:
+        got = sorted(pool.map(_plus_base, [1, -1, 2, 3]), key=lambda t: t[0])
+    assert [(j, r) for j, r, _ in got] == [(-1, None), (1, 101), (2, 102), (3, 103)]
+    assert got[0][2].startswith("a worker process died") and all(e is None for _, _, e in got[1:])

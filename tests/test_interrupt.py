@@ -378,7 +378,7 @@ POOLS = {
               "list(PoolExecutor(2).map(time.sleep, [600, 600]))\n", 3),
     "mutate": ("import time\nfrom checks.analyses.mutate import Setup, run_mutants\n"
                "run_mutants(Setup(build=lambda: time.sleep(600), small=None, config=None), None, [0, 1], jobs=2)\n", 3),
-    "background": ("import time\nfrom checks.engines.background import Background\n"
+    "background": ("import time\nfrom checks.engines.pool import Background\n"
                    "job = Background(lambda: time.sleep(600))\ntime.sleep(600)\n", 2),
     "vector": ("import time\nfrom checks.engines.parallel import ProcessPool\nfrom checks.engines.vector import VectorModel\n"
                "from tests.toys import counter_model\n"

@@ -6,7 +6,8 @@
 Engines and analyses know no game: they never import a game package and never read a model's
 `vocabulary` (the game's own context); they read the typed declarations instead. One module binds the
 game (checks/pipelines/common.py). Only the CLI ends the process. No import cycles, counting imports
-inside functions too. No function is longer than 80 lines. Generated code runs in one module (model/compile.py). Code reads an interpretation switch by its
+inside functions too. No function is longer than 80 lines. Generated code runs in one module (model/compile.py);
+processes start in one module (checks/engines/pool.py). Code reads an interpretation switch by its
 declared name, never by catalogue ID or key (NOTE(switches) in model/moritani/config.py).
 """
 from __future__ import annotations
@@ -135,6 +136,23 @@ def test_only_the_lowering_module_runs_generated_code():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec"):
                 found.append(f"{name}:{node.lineno} {node.func.id}")
     assert found and {f.split(":")[0] for f in found} == {"model.compile"}, found
+
+
+def test_only_the_pool_module_starts_processes():
+    """One process-pool layer (issue 36): `os.fork`, multiprocessing and concurrent.futures' process pool
+    only in checks/engines/pool.py; every other module asks it for workers (the benchmarks and tests may
+    start subprocesses of the CLI, which is not a pool)."""
+    found = []
+    for name, path in modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    (node.value.id, node.attr) in (("os", "fork"), ("mp", "get_context"), ("mp", "Pool"),
+                                                   ("mp", "Process")):
+                found.append(f"{name}:{node.lineno} {node.value.id}.{node.attr}")
+        starts = {"multiprocessing", "concurrent.futures", "concurrent.futures.process"}
+        found += [f"{name} imports {m}" for m in imports(path) if m in starts or m.startswith("multiprocessing.")]
+    assert found and {f.split(":")[0].split(" ")[0] for f in found} == {"checks.engines.pool"}, found
 
 
 def test_only_few_checks_modules_import_z3():

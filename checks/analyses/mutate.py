@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import multiprocessing as mp
 import os
 import time
 import traceback
@@ -58,7 +57,7 @@ from checks.analyses.mutants import Mutant, NotApplicable, edit_rules
 from checks.analyses.verdicts import explicit_results, make_explorer
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
-from checks.interrupt import become_worker
+from checks.engines.pool import TaskPool
 from checks.results import CheckResult, InternalError, isolated
 from model.compile import CompiledModel
 from model.errors import ModelError
@@ -415,11 +414,10 @@ class Setup:
 _WORKER: dict = {}
 
 
-def _init_worker(parent: int, setup: Setup, ref: Reference) -> None:
-    # The parent decides what a signal means (checks/interrupt.py) and terminates the pool; a worker
-    # must not raise Interrupted halfway through a mutant, nor write to the parent's wake-up pipe, nor
-    # outlive a parent that was killed (NOTE(workers)).
-    become_worker(parent)
+def _init_worker(setup: Setup, ref: Reference) -> None:
+    # Run by the task pool after `become_worker` (checks/engines/pool.py, NOTE(workers)): the parent
+    # decides what a signal means and terminates the pool, so a worker never raises Interrupted halfway
+    # through a mutant, nor outlives a parent that was killed.
     _WORKER.update(model=setup.build(), small=setup.small() if setup.small else None, ref=ref,
                    config=setup.config)
 
@@ -451,22 +449,17 @@ def run_mutants(setup: Setup, ref: Reference, mutants: list, jobs: int | None = 
                               lambda e, m=m: _failed(m, t0, e))
             tally.done(out[i])
         return out
-    pool = mp.get_context("fork").Pool(jobs, initializer=_init_worker,
-                                        initargs=(os.getpid(), setup, ref))
-    try:
-        for i, r, err in pool.imap_unordered(_work, list(enumerate(mutants)), chunksize=1):
+    # An interrupt (or the pool itself failing) leaves the `with` block: no worker is left behind.
+    with TaskPool(jobs, init=_init_worker, initargs=(setup, ref)) as pool:
+        for (i, mutant), done, died in pool.map(_work, list(enumerate(mutants))):
+            r: CheckResult | None
+            _, r, err = done if died is None else (i, None, died)
             if err is not None:  # one mutant's failure in a worker is that mutant's `error` (issue 39)
                 last = err.strip().splitlines()[-1] if err.strip() else "no traceback"
-                r = _failed(mutants[i], time.perf_counter(), InternalError(f"in a worker: {last}"))
+                r = _failed(mutant, time.perf_counter(), InternalError(f"in a worker: {last}"))
                 r.extra["traceback"] = err
             out[i] = r
-            tally.done(r)
-        pool.close()
-    except BaseException:  # an interrupt (or the pool itself failing): no worker is left behind
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
+            tally.done(out[i])
     return out
 
 

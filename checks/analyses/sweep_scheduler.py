@@ -30,6 +30,8 @@ import struct
 import threading
 import time
 
+from checks.engines.pool import describe
+
 PROBE_SECONDS = 5.0          # connecting and reading the handshake; `connect` gets the rest of the 10 s
 CONNECT_SECONDS = 10.0       # the whole wait for a scheduler (docs/sweep.md: exit 2 within 10 s)
 HANDSHAKE_BYTES = 64 << 10   # a handshake is about 60 bytes
@@ -176,9 +178,3 @@ def _quiet(client_class):
             if getattr(self, "status", None) == "running":
                 super().__del__()
     return QuietClient
-
-
-def describe(err: BaseException) -> str:
-    """An exception in one line: its type and the first line of its message."""
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0] if text else ''}".rstrip(": ")

@@ -15,15 +15,13 @@ depend on N or on timing. A worker's exception (MemoryError included) is re-rais
 from __future__ import annotations
 
 import mmap
-import multiprocessing as mp
-import os
 import time
 import traceback
 
 import numpy as np
 
+from checks.engines.pool import lockstep_worker
 from checks.engines.worker import Expansion, Worker, owner_of
-from checks.interrupt import become_worker
 
 def _shared(shape: tuple, dtype) -> np.ndarray:
     size = int(np.prod(shape)) * np.dtype(dtype).itemsize
@@ -44,12 +42,11 @@ class _Outbox:
         return (self.keys[lo:hi], self.parent[lo:hi], self.action[lo:hi], self.hash[lo:hi])
 
 
-def _serve(conn, compiled, K, boxes, me: int, jobs: int, parent: int) -> None:
-    # NOTE(workers): the fork copied the CLI's handlers, which would turn a Ctrl-C into an exception
-    # that this loop reports down a pipe nobody reads any more. The coordinator alone handles interrupts
-    # and stops the workers (`ProcessPool.close`); SIGTERM and SIGKILL end a worker at once, and so does
-    # the coordinator's death.
-    become_worker(parent)
+def _serve(conn, compiled, K, boxes, me: int, jobs: int) -> None:
+    # NOTE(workers): started by checks/engines/pool.py, after `become_worker`: the fork copied the CLI's
+    # handlers, which would turn a Ctrl-C into an exception that this loop reports down a pipe nobody reads
+    # any more. The coordinator alone handles interrupts and stops the workers (`ProcessPool.close`);
+    # SIGTERM and SIGKILL end a worker at once, and so does the coordinator's death.
     from checks.engines.visited import hash_rows
     w = Worker(compiled, K, me, jobs)
     while True:
@@ -94,15 +91,10 @@ class ProcessPool:
         self.K = _shared((cap, c.lay.words), np.uint64)
         share = -(-round_size // jobs)  # np.array_split gives no part more than this
         self.boxes = [_Outbox(share * c.fanout, c.lay.words) for _ in range(jobs)]
-        ctx = mp.get_context("fork")
         self.conns, self.procs = [], []
         for j in range(jobs):
-            a, b = ctx.Pipe()
-            p = ctx.Process(target=_serve, args=(b, c, self.K, self.boxes, j, jobs, os.getpid()),
-                            daemon=True)
-            p.start()
-            b.close()
-            self.conns.append(a)
+            conn, p = lockstep_worker(_serve, (c, self.K, self.boxes, j, jobs))
+            self.conns.append(conn)
             self.procs.append(p)
 
     def _all(self, msgs: list) -> list:

@@ -31,10 +31,10 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     their own game and reported as violations (checks/analyses/deviations.py); `as_printed` leaves them out.
 
     With two or more `jobs` (default: every core) the small-bounds guards run in a forked process
-    beside the main search (NOTE(background) in checks/engines/background.py); the report is the same.
+    beside the main search (NOTE(background) in checks/engines/pool.py); the report is the same.
     """
     from checks.analyses.quick_z3 import small_guards
-    from checks.engines.background import Background
+    from checks.engines.pool import Background
     named = opts.resolve()
     prop = searched(named, turns)
     small_prop, guard_cfg = GAME.small(prop), opts.config(progress=False)

@@ -33,9 +33,6 @@ declarations in its seed entry (entries written before declarations were stored 
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import tempfile
@@ -48,7 +45,7 @@ from model.digest import transition_digest
 from checks.analyses.templates import Miner
 from checks.engines.induction import HornSystem, spacer
 from checks.engines.lemmacache import FILE, SEED, LemmaCache, _load, from_data, reseed, to_data
-from checks.interrupt import become_worker
+from checks.engines.pool import TaskPool
 from checks.pipelines.common import GAME
 from checks.pipelines.proofs import lemma_samples
 
@@ -87,6 +84,18 @@ def _trim_one(args: tuple) -> tuple:
     return key, out
 
 
+def _pooled(fn, todo: list, jobs: int) -> list:
+    """`fn` over `todo` in the task pool (checks/engines/pool.py), results in the order of `todo`; the
+    first job that failed stops the regeneration (a seed is never written from part of the work)."""
+    out: dict = {}
+    with TaskPool(jobs) as pool:
+        for job, result, error in pool.map(fn, todo):
+            if error is not None:
+                raise RuntimeError(f"{fn.__name__} failed on {job[0]!r}: {error}")
+            out[id(job)] = result
+    return [out[id(job)] for job in todo]
+
+
 def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = None) -> int:
     """Unite `dirs` into the seed, then trim the entries they touched (all with `every`). `models`:
     `_models()`, if the caller has it already (building the 19 profiles takes a while)."""
@@ -95,9 +104,7 @@ def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = 
     reseed(dirs)
     todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
     if jobs > 1:
-        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"), initializer=become_worker,
-                                 initargs=(os.getpid(),)) as pool:  # NOTE(workers)
-            trimmed = dict(pool.map(_trim_one, todo))
+        trimmed = dict(_pooled(_trim_one, todo, jobs))
     else:
         trimmed = dict(map(_trim_one, todo))
     return reseed([], trim=lambda key, entry: trimmed.get(key, entry))
@@ -191,9 +198,7 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
     out = Path(out or tempfile.mkdtemp(prefix="rulecheck-transfer-"))
     todo = [(p, out, spacer_rlimit) for p in names]
     if jobs > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"), initializer=become_worker,
-                                 initargs=(os.getpid(),)) as pool:  # NOTE(workers)
-            list(pool.map(_transfer_one, todo))
+        _pooled(_transfer_one, todo, jobs)
     else:
         list(map(_transfer_one, todo))
     n = unite([str(out)], models=models)
