@@ -2,13 +2,14 @@
 
 Run: python benchmarks/z3.py [--profiles default,printed-rules,assassinate-leaders] [--depth N] [--rlimit N]
      [--spacer] (also the plain Spacer time per invariant, without lemmas, as before issue 16)
-     python benchmarks/z3.py --random-proposals N [--seed S] [--base PROFILE]
+     python benchmarks/z3.py --random-proposals N [--seed S] [--base PROFILE] [--prove-timeout SECONDS]
 
 `--random-proposals N` (issue 35): N proposals that are no embedded profile, each a random combination
 of at least three switches set away from the base profile's choice, about half of them with bounds of
 their own; each is proved cold (`rulecheck prove --format json` in its own process, an empty user
 cache, the shipped seed only: the search starts by transfer from the nearest seed entry), and a table
-gives each one's wall seconds, proved / total and the entry it started from.
+gives each one's wall seconds, proved / total and the entry it started from. `--prove-timeout` is each
+`prove`'s own `--timeout` (what it cuts is `unknown`, exit 4), so that one slow proposal bounds the run.
 
 For each profile, in one run: the inference's time (exploration of the proposal's bounded model,
 mining, Houdini, the final re-check), the number of candidates and of proved lemmas (survivors),
@@ -156,7 +157,7 @@ def _live_switches(base: str) -> list:
     return live
 
 
-def bench_random(n: int, seed: int, base: str) -> None:
+def bench_random(n: int, seed: int, base: str, timeout: float | None = None) -> None:
     """Cold `prove` of each random proposal, one process each, the shipped seed only."""
     import json
     import subprocess
@@ -170,13 +171,15 @@ def bench_random(n: int, seed: int, base: str) -> None:
         env = dict(os.environ, RULECHECK_CACHE=tempfile.mkdtemp(prefix="rulecheck-cold-"))
         t0, cpu0 = time.perf_counter(), _child_cpu()
         done = subprocess.run([sys.executable, "-c", "from checks.launch import run; run()", "prove", "--proposal",
-                               str(path), "--format", "json"], capture_output=True, text=True, env=env,
+                               str(path), "--format", "json", *(["--timeout", str(timeout)] if timeout else [])],
+                              capture_output=True, text=True, env=env,
                               cwd=os.path.dirname(_HERE))
         wall, cpu = time.perf_counter() - t0, _child_cpu() - cpu0
         try:
             doc = json.loads(done.stdout)
         except ValueError:
             rows.append((changes, wall, cpu, "error", "-", done.stderr.strip().splitlines()[-1:] or ""))
+            print(f"  {rows[-1]}", file=sys.stderr, flush=True)
             continue
         checks = doc["checks"]
         inf = doc["z3"].get("inference", {})
@@ -203,13 +206,15 @@ def main() -> None:
                     help="N random proposals proved cold (the shipped seed only), one table row each")
     ap.add_argument("--seed", type=int, default=0, help="the random proposals' seed")
     ap.add_argument("--base", default="default", help="the profile the random proposals extend")
+    ap.add_argument("--prove-timeout", type=float, default=None, metavar="SECONDS",
+                    help="each random proposal's prove --timeout (its cut properties are unknown, exit 4)")
     ap.add_argument("--profiles", default="default,printed-rules,assassinate-leaders")
     ap.add_argument("--depth", type=int, default=12)
     ap.add_argument("--rlimit", type=int, default=150_000_000)
     ap.add_argument("--spacer", action="store_true", help="also plain Spacer per invariant and BMC per depth")
     args = ap.parse_args()
     if args.random_proposals:
-        bench_random(args.random_proposals, args.seed, args.base)
+        bench_random(args.random_proposals, args.seed, args.base, args.prove_timeout)
         return
     for profile in args.profiles.split(","):
         bench_prove(profile, args.depth, args.rlimit)
