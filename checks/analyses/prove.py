@@ -24,6 +24,19 @@ from model.game import GameModel
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
 
 
+def prove_proposal(prop, model: GameModel, names: list[str], bounded: GameModel | None, cache_dir=None,
+                   **options) -> list[CheckResult]:
+    """`prove` as `rulecheck prove` and `sweep --prove` both run it on a proposal: `model` is its unbounded
+    model, lemma candidates are mined from `bounded` (its own bounded model; None: no inference), a
+    transfer starts from the stored entry nearest its declarations, and the lemma store is the one in
+    `cache_dir` (None: none). `options` go to `prove` (engine, depth, seed, rlimit, timeout, ...)."""
+    from checks.analyses.transfer import declarations
+    from checks.engines.lemmacache import LemmaCache
+    return prove(model, names, samples=[bounded] if bounded is not None else None,
+                 declarations=declarations(prop), cache=LemmaCache(cache_dir) if cache_dir is not None else None,
+                 **options)
+
+
 def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int = 12, seed: int = 0,
           rlimit: int = 0, explored: dict | None = None, fallback: bool = True,
           timeout: float | None = None, samples: list | None = None, stats: dict | None = None,

@@ -94,16 +94,13 @@ def fingerprint_task(job: Job) -> dict:
 def prove_task(job: Job, bounded, timeout: float | None) -> dict:
     """`rulecheck prove` on the combination: {"proofs": {invariant: verdict}, "proof_engines": {...}}.
     `bounded`: the combination's bounded model (lemma candidates are mined from it, as `prove` does)."""
-    from checks.analyses.prove import prove
-    from checks.analyses.transfer import declarations
-    from checks.engines.lemmacache import LemmaCache
+    from checks.analyses.prove import prove_proposal
     settings = dict(job.prove)
     model = job.build(job.proposal, unbounded=True)
-    names = [p.name for p in model.invariants]
-    cache = settings.get("cache")
-    results = prove(model, names, "auto", 12, dict(job.budget).get("seed", 0), settings.get("rlimit", PROVE_RLIMIT),
-                    None, timeout=timeout, samples=[bounded], lemma_rlimit=settings["spacer_rlimit"],
-                    declarations=declarations(job.proposal), cache=LemmaCache(cache) if cache else None)
+    results = prove_proposal(job.proposal, model, [p.name for p in model.invariants], bounded,
+                             settings.get("cache") or None, engine="auto", depth=12,
+                             seed=dict(job.budget).get("seed", 0), rlimit=settings.get("rlimit", PROVE_RLIMIT),
+                             timeout=timeout, lemma_rlimit=settings["spacer_rlimit"])
     return {"proofs": {r.id: str(r.verdict) for r in results}, "proof_engines": {r.id: r.engine for r in results}}
 
 

@@ -20,9 +20,7 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     """Spacer, k-induction and BMC on the unbounded-turn model (games of any length). `proof_cache`:
     a directory for the lemma cache, "off", or None for the default one. `spacer_rlimit`: Spacer's
     budget once inferred lemmas are its facts (engine auto)."""
-    from checks.analyses.prove import prove as run_prove
-    from checks.analyses.transfer import declarations
-    from checks.engines.lemmacache import LemmaCache
+    from checks.analyses.prove import prove_proposal
     from checks.engines.cachedirs import chosen_dir
     prop = opts.resolve()
     model = GAME.build(prop, unbounded=True)
@@ -41,14 +39,13 @@ def prove(opts: Options, only: tuple = (), engine: str = "auto", depth: int = 12
     # Lemma candidates are mined from the proposal's own bounded model: the same rules and slots,
     # explored exhaustively (checks/analyses/infer.py); the unbounded model is what they are proved on.
     left = opts.config().left()
-    samples = lemma_samples(prop) if engine == "auto" and (left is None or left > 0) else None
+    bounded = lemma_samples(prop)[0] if engine == "auto" and (left is None or left > 0) else None
     stats: dict = {}
     # --timeout bounds the whole command: what the exploration above used is gone (NOTE in checks/config.py).
-    cache_dir = chosen_dir(proof_cache)
-    results = run_prove(model, list(only) or names, engine, depth, opts.seed, rlimit, explored,
-                        timeout=opts.config().left(), samples=samples, stats=stats, lemma_rlimit=spacer_rlimit,
-                        declarations=declarations(prop), progress=_stderr if sys.stderr.isatty() else None,
-                        cache=LemmaCache(cache_dir) if cache_dir is not None else None)
+    results = prove_proposal(prop, model, list(only) or names, bounded, chosen_dir(proof_cache), engine=engine,
+                             depth=depth, seed=opts.seed, rlimit=rlimit, explored=explored,
+                             timeout=opts.config().left(), stats=stats, lemma_rlimit=spacer_rlimit,
+                             progress=_stderr if sys.stderr.isatty() else None)
     return report(opts, results, prop, None, time.perf_counter() - t0, model,
                   {"z3": {"engine": engine, "depth": depth, "rlimit": rlimit, "spacer_rlimit": spacer_rlimit,
                           "seed": opts.seed,
