@@ -155,6 +155,19 @@ def test_only_the_pool_module_starts_processes():
     assert found and {f.split(":")[0].split(" ")[0] for f in found} == {"checks.engines.pool"}, found
 
 
+def test_checks_never_name_the_game_s_secrets():
+    """The noninterference code reads the secret kinds the game declares (`Secrets.domain`,
+    `Secrets.card_domain`), never their names (issue 36: it branched on "Face" and "Traitor")."""
+    from model.moritani import GAME
+    sec = GAME.build(GAME.small(GAME.profiles["assassinate-leaders"])).secrets
+    names = {sec.domain, sec.card_domain}
+    assert "" not in names
+    found = [f"{name}:{node.lineno} {node.value!r}" for name, path in modules() if name.startswith("checks.")
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Constant) and node.value in names]
+    assert not found, found
+
+
 def test_only_few_checks_modules_import_z3():
     # An explicit list: a new z3 user is a deliberate decision, made here.
     users = sorted(name for name, path in modules() if name.startswith("checks") and "z3" in

@@ -174,7 +174,7 @@ def test_traitor_leak_caught_by_z3_at_the_explicit_pair_length():
     hit = [r for r in results if r.verdict == "violated"]
     assert hit and min(r.depth for r in hit) == 10, [r.detail for r in results]
     leak = hit[0].extra["leak"]
-    assert leak.secret == "Traitor" and leak.faces[0] != leak.faces[1] and "public board" == leak.component
+    assert leak.secret == "card" and leak.faces[0] != leak.faces[1] and "public board" == leak.component
     # The same public steps; only the secret draw differs, then the stage after the lost battle.
     assert leak.game_a.labels[0] != leak.game_b.labels[0] and leak.game_a.labels[0].startswith("deal_traitor")
     assert leak.game_a.labels[1:] == leak.game_b.labels[1:] and leak.game_a.labels[-1].startswith("lose_battle")

@@ -53,7 +53,7 @@ class Leak:
     seen_a: object
     seen_b: object
     model_b: GameModel
-    secret: str = "Face"  # the domain of the exchanged secrets: Terror faces, or Traitor cards
+    secret: str = "value"  # which secret was exchanged: "value" (Secrets.domain) or "card" (Secrets.card_domain)
     check: str = "hidden-identity"  # or `possibilistic` (checks/analyses/possible.py): a step game B cannot take
 
 
@@ -218,7 +218,7 @@ def _verdict(model, ex, f: int, search: _Search, secs: float) -> CheckResult:
         return r
     if f in search.found:
         lk = search.found[f]
-        labels = sec.value_labels if lk.secret == "Face" else sec.card_labels
+        labels = sec.value_labels if lk.secret == "value" else sec.card_labels
         what = (f"game A's last step ({lk.seen_a}) has no public equivalent once the two are exchanged"
                 if lk.component == STEP else f"its {lk.component} differs")
         return CheckResult(**common, verdict="violated", depth=lk.game_a.depth, trace=lk.game_a,
@@ -305,35 +305,35 @@ def _traitor_leaks(model, ex, cm, watch, search: _Search) -> int:
             twin = {acts[i].label: t for i, t in succ_2}
             for f, w in watch.items():
                 if f not in found and w.observe(s, en_s) != w.observe(s2, en_2):
-                    found[f] = _leak(model, ex, idx, None, (a, b), f, s2, "Traitor")
+                    found[f] = _leak(model, ex, idx, None, (a, b), f, s2, "card")
             for i, t in succ_s:
                 lab = acts[i].label
-                if _names_card(acts[i], (a, b)) or lab not in twin:
+                if _names_card(acts[i], (a, b), sec.card_domain) or lab not in twin:
                     continue
                 if board(sec.swap_cards(t, a, b)) != board(twin[lab]):
                     for f in watch:
                         if f not in found:
-                            found[f] = _leak(model, ex, idx, i, (a, b), f, twin[lab], "Traitor")
+                            found[f] = _leak(model, ex, idx, i, (a, b), f, twin[lab], "card")
                     break
             if len(found) == len(watch):
                 break
     return pairs
 
 
-def _names_card(action, cards) -> bool:
+def _names_card(action, cards, domain: str) -> bool:
     doms = {p.name: p.domain for p in action.rule.params}
-    return any(doms[k].name == "Traitor" and v in cards for k, v in action.args)
+    return any(doms[k].name == domain and v in cards for k, v in action.args)
 
 
 def _leak(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: tuple,
-          secret: str = "Face") -> Leak | Exception:
+          secret: str = "value") -> Leak | Exception:
     """`_leak_pair`, or the exception it raised: that observer's verdict is then `error` (with game A when
     the exception carries it) and the comparison goes on for the other observers (issue 39)."""
     return isolated(lambda: _leak_pair(model, ex, idx, step, pair, f, state_b, secret), lambda e: e)
 
 
 def _leak_pair(model, ex, idx: int, step: int | None, pair: tuple, f: int, state_b: tuple,
-               secret: str = "Face") -> Leak:
+               secret: str = "value") -> Leak:
     """The pair of games behind a difference found at state `idx` (then action `step`), replayed.
 
     Game A is the shortest path to the difference; `partner_game` decides, per start with two
@@ -352,14 +352,14 @@ def _leak_pair(model, ex, idx: int, step: int | None, pair: tuple, f: int, state
     # For the Traitor card, game B starts where game A does: a secret draw's public label hides the
     # card, so B may simply draw another one (NOTE(traitor-secret) in checks/analyses/leaks_z3.py).
     # The draw of either card is then exchanged: game B draws the other card where game A draws one.
-    candidates = sec.partner_models(model, pair) if secret == "Face" else (model,)
+    candidates = sec.partner_models(model, pair) if secret == "value" else (model,)
     drawn = None
-    if secret != "Face":
-        drawn = [sec.exchange_label(a, *pair, domain=secret) if _names_card(a, pair) else None
+    if secret != "value":
+        drawn = [sec.exchange_label(a, *pair, domain=sec.card_domain) if _names_card(a, pair, sec.card_domain) else None
                  for a in map(model.action, game_a.labels)]
     chosen = None  # the first exchange with an observed difference; else the first with a missing step
     for model_b in candidates:
-        found = partner_game(model, game_a, model_b, f, drawn, pair if secret == "Face" else None)
+        found = partner_game(model, game_a, model_b, f, drawn, pair if secret == "value" else None)
         if found is not None and (chosen is None or chosen[1].stuck and not found.stuck):
             chosen = (model_b, found)
             if not found.stuck:
@@ -367,7 +367,7 @@ def _leak_pair(model, ex, idx: int, step: int | None, pair: tuple, f: int, state
     if chosen is None:
         raise PartnerGameError(
             f"hidden-identity: {sec.label(f)} sees a difference after game A, but a game with the same public "
-            f"steps from every start with two {'faces' if secret == 'Face' else 'cards'} exchanged shows "
+            f"steps from every start with two {'faces' if secret == 'value' else 'cards'} exchanged shows "
             f"the same at every step", model, game_a, state_b)
     model_b, found = chosen
     game_a = Trace(game_a.init, game_a.steps[:found.steps])

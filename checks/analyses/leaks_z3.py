@@ -110,7 +110,7 @@ def _bmc_verdict(sec, f: int, lk, reached: int, depth: int, secs: float) -> Chec
     """violated (with the replayed pair), unknown (a solver answer or the clock), or bounded."""
     name = sec.label(f)
     if lk is not None and not isinstance(lk, str):
-        labels = sec.value_labels if lk.secret == "Face" else sec.card_labels
+        labels = sec.value_labels if lk.secret == "value" else sec.card_labels
         return _result(name, "violated", lk.game_a.depth, secs,
                        f"{name} can tell {labels[lk.faces[0]]} from {labels[lk.faces[1]]} after "
                        f"{lk.game_a.depth} steps: its {lk.component} differs (Z3 pair, both games replayed)",
@@ -153,7 +153,7 @@ def _decode_pair(prod: Product, m: z3.ModelRef, k: int, f: int, Leak):
     if o1 == o2:
         raise InternalError("Z3 reported a leak that the concrete observations do not show")
     comp = next(i for i, (x, y) in enumerate(zip(o1, o2)) if x != y)
-    secret, pair = "Face", (a, b)
+    secret, pair = "value", (a, b)
     cards = sec.cards()
     if cards is not None:
         # The games drew different Traitor cards: the leak is about that secret (the cards Moritani
@@ -163,9 +163,9 @@ def _decode_pair(prod: Product, m: z3.ModelRef, k: int, f: int, Leak):
             if any(sa[i] != sb[i] for i in slots):
                 mine = lambda st: next((t for t, i in enumerate(slots) if st[i] == hand), None)  # noqa: E731
                 if mine(sa) is not None and mine(sb) is not None:
-                    secret, pair = "Traitor", (mine(sa), mine(sb))
+                    secret, pair = "card", (mine(sa), mine(sb))
                 break
-        if secret == "Traitor":
+        if secret == "card":
             # The face exchange the solver also picked is idle here when B's steps replay from the
             # unexchanged start and still look different: show the pair the explicit engine shows.
             try:

@@ -215,7 +215,7 @@ def leak_viewers(leaks, model, anchor: str, command: str = "leaks", proposal=Non
                            Lane("game B", lk.model_b, lk.game_b,
                                 f"game B cannot take game A's step {lk.game_a.depth}" if stuck else "")],
                           f"{anchor}-{n}", "the two games differ only in which hidden "
-                          f"{'face' if lk.secret == 'Face' else 'card'} lies where (omniscient view); every "
+                          f"{model.secrets.domain.lower() if lk.secret == 'value' else 'card'} lies where (omniscient view); every "
                           "public step is the same" + (", but for game A's last, which game B cannot take" if stuck
                                                        else ""), "the observer's view differs"))
         if proposal is not None:

@@ -23,6 +23,7 @@ class FaceSecrets:
     """Terror faces (and Traitor cards) of one model: observation, exchange and public labels."""
 
     domain = "Face"
+    card_domain = "Traitor"
     # Fields indexed by a face that move with it under an exchange, and the field naming it publicly.
     per_value_fields = ("tstatus", "tloc", "pid", "pid_shown")
     custody_fields = ("tstatus", "tloc", "pid_shown")
