@@ -2,8 +2,9 @@
 
 - `TaskPool`: many independent jobs over `jobs` forked workers, at most `jobs` in flight, each
   finished job yielded with its result or its error (`rulecheck mutate`'s mutants, `sweep`'s local
-  pool, the seed's transfers and trims). A worker that dies costs the jobs it was running, never the
-  rest: the pool is rebuilt and the others go on (`retries` more attempts each, then their error).
+  pool, the seed's transfers and trims). A worker that dies never costs the other jobs: the pool is
+  rebuilt, the jobs then in flight run again alone, and only one that kills its worker alone (or raises)
+  loses an attempt (`retries` more, then its error; NOTE(suspects)).
 - `lockstep_worker`: one long-lived worker serving commands over a pipe (the vector engine's
   `--jobs N` search, checks/engines/parallel.py, whose workers share the state store).
 - `Background`: one computation in a forked child beside the parent's own work (`rulecheck check`'s
@@ -15,8 +16,8 @@ alone decides what a signal means and stops them, and they die with the parent.
 
 NOTE(background): the Background child is a plain `os.fork` (not a multiprocessing.Process: it must
 start from any process, a daemonic worker included, and multiprocessing forbids a daemonic process
-children). It dies on SIGTERM. The parent cancels the child whenever it stops waiting for it, on an interruption
-or an error as much as at the end. The child's wake-up pipe is detached so that the child's own
+children). It dies on SIGTERM. The parent cancels the child whenever it stops waiting for it, on an
+interruption or an error as much as at the end. The child's wake-up pipe is detached so that the child's own
 signals never look like the parent's. Its value (or its exception) comes back pickled through a
 pipe; a child that ends without one is an internal error, never a verdict.
 
