@@ -356,8 +356,10 @@ def _check(form: str, examples: int) -> None:
 BOUNDED = ("default", "treachery-online", "dunebot", "small")
 
 
-@pytest.mark.parametrize("form,examples", [(f, BOUNDED_EXAMPLES) for f in BOUNDED] + [
-    ("unbounded-bitvector", BOUNDED_EXAMPLES),
+# The bounded form is in the default run; of it, only the small bounds are in the edit-test loop (-m fast).
+@pytest.mark.parametrize("form,examples", [
+    pytest.param(f, BOUNDED_EXAMPLES, marks=() if f == "small" else pytest.mark.heavy) for f in BOUNDED] + [
+    pytest.param("unbounded-bitvector", BOUNDED_EXAMPLES, marks=pytest.mark.heavy),
     pytest.param("unbounded", SLOW_EXAMPLES, marks=pytest.mark.slow, id="every-unbounded")] + [
     pytest.param(p, SLOW_EXAMPLES, marks=pytest.mark.slow, id=f"every-{p}") for p in sorted(GAME.profiles)])
 def test_backends_agree_on_domain_valid_states(form, examples):

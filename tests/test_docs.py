@@ -12,6 +12,7 @@ from model.moritani.catalogue import ALL_IDS, NOT_MODELLED
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_rules_md_is_current():
     assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_md(GAME), \
         "docs/rules.md is stale: run rulecheck docs rules"
@@ -26,6 +27,7 @@ def test_ambiguities_md_is_current():
     assert run.code == 0, run.stdout
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_every_catalogue_id_is_modelled_or_explained():
     text = rules_md(GAME)
     assert "MISSING" not in text

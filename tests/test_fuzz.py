@@ -78,6 +78,7 @@ def check_proposal(tmp_path_factory, data):
     assert_contract(*proposal_code(write(tmp_path_factory, data, "p.yaml")))
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 @CI
 @given(proposal_files())
 def test_generated_proposals_keep_the_contract(tmp_path_factory, data):

@@ -232,6 +232,7 @@ def test_ambiguity_pairs_show_both_orders(tmp_path):
     assert "<div lt>terror first" in first and "<div lt>bg-advisor first" in first
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_compare_draws_the_distinguishing_game(tmp_path):
     (tmp_path / "a.yaml").write_text("name: small\n" + SMALL.format(turns=2))
     (tmp_path / "b.yaml").write_text("name: small-extortion-first\ninterpretation:\n  A5: extortion-first\n"

@@ -50,6 +50,7 @@ def by_id(mutants, mid):
     return next(m for m in mutants if m.id == mid)
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_every_operator_generates_mutants_that_rebuild(default_model):
     mutants = generate(default_model)
     assert len({m.id for m in mutants}) == len(mutants)

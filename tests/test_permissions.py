@@ -101,6 +101,7 @@ def test_a_choice_naming_an_unknown_rule_or_parameter_is_refused():
             GameModel("toy", m0.schema, m0.init, (grow,), (perm,), Var("x").eq(3))
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_a_violation_is_replayed_shown_in_game_words_and_saved_as_a_scenario(tmp_path):
     from checks.formats.report import save_traces
     from checks.formats.scenario import replay_file
@@ -120,6 +121,7 @@ def test_a_violation_is_replayed_shown_in_game_words_and_saved_as_a_scenario(tmp
     assert "violates: may-decline" in open(r.trace_path, encoding="utf-8").read()
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_every_permission_holds_on_the_default_profile():
     model = GAME.build(PROFILES["default"])
     results, ex = run_explicit(model, CheckConfig())
@@ -136,6 +138,7 @@ def test_no_permission_is_left_out_of_the_models():
                                for p in GAME.build(PROFILES[name]).permissions}
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 @pytest.mark.parametrize("name", sorted(KNOWN_BUGS))
 def test_the_issue_33_bugs_are_fixed(name):
     """Issue 33: the permission that showed each bug holds on the profile that showed it."""
@@ -144,6 +147,7 @@ def test_the_issue_33_bugs_are_fixed(name):
     assert ex.complete and next(r for r in results if r.id == name).verdict == "holds"
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_shipping_is_refused_only_into_an_ally_s_stronghold():
     """The one refusal `may-ship` finds is R25's printed ban the model keeps: with that ban it holds."""
     from model.moritani.permissions import ship_condition, turn_of
@@ -165,6 +169,7 @@ def test_every_permission_has_an_over_restriction_defect():
     assert all(d.depth is not None for d in OVER_RESTRICTIONS)
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 @pytest.mark.parametrize("defect", OVER_RESTRICTIONS, ids=lambda d: d.id)
 def test_each_over_restriction_is_caught_by_its_permission(defect):
     r = run_defect(GAME, defect, PROFILES["default"], CheckConfig())

@@ -53,6 +53,7 @@ def test_repo_run_collects_each_acceptance_scenario_once():
     assert sorted(ids) == expected
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_broken_expectation_names_file_line_and_step(tmp_path):
     text = ROBBERY.read_text(encoding="utf-8")
     assert "    spice[Moritani]: 3\n" in text
@@ -67,6 +68,7 @@ def test_broken_expectation_names_file_line_and_step(tmp_path):
     assert "Traceback" not in r.stdout
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_broken_step_names_its_line_and_game_words(tmp_path):
     text = ROBBERY.read_text(encoding="utf-8")
     broken = tmp_path / "robbery.scenario.yaml"
@@ -88,6 +90,7 @@ def test_bad_file_fails_in_one_line_without_traceback(tmp_path):
     assert "Traceback" not in r.stdout and "InputError" not in r.stdout
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 @pytest.mark.parametrize("folder, collected", [("scenarios", True), ("results", False)])
 def test_only_scenarios_folders_are_collected_by_default(tmp_path, folder, collected):
     (tmp_path / folder).mkdir()

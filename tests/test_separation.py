@@ -19,6 +19,7 @@ def _results(proposal):
     return model, ex, {r.id: r for r in explicit_results(model, ex)}
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_three_turns_profile_separates_new_allies_in_the_third_phase():
     model, ex, res = _results(GAME.profiles["three-turns"])
     assert ex.complete and len(ex.states) == PROFILE_STATES["three-turns", ""]

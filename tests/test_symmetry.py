@@ -30,6 +30,7 @@ def verdicts(model, symmetry):
     return {r.id: (r.verdict, r.depth) for r in results}, ex
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_default_bounds_are_refused_because_of_the_ambassador():
     """The Ecaz Ambassador sits in Carthag only (R-catalogue A2): Z3 names whichever rule it finds first
     that tells the strongholds apart through an Ambassador slot (pend_ambassador, or the ambassador_due

@@ -88,6 +88,7 @@ def test_default_profile_count_and_verdicts(default_model):
     assert {r.id: r.verdict for r in explicit_results(default_model, ex) if r.verdict != "holds"} == {}
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 @pytest.mark.parametrize("defect", ["reload-reopens-placement", "eome-duplicates-token", "ally-triggers-terror",
                                     "extortion-payment-minted", "extortion-pass-missing", "retry-rerolls"])
 def test_seeded_defects_shortest_depths(defect):
@@ -99,6 +100,7 @@ def test_seeded_defects_shortest_depths(defect):
     assert r.verdict == "violated" and r.depth == d.depth
 
 
+@pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_jobs_do_not_change_anything():
     model = build_model(dataclasses.replace(SMALL, turns=2), defects=("eome-duplicates-token",))
     a, b = vector(model, jobs=1), vector(model, jobs=2)
