@@ -24,6 +24,7 @@ import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from checks.formats.explorer_requests import ApiError
+from checks.interrupt import Interrupted
 
 LOOPBACK = "127.0.0.1"
 _REFUSED = object()  # a body refused and answered already
@@ -49,6 +50,16 @@ class ExplorerServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         return f"http://{LOOPBACK}:{self.server_port}/"
+
+    def handle_error(self, request, client_address) -> None:
+        """A request's failure is printed and the server goes on, but Ctrl-C is not a request's failure: the
+        signal's Interrupted, raised in the main thread while it starts a request's thread (`Thread.start`
+        waits on an Event), was printed as one and swallowed, and the server then ran on past Ctrl-C."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, Interrupted):
+            self.shutdown_request(request)
+            raise exc
+        super().handle_error(request, client_address)
 
 
 class Handler(BaseHTTPRequestHandler):
