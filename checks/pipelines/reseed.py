@@ -85,8 +85,11 @@ def _trim_one(args: tuple) -> tuple:
 
 
 def _pooled(fn, todo: list, jobs: int) -> list:
-    """`fn` over `todo` in the task pool (checks/engines/pool.py), results in the order of `todo`; the
-    first job that failed stops the regeneration (a seed is never written from part of the work)."""
+    """`fn` over `todo`, results in the order of `todo`: here with one job (or one item), else in the task pool
+    (checks/engines/pool.py); the first job that failed stops the regeneration (a seed is never written from
+    part of the work)."""
+    if jobs <= 1 or len(todo) <= 1:
+        return list(map(fn, todo))
     out: dict = {}
     with TaskPool(jobs) as pool:
         for job, result, error in pool.map(fn, todo):
@@ -103,10 +106,7 @@ def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = 
     added = set().union(*[_load(Path(d) / FILE).keys() for d in dirs]) if dirs else set()
     reseed(dirs)
     todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
-    if jobs > 1:
-        trimmed = dict(_pooled(_trim_one, todo, jobs))
-    else:
-        trimmed = dict(map(_trim_one, todo))
+    trimmed = dict(_pooled(_trim_one, todo, jobs))
     return reseed([], trim=lambda key, entry: trimmed.get(key, entry))
 
 
@@ -197,10 +197,7 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
     names = profiles or sorted({p for k, p in models.items() if k not in seeded})
     out = Path(out or tempfile.mkdtemp(prefix="rulecheck-transfer-"))
     todo = [(p, out, spacer_rlimit) for p in names]
-    if jobs > 1 and len(todo) > 1:
-        _pooled(_transfer_one, todo, jobs)
-    else:
-        list(map(_transfer_one, todo))
+    _pooled(_transfer_one, todo, jobs)
     n = unite([str(out)], models=models)
     if keep_stale:
         return n
