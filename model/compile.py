@@ -11,94 +11,49 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, substitute, walk)
+from model.expr import And, Const, Eq, Expr, Var, substitute
 from model.game import GameModel
+from model.lower import CODE, Gather, Lit, Low, Op, Read, load, lower, slots_read
 from model.schema import Schema
 
 
-class CodeMemo:
-    """Compiled generated functions shared by every model built in this process.
-
-    NOTE(code-memo): compiling the generated source was most of the cost of a model's fast paths (about
-    a second per model), and the models one process builds (a proposal's bounded and unbounded models,
-    its seeded defects and mutants, the profiles a test suite builds) share almost every guard, effect
-    and invariant. A code object is a pure function of its source text and file name, so one is kept
-    per distinct function source; each model still gets its own function objects, bound to its own
-    namespace (its tables). Cleared when it holds `limit` entries.
-
-    >>> memo, ns = CodeMemo(), {}
-    >>> memo.define(ns, ["def f(s): return s + 1"], "<doc>"); memo.define(ns, ["def f(s): return s + 1"], "<doc>")
-    >>> ns["f"](1), len(memo.codes)
-    (2, 1)
-    """
-
-    def __init__(self, limit: int = 100_000):
-        self.limit = limit
-        self.codes: dict = {}
-
-    def define(self, ns: dict, defs: list, filename: str) -> None:
-        """Run each top-level definition in `defs` (a `def` statement's source) in namespace `ns`."""
-        for src in defs:
-            key = (filename, src)
-            code = self.codes.get(key)
-            if code is None:
-                if len(self.codes) >= self.limit:
-                    self.codes.clear()
-                code = self.codes[key] = compile(src, filename, "exec")
-            exec(code, ns)
-
-
-CODE = CodeMemo()
-
-
-def load(source: str, filename: str, ns: dict) -> dict:
-    """Run generated source (a module's text) in namespace `ns` and return `ns`. NOTE(generated-code): every
-    backend's generated Python runs through here or `CodeMemo.define` (the scalar fast paths, the symmetry
-    maps, the vector engine's buckets and predicates, the column evaluator), so this module is the one
-    place that executes code; tests/test_layering.py fails on an `eval` or `exec` anywhere else.
-
-    >>> load("def f(x): return x * K", "<doc>", {"K": 3})["f"](2)
-    6
-    """
-    exec(compile(source, filename, "exec"), ns)
-    return ns
-
-
 def to_source(e: Expr, schema: Schema, tables: dict) -> str:
-    """Python source for `e`, reading the state tuple `s`."""
-    match e:
-        case Const(value=v):
+    """Python source for `e`, reading the state tuple `s` (printed from its lowering, `model.lower`).
+
+    >>> from model.domains import Bool, IntRange
+    >>> from model.schema import Field, Schema
+    >>> sch = Schema((Field("x", IntRange(0, 3)), Field("b", Bool())))
+    >>> to_source(Var("b").eq(0) | (Var("x") + 1 < 3), sch, {})
+    '((not s[1]) or ((s[0] + 1) < 3))'
+    """
+    return python_source(lower(e, schema), tables)
+
+
+def python_source(x: Low, tables: dict) -> str:
+    """The Python printer of a lowered expression (a read at a state-dependent index looks the slot up in
+    the table `T_<field>`, added to `tables`)."""
+    match x:
+        case Lit(value=v):
             return repr(v)
-        case Var(field=f, index=idx):
-            if all(isinstance(i, Const) for i in idx):
-                return f"s[{schema.slot(f, tuple(i.value for i in idx))}]"
+        case Read(slot=i):
+            return f"s[{i}]"
+        case Gather(field=f, index=idx):
             key = f"T_{f}"
             if key not in tables:
-                tables[key] = {k[1]: v for k, v in schema._slots.items() if k[0] == f}
-            parts = ", ".join(to_source(i, schema, tables) for i in idx)
-            return f"s[{key}[({parts},)]]"
-        case Not(arg=a):
-            return f"(not {to_source(a, schema, tables)})"
-        case And(args=xs):
-            return "(" + " and ".join(to_source(x, schema, tables) for x in xs) + ")"
-        case Or(args=xs):
-            return "(" + " or ".join(to_source(x, schema, tables) for x in xs) + ")"
-        case Eq(a=a, b=b):
-            return f"({to_source(a, schema, tables)} == {to_source(b, schema, tables)})"
-        case Lt(a=a, b=b):
-            return f"({to_source(a, schema, tables)} < {to_source(b, schema, tables)})"
-        case Le(a=a, b=b):
-            return f"({to_source(a, schema, tables)} <= {to_source(b, schema, tables)})"
-        case Add(args=xs):
-            return "(" + " + ".join(to_source(x, schema, tables) for x in xs) + ")"
-        case Sub(a=a, b=b):
-            return f"({to_source(a, schema, tables)} - {to_source(b, schema, tables)})"
-        case Div(a=a, k=k):
-            return f"({to_source(a, schema, tables)} // {k})"
-        case Ite(cond=c, then=t, other=o):
-            return (f"({to_source(t, schema, tables)} if {to_source(c, schema, tables)} "
-                    f"else {to_source(o, schema, tables)})")
-    raise TypeError(f"unknown expression node {e!r}")
+                tables[key] = x.table()
+            return f"s[{key}[({', '.join(python_source(i, tables) for i in idx)},)]]"
+        case Op(op=op, args=xs, k=k):
+            a = [python_source(i, tables) for i in xs]
+            if op in (Op.INT, Op.TRUTH):  # Python's bool is an int, and an int is true when nonzero
+                return a[0]
+            if op == Op.NOT:
+                return f"(not {a[0]})"
+            if op == Op.DIV:
+                return f"({a[0]} // {k})"
+            if op == Op.ITE:
+                return f"({a[1]} if {a[0]} else {a[2]})"
+            return "(" + f" {op} ".join(a) + ")"
+    raise TypeError(f"unknown lowered node {x!r}")
 
 
 def _conjuncts(guard: Expr) -> list:
@@ -351,16 +306,7 @@ def _incremental(model: GameModel, preds: list, tables: dict) -> list:
     before (true). So the successor needs only the rest, which is exact, not a sample.
     """
     schema = model.schema
-    reads = []
-    for p in model.invariants:
-        slots = set()
-        for node in walk(p.predicate):
-            if isinstance(node, Var):
-                if all(isinstance(i, Const) for i in node.index):
-                    slots.add(schema.slot(node.field, tuple(i.value for i in node.index)))
-                else:
-                    slots |= {i for (f, _), i in schema._slots.items() if f == node.field}
-        reads.append(slots)
+    reads = [slots_read(p.predicate, schema) for p in model.invariants]
     ns: dict = dict(tables)
     src: list[str] = []
     by_writes: dict[frozenset, str] = {}
@@ -423,7 +369,7 @@ def compile_sorting_canon(decl, schema: Schema, elements, maps):
     pts = decl.points
     index_slots: dict = {p: [] for p in pts}
     value_slots = []
-    for (fname, idx), i in sorted(schema._slots.items(), key=lambda kv: kv[1]):
+    for i, (fname, idx) in enumerate(schema.slot_keys()):
         f = schema.by_name[fname]
         moved = [v for d, v in zip(f.dims, idx) if d.name in decl.domains]
         holds_point = f.domain.name in decl.domains

@@ -45,6 +45,8 @@ class Schema:
     _slots: dict = field(init=False, repr=False, compare=False)
     slot_names: tuple = field(init=False, compare=False)
     slot_fields: tuple = field(init=False, compare=False, repr=False)
+    slot_range: tuple = field(init=False, compare=False, repr=False)  # (lowest, highest) per slot, a Bool 0..1
+    slot_is_bool: tuple = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
         slots, names, owners = {}, [], []
@@ -60,6 +62,8 @@ class Schema:
         object.__setattr__(self, "_slots", slots)
         object.__setattr__(self, "slot_names", tuple(names))
         object.__setattr__(self, "slot_fields", tuple(owners))
+        object.__setattr__(self, "slot_range", tuple((int(f.domain.values[0]), int(f.domain.values[-1])) for f in owners))
+        object.__setattr__(self, "slot_is_bool", tuple(f.domain.values[0] is False for f in owners))
 
     @property
     def by_name(self) -> dict:
@@ -82,6 +86,20 @@ class Schema:
                 f"field '{name}' takes {len(f.dims)} index(es) over "
                 f"{[d.name for d in f.dims]}; got {idx!r}"
             ) from None
+
+    def slots_of(self, name: str) -> dict:
+        """{index combination: slot} of field `name` (a scalar's one slot under `()`).
+
+        >>> from model.domains import Enum, IntRange
+        >>> Schema((Field("n", IntRange(0, 1), (Enum("F", ("a", "b")),)),)).slots_of("n")
+        {(0,): 0, (1,): 1}
+        """
+        self.field(name)
+        return {idx: s for (f, idx), s in self._slots.items() if f == name}
+
+    def slot_keys(self) -> tuple:
+        """(field name, index combination) of every slot, in slot order."""
+        return tuple(self._slots)
 
     def __len__(self) -> int:
         return len(self.slot_names)

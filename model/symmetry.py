@@ -58,15 +58,15 @@ class ValueSymmetry:
     def slot_sources(self, schema, perm) -> list:
         """For each slot j of the permuted state, (source slot, value map or None)."""
         vm = self.value_map(perm)
-        src = [None] * len(schema)
-        for (fname, idx), i in schema._slots.items():
+        src: list = [None] * len(schema)
+        for i, (fname, idx) in enumerate(schema.slot_keys()):
             f = schema.by_name[fname]
             image = tuple(vm.get(v, v) if d.name in self.domains else v for d, v in zip(f.dims, idx))
             src[schema.slot(fname, image)] = i
         out = []
-        for j, i in enumerate(src):
-            moves_values = schema.slot_fields[i].domain.name in self.domains
-            out.append((i, vm if moves_values and any(k != v for k, v in vm.items()) else None))
+        for source in src:
+            moves_values = schema.slot_fields[source].domain.name in self.domains
+            out.append((source, vm if moves_values and any(k != v for k, v in vm.items()) else None))
         return out
 
     def apply_state(self, schema, perm, s: tuple) -> tuple:

@@ -46,8 +46,9 @@ def test_compiled_and_interpreted_successors_agree_on_every_small_state(small_mo
 def test_a_cold_code_memo_compiles_the_same_successors(small_model, small_exploration, monkeypatch):
     """NOTE(code-memo): the generated functions compiled afresh give what the shared code objects give."""
     import model.compile as compiling
+    from model.lower import CodeMemo
     warm = CompiledModel.build(small_model)
-    monkeypatch.setattr(compiling, "CODE", compiling.CodeMemo())
+    monkeypatch.setattr(compiling, "CODE", CodeMemo())
     cold = CompiledModel.build(small_model)
     assert compiling.CODE.codes and cold.guards[0] is not warm.guards[0]
     for s in small_exploration.states[::13]:

@@ -6,7 +6,7 @@
 Engines and analyses know no game: they never import a game package and never read a model's
 `vocabulary` (the game's own context); they read the typed declarations instead. One module binds the
 game (checks/pipelines/common.py). Only the CLI ends the process. No import cycles, counting imports
-inside functions too. No function is longer than 80 lines. Generated code runs in one module (model/compile.py);
+inside functions too. No function is longer than 80 lines. Generated code runs in the lowering module (model/lower.py);
 processes start in one module (checks/engines/pool.py). Code reads an interpretation switch by its
 declared name, never by catalogue ID or key (NOTE(switches) in model/moritani/config.py).
 """
@@ -128,14 +128,14 @@ def test_only_the_cli_exits():
 
 
 def test_only_the_lowering_module_runs_generated_code():
-    """`eval` and `exec` only in model/compile.py (`load`, `CodeMemo`: NOTE(generated-code)); constants are
-    folded by value, never by evaluating their text (issue 36)."""
+    """`eval` and `exec` only in the lowering module, model/lower.py (`load`, `CodeMemo`: NOTE(generated-code));
+    constants are folded there by value, never by evaluating their text (issue 36)."""
     found = []
     for name, path in modules():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec"):
                 found.append(f"{name}:{node.lineno} {node.func.id}")
-    assert found and {f.split(":")[0] for f in found} == {"model.compile"}, found
+    assert found and {f.split(":")[0] for f in found} == {"model.lower"}, found
 
 
 def test_only_the_pool_module_starts_processes():
@@ -263,3 +263,54 @@ interpretation.choice(sw.key)
 doc["interpretation"]
 ''', keys)
     assert [f.split(":")[0] for f in found] == ["line 2", "line 3", "line 4", "line 5"], found
+
+
+def _package(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+
+
+def private_names(source: str) -> set:
+    """Private (one leading underscore) names a module defines: functions, classes, module and class
+    variables, and attributes it assigns."""
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+    return {n for n in out if n.startswith("_") and not n.startswith("__")}
+
+
+def private_reads_across_packages(sources: dict) -> list:
+    """`obj._name` (obj neither `self` nor `cls`) where `_name` is defined by our code only in packages other
+    than the reader's: a reach-in past another package's public interface. `sources`: {(module, package): text}.
+    A private name our code never defines (`os._exit`) is the standard library's business."""
+    defined: dict = {}
+    for (_, pkg), text in sources.items():
+        for n in private_names(text):
+            defined.setdefault(n, set()).add(pkg)
+    found = []
+    for (mod, pkg), text in sources.items():
+        for node in ast.walk(ast.parse(text)):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+                    and node.attr in defined and pkg not in defined[node.attr]):
+                found.append(f"{mod}:{node.lineno} {ast.unparse(node)} (defined in {sorted(defined[node.attr])})")
+    return found
+
+
+def test_no_private_attribute_is_read_across_packages():
+    """Issue 36: a package uses another through its public names (`Schema.slots_of`, `Encoder.define`), never
+    its private ones."""
+    sources = {(name, _package(name, path)): path.read_text(encoding="utf-8") for name, path in modules()}
+    assert not private_reads_across_packages(sources)
+
+
+def test_the_private_read_check_finds_a_reach_in():
+    sources = {("model.schema", "model"): "class Schema:\n    def __init__(self):\n        self._slots = {}\n",
+               ("model.lower", "model"): "def f(schema):\n    return schema._slots\n",
+               ("checks.engines.columns", "checks.engines"): "def g(sch):\n    return sch._slots, os._exit, self._x\n"}
+    found = private_reads_across_packages(sources)
+    assert [f.split(" (")[0] for f in found] == ["checks.engines.columns:2 sch._slots"], found

@@ -77,7 +77,7 @@ def test_the_default_profile_offers_the_family_arrival_respects_occupancy_needs(
     reads, the candidates include "while a token lies in the entered territory the entrant has a force
     there" and its Bene Gesserit twin for a queued entry: the lemmas an experiment offered by hand
     found necessary (docs/lemmas.md), now found by the templates."""
-    from checks.engines.columns import slots_read
+    from model.lower import slots_read
     model, X = default_table
     goal = next(p for p in model.invariants if p.name == "arrival-respects-occupancy")
     cands = presence(Miner(model.schema, X, model.unbounded_slots), slots_read(goal.step, model.schema),
@@ -95,7 +95,7 @@ def test_presence_candidates_prove_arrival_respects_occupancy_on_the_default_pro
     the family the property needs: while a token lies in the entered territory, the entrant has a
     force there."""
     from model.digest import model_digest
-    from checks.engines.columns import slots_read
+    from model.lower import slots_read
     from checks.engines.houdini import houdini
     from checks.engines.lemmacache import SEED, LemmaCache
     model, X = default_table

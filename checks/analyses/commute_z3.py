@@ -57,7 +57,7 @@ class _Macros:
         # fresh intermediate states. The second order's start state is the first order's.
         self.enc = Encoder(model, functional=True)
         for i in range(len(model.schema)):
-            self.enc._vars[(i, ORDER2)] = self.enc.var(i, 0)
+            self.enc.define(i, ORDER2, self.enc.var(i, 0))
         self.ctx = self.enc.ctx
         self.rlimit = rlimit
         acts = model.actions

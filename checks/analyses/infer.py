@@ -56,7 +56,8 @@ from checks.analyses.templates import Candidate, Miner, generalise, mine
 from checks.config import CheckConfig
 from checks.clock import Clock
 from checks.engines.certificates import BadCertificate, state_formula, verified_lemmas
-from checks.engines.columns import compile_table, slots_read
+from checks.engines.columns import compile_table
+from model.lower import slots_read
 from checks.engines.houdini import LemmaSolver, houdini, spent
 from model.errors import ModelError
 
@@ -136,13 +137,8 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
     except ModelError:
         ex = None
     if ex is not None and not getattr(ex.states, "ood", {}):
-        rows, lay = ex.states, ex.states.lay
-        K = rows.arr[:rows.n]
-        X = np.empty((rows.n, len(lay.lo)), dtype=np.int32)
-        for i in range(len(lay.lo)):
-            X[:, i] = ((K[:, lay.word[i]] >> np.uint64(lay.shift[i])) & np.uint64(lay.mask[i])).astype(np.int32) \
-                + lay.lo[i]
-        return X
+        rows = ex.states
+        return rows.lay.columns(rows.arr[:rows.n], np.int32)
     from checks.engines.explicit import Explorer
     full = Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run()
     return np.array([[int(v) for v in s] for s in full.states], dtype=np.int32).reshape(len(full.states), -1)

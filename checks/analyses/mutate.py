@@ -131,12 +131,7 @@ def state_matrix(ex, schema) -> np.ndarray:
         return np.frombuffer(b"".join(raw), dtype=np.uint8).reshape(len(raw), len(schema))
     lay = getattr(ex.states, "lay", None)
     if lay is not None and not ex.out_of_domain:  # vector engine: decode slot by slot over word columns
-        words = np.ascontiguousarray(np.asarray(ex.states.arr[:len(ex.states)]).T)
-        out = np.empty((len(schema), words.shape[1]), dtype=dtype)
-        for i in range(len(schema)):
-            out[i] = (words[lay.word[i]] >> np.uint64(lay.shift[i])) & np.uint64(lay.mask[i])
-            out[i] += dtype(lay.lo[i])
-        return np.ascontiguousarray(out.T)
+        return lay.columns(ex.states.arr[:len(ex.states)], dtype)
     return np.array([[int(v) for v in s] for s in ex.states], dtype=dtype).reshape(len(ex.states), len(schema))
 
 

@@ -111,7 +111,7 @@ def _term(text, e, dom, slots, unbounded, column) -> Term:
 
 
 def _slot_index(schema) -> dict:
-    return {slot: idx for (_, idx), slot in schema._slots.items()}
+    return {slot: idx for slot, (_, idx) in enumerate(schema.slot_keys())}
 
 
 def _indirect_terms(schema, unbounded: frozenset) -> list:

@@ -19,20 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.compile import load
-from model.domains import Bool
-from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var
+from model.lower import Gather, Kind, Lit, Low, Op, Read, as_bool, load, lower
 from model.schema import Schema
-
-from checks.engines.vector_compile import slots_read  # noqa: F401  (one definition, shared with the vector engine)
-
 
 class _Gen:
     """Source for one generated function; equal sub-expressions are computed once (by their text)."""
 
-    def __init__(self, schema: Schema):
-        self.schema = schema
-        self.is_bool = [isinstance(f.domain, Bool) for f in schema.slot_fields]
+    def __init__(self):
         self.lines: list = []
         self.names: dict = {}
         self.tables: dict = {}
@@ -43,76 +36,56 @@ class _Gen:
             self.lines.append(f"    {self.names[src]} = {src}")
         return self.names[src]
 
-    def b(self, e: Expr) -> str:
-        src, kind = self.expr(e)
-        return src if kind == "b" else self.let(f"({src} != 0)")
-
-    def i(self, e: Expr) -> str:
-        src, kind = self.expr(e)
-        return self.let(f"np.asarray({src}, dtype=np.int64)") if kind == "b" else src
-
-    def expr(self, e: Expr) -> tuple[str, str]:
-        """(source, kind): kind 'b' for a boolean array or scalar, 'i' for an integer one."""
-        match e:
-            case Const(value=v):
-                return (f"np.bool_({v})", "b") if isinstance(v, bool) else (f"np.int64({v})", "i")
-            case Var(field=f, index=idx):
-                return self._var(f, idx)
-            case Not(arg=a):
-                return self.let(f"~{self.b(a)}"), "b"
-            case And(args=xs):
-                return self.let("(" + " & ".join(self.b(x) for x in xs) + ")"), "b"
-            case Or(args=xs):
-                return self.let("(" + " | ".join(self.b(x) for x in xs) + ")"), "b"
-            case Eq(a=a, b=b):
-                (x, kx), (y, ky) = self.expr(a), self.expr(b)
-                if kx != ky:
-                    x, y = self.i(a), self.i(b)
-                return self.let(f"({x} == {y})"), "b"
-            case Lt(a=a, b=b):
-                return self.let(f"({self.i(a)} < {self.i(b)})"), "b"
-            case Le(a=a, b=b):
-                return self.let(f"({self.i(a)} <= {self.i(b)})"), "b"
-            case Add(args=xs):
-                return self.let("(" + " + ".join(self.i(x) for x in xs) + ")"), "i"
-            case Sub(a=a, b=b):
-                return self.let(f"({self.i(a)} - {self.i(b)})"), "i"
-            case Div(a=a, k=k):
-                return self.let(f"({self.i(a)} // {k})"), "i"
-            case Ite(cond=c, then=t, other=o):
-                (x, kx), (y, ky) = self.expr(t), self.expr(o)
-                if kx != ky:
-                    x, y, kx = self.i(t), self.i(o), "i"
-                return self.let(f"np.where({self.b(c)}, {x}, {y})"), kx
-        raise TypeError(f"unknown expression node {e!r}")
-
-    def _var(self, f: str, idx) -> tuple[str, str]:
-        sch = self.schema
-        field = sch.field(f)
-        kind = "b" if isinstance(field.domain, Bool) else "i"
-        if all(isinstance(i, Const) for i in idx):
-            slot = sch.slot(f, tuple(i.value for i in idx))
-            return self.let(f"(X[:, {slot}] != 0)" if kind == "b" else f"X[:, {slot}]"), kind
-        key = f"T_{f}"
+    def table(self, arr: np.ndarray) -> str:
+        key = (arr.dtype.str, arr.tobytes())
         if key not in self.tables:
-            shape = tuple(len(d.values) for d in field.dims)
-            table = np.zeros(shape, dtype=np.int64)
-            for (name, combo), slot in sch._slots.items():
-                if name == f:
-                    table[combo] = slot
-            self.tables[key] = table
-        keys = ", ".join(self.i(i) for i in idx)
-        col = self.let(f"X[_R, {key}[{keys},]]" if len(idx) > 1 else f"X[_R, {key}[{keys}]]")
-        return (self.let(f"({col} != 0)"), "b") if kind == "b" else (col, "i")
+            self.tables[key] = (f"_T{len(self.tables)}", arr)
+        return self.tables[key][0]
 
+    def expr(self, x: Low) -> str:
+        """Source of a boolean or integer array (or scalar), the kind the lowering gave `x`."""
+        match x:
+            case Lit(value=v):
+                return f"np.bool_({v})" if isinstance(v, bool) else f"np.int64({v})"
+            case Read(slot=i, kind=k):
+                return self.let(f"(X[:, {i}] != 0)" if k is Kind.BOOL else f"X[:, {i}]")
+            case Gather():
+                return self.gather(x)
+            case Op(op=op, args=xs, k=k):
+                a = [self.expr(i) for i in xs]
+                if op == Op.INT:
+                    return self.let(f"np.asarray({a[0]}, dtype=np.int64)")
+                if op == Op.TRUTH:
+                    return self.let(f"({a[0]} != 0)")
+                if op == Op.NOT:
+                    return self.let(f"~{a[0]}")
+                if op == Op.DIV:
+                    return self.let(f"({a[0]} // {k})")
+                if op == Op.ITE:
+                    return self.let(f"np.where({a[0]}, {a[1]}, {a[2]})")
+                sep = {Op.AND: " & ", Op.OR: " | "}.get(op, f" {op} ")
+                return self.let("(" + sep.join(a) + ")")
+        raise TypeError(f"unknown lowered node {x!r}")
+
+    def gather(self, x: Gather) -> str:
+        """Per row, the slot the index selects (row-major position among the field's slots, clipped to
+        the field as the vector engine does), then that column."""
+        off, stride = "0", 1
+        for values, ix in reversed(list(zip(x.dims, x.index))):
+            off = f"({off}) + (({self.expr(ix)}) - {int(values[0])}) * {stride}"
+            stride *= len(values)
+        flat = self.let(f"np.clip(np.asarray({off}, dtype=np.int64), 0, {len(x.slots) - 1})")
+        slots = self.table(np.array(x.slots, dtype=np.int64))
+        col = self.let(f"X[np.arange(X.shape[0]), {slots}[{flat}]]")
+        return self.let(f"({col} != 0)") if x.kind is Kind.BOOL else col
 
 def compile_table(schema: Schema, exprs: list):
     """One generated function: a (rows x slots) integer array -> a (len(exprs) x rows) boolean array."""
-    gen = _Gen(schema)
-    outs = [gen.b(e) for e in exprs]
+    gen = _Gen()
+    outs = [gen.expr(as_bool(lower(e, schema))) for e in exprs]
     body = "\n".join(gen.lines)
-    src = ["def ev(X):", "    _R = np.arange(X.shape[0])", "    out = np.empty((%d, X.shape[0]), dtype=bool)" % len(outs)]
+    src = ["def ev(X):", "    out = np.empty((%d, X.shape[0]), dtype=bool)" % len(outs)]
     src += [body] if body else []
     src += [f"    out[{k}] = {o}" for k, o in enumerate(outs)]
     src.append("    return out")
-    return load("\n".join(src), "<columns>", {"np": np, **gen.tables})["ev"]
+    return load("\n".join(src), "<columns>", {"np": np} | {n: arr for n, arr in gen.tables.values()})["ev"]

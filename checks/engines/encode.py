@@ -86,6 +86,15 @@ class Encoder:
                 self._vars[key] = z3.BitVec(name, self.bits, self.ctx) if self.bits else z3.Int(name, self.ctx)
         return self._vars[key]
 
+    def define(self, slot: int, k, term: z3.ExprRef) -> None:
+        """Make `term` the slot's value at step `k` in place of a fresh symbol (a functional encoding's start
+        state, two orders sharing one start state), replacing any symbol made for it before."""
+        self._vars[(slot, k)] = term
+
+    def defined(self, slot: int, k) -> bool:
+        """Whether the slot's value at step `k` exists yet."""
+        return (slot, k) in self._vars
+
     def act(self, k):
         name = f"{self.prefix}act@{k}"
         return z3.BitVec(name, self.bits, self.ctx) if self.bits else z3.Int(name, self.ctx)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from checks.config import CheckConfig
 from model.compile import CompiledModel, StateChecks, compile_invariants
 from model.evaluate import apply
-from model.expr import Const, Var, walk
+from model.lower import slots_read, slots_written
 from model.errors import ModelError
 from model.game import GameModel
 from model.trace import Step, Trace
@@ -65,7 +65,7 @@ class BeyondDomain:
 
     def __init__(self, model: GameModel):
         self.model = model
-        self.reads = [_slots_read(model.schema, p.predicate) for p in model.invariants]
+        self.reads = [slots_read(p.predicate, model.schema) for p in model.invariants]
         self.per_action: dict = {}
         self.predicates = compile_invariants(model)
 
@@ -87,26 +87,9 @@ class BeyondDomain:
 
     def _judged(self, action: int) -> list[int]:
         if action not in self.per_action:
-            schema = self.model.schema
-            written = set()
-            for name, idx, _ in self.model.actions[action].effects:
-                if all(isinstance(i, Const) for i in idx):
-                    written.add(schema.slot(name, tuple(i.value for i in idx)))
-                else:  # written at a state-dependent index: any slot of the field
-                    written |= {i for (f, _), i in schema._slots.items() if f == name}
+            written = slots_written(self.model.actions[action].effects, self.model.schema)
             self.per_action[action] = [k for k, r in enumerate(self.reads) if r & written]
         return self.per_action[action]
-
-
-def _slots_read(schema, e) -> set:
-    out = set()
-    for n in walk(e):
-        if isinstance(n, Var):
-            if all(isinstance(i, Const) for i in n.index):
-                out.add(schema.slot(n.field, tuple(i.value for i in n.index)))
-            else:
-                out |= {i for (f, _), i in schema._slots.items() if f == n.field}
-    return out
 
 
 T_co = TypeVar("T_co", covariant=True)

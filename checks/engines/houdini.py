@@ -161,7 +161,7 @@ class _Queries:
     is dropped (NOTE(cores))."""
 
     def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: Sequence = ()):
-        from checks.engines.columns import slots_read
+        from model.lower import slots_read
         self.model = model
         self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
         self.ctx = ctx = enc.ctx

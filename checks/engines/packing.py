@@ -72,6 +72,22 @@ class Layout:
             out[self.word[i]] |= raw << self.shift[i]
         return np.array(out, dtype=np.uint64)
 
+    def columns(self, words: np.ndarray, dtype=np.int64) -> np.ndarray:
+        """The (rows, slots) matrix of values (bools as 0/1) of a (rows, words) array of packed states.
+
+        >>> from model.domains import Bool, IntRange
+        >>> from model.schema import Field, Schema
+        >>> lay = Layout(Schema((Field("x", IntRange(2, 9)), Field("b", Bool()))))
+        >>> lay.columns(np.stack([lay.pack((5, True)), lay.pack((9, False))])).tolist()
+        [[5, 1], [9, 0]]
+        """
+        words = np.ascontiguousarray(np.asarray(words).T)
+        out = np.empty((len(self.lo), words.shape[1]), dtype=dtype)
+        for i in range(len(self.lo)):
+            out[i] = (words[self.word[i]] >> np.uint64(self.shift[i])) & np.uint64(self.mask[i])
+            out[i] += dtype(self.lo[i])
+        return np.ascontiguousarray(out.T)
+
     def decode(self, words) -> tuple:
         """The model's tuple (bools as bools) from one row of words."""
         ws = [int(x) for x in words]

@@ -58,17 +58,17 @@ class Product:
         """A in the initial state, B in its exchange under the selected pair."""
         s0 = self.model.init[0]
         cs = [self.A.le(self.num(0), self.pair), self.A.lt(self.pair, self.num(len(self.pairs)))]
-        if self.A.functional and (0, 0) not in self.A._vars:
+        if self.A.functional and not self.A.defined(0, 0):
             # BMC: the start states become terms (constants, and an if-chain over the pair for the
             # slots an exchange touches), so the first steps simplify instead of being solved.
             for i, v in enumerate(s0):
-                self.A._vars[(i, 0)] = self.A.value(v, i)
+                self.A.define(i, 0, self.A.value(v, i))
                 alt = self.B.value(v, i)
                 for p, (a, b) in enumerate(self.pairs):
                     w = self.sigma_state(s0, a, b)[i]
                     if w != v:
                         alt = z3.If(self.pair == self.num(p), self.B.value(w, i), alt)
-                self.B._vars[(i, 0)] = alt
+                self.B.define(i, 0, alt)
             return z3.And(cs)
         cs += [self.A.equals(s0, 0), self.A.domain(0), self.B.domain(0)]
         for p, (a, b) in enumerate(self.pairs):

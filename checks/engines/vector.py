@@ -31,13 +31,14 @@ import numpy as np
 
 from checks.config import CheckConfig
 from checks.engines.packing import Layout, constant_slots
-from checks.engines.vector_compile import compile_buckets, compile_predicates, slots_read
+from checks.engines.vector_compile import compile_buckets, compile_predicates
 from checks.engines.visited import warm_up
 from checks.engines.worker import Worker
 from checks.engines.explicit import DOMAIN, BeyondDomain, ExplicitExploration, Exploration
 from model.errors import ModelError
 from model.evaluate import apply, holds
 from model.game import GameModel
+from model.lower import slots_read
 
 ROUND = 1 << 17  # frontier states per round; fixed, so the rounds (and the numbering) never depend on --jobs
 

@@ -1,4 +1,7 @@
-"""Rules compiled from the rule data to NumPy operations over a whole frontier of packed states.
+"""The packed-word printer: rules compiled to NumPy operations over a whole frontier of packed states.
+
+Every guard, effect and predicate arrives lowered (`model.lower`: slots resolved, kinds and coercions
+explicit, constants folded); this module only decides how each lowered node reads the packed words.
 
 One generated function per value of the model's `dispatch` field (the stage). It receives the
 words of every frontier state in that stage (`c0 .. cW-1`, one uint64 array per word, see
@@ -6,8 +9,8 @@ words of every frontier state in that stage (`c0 .. cW-1`, one uint64 array per 
 words; plus the deadlocked rows and the witnesses that fired. Guards become boolean masks,
 effects column updates:
 
-- the dispatch field is replaced by the bucket's constant and the guard folded
-  (`model.expr.substitute`), so each bucket holds exactly the actions that can fire there;
+- the dispatch slot is bound to the bucket's constant (with every slot the layout holds at one value) and
+  the guard folded by the lowering, so each bucket holds exactly the actions that can fire there;
 - `slot = k`, `slot < k`, `slot <= k` and boolean slots are tested on the packed word itself
   (`(c & mask) == value`), conjunctions of such tests on one word in a single comparison, and a
   disjunction of values of one slot through a lookup table: no slot is unpacked to test it;
@@ -26,62 +29,25 @@ a correct model never computes one (the reference replay of every trace would fa
 """
 from __future__ import annotations
 
-import itertools
 import operator
+from typing import Union
 
 import numpy as np
 
-from model.expr import (Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, any_of, substitute, walk)
-from model.compile import load
+from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Not, Or, Sub, Var, any_of, substitute
+
 from model.game import GameModel
+from model.lower import Gather, Kind, Lit, Low, Op, Read, as_bool, as_int, load, lower
 
 from checks.engines.packing import Layout
 
 FULL = (1 << 64) - 1
-CMP = {"==": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+FLIP = {"==": "==", "<": ">", "<=": ">="}
+Code = Union[Lit, str]  # a printed value: a folded constant, or the name of an array
 
-
-def constant(code: str) -> bool | int:
-    """The value of a constant operand (kind B or I: the `repr` of a bool or an int), folded at compile time.
-
-    >>> constant("True"), constant("-3")
-    (True, -3)
-    """
-    return {"True": True, "False": False}[code] if code in ("True", "False") else int(code)
-
-
-def replace_var(e: Expr, name: str, value) -> Expr:
-    """`e` with the scalar field `name` replaced by a constant (then folded by the caller)."""
-    r = lambda x: replace_var(x, name, value)  # noqa: E731
-    match e:
-        case Var(field=f, index=idx):
-            return Const(value) if f == name and not idx else Var(f, tuple(r(i) for i in idx))
-        case Const():
-            return e
-        case Not(arg=a):
-            return Not(r(a))
-        case And(args=xs) | Or(args=xs) | Add(args=xs):
-            return type(e)(tuple(r(x) for x in xs))
-        case Eq(a=a, b=b) | Lt(a=a, b=b) | Le(a=a, b=b) | Sub(a=a, b=b):
-            return type(e)(r(a), r(b))
-        case Div(a=a, k=k):
-            return Div(r(a), k)
-        case Ite(cond=c, then=t, other=o):
-            return Ite(r(c), r(t), r(o))
-    return e
-
-
-def slots_read(e: Expr, schema) -> set:
-    """Slots an expression may read (every slot of a field read at a state-dependent index)."""
-    out = set()
-    for n in walk(e):
-        if isinstance(n, Var):
-            if all(isinstance(i, Const) for i in n.index):
-                out.add(schema.slot(n.field, tuple(i.value for i in n.index)))
-            else:
-                out |= {s for (f, _), s in schema._slots.items() if f == n.field}
-    return out
-
+def src(c: Code) -> str:
+    """Source text of a printed value."""
+    return repr(c.value) if isinstance(c, Lit) else c
 
 class _Scope:
     """Straight-line code of one function over the words named `{prefix}0..`; CSE by expression."""
@@ -98,25 +64,18 @@ class _Scope:
         self.memo[code] = name
         return name
 
-    # -- slot access -------------------------------------------------------------------------
-    def const_slot(self, e) -> int | None:
-        if isinstance(e, Var) and all(isinstance(i, Const) for i in e.index):
-            return self.g.schema.slot(e.field, tuple(i.value for i in e.index))
-        return None
+    def lowered(self, e: Expr, kind: Kind) -> Code:
+        """`e` lowered on this layout (its one-valued slots bound, comparisons the domains decide folded),
+        printed as `kind`."""
+        x = lower(e, self.g.schema, self.g.bind, in_domain=True)
+        return self.val(as_bool(x) if kind is Kind.BOOL else as_int(x))
 
-    def atom(self, slot: int, op: str, k) -> tuple:
-        """`slot op k` (op: ==, <, <=, >, >=) on the packed word, folded when decided by the domain."""
+    # -- slot access -------------------------------------------------------------------------
+    def atom(self, slot: int, op: str, k: int) -> str:
+        """`slot op k` (op: ==, <, <=, >, >=) on the packed word; `k` inside the slot's domain."""
         lay = self.g.lay
-        rk, top = int(k) - lay.lo[slot], lay.hi[slot] - lay.lo[slot]
-        decided = {"==": None if 0 <= rk <= top else False,
-                   "<": False if rk <= 0 else True if rk > top else None,
-                   "<=": False if rk < 0 else True if rk >= top else None,
-                   ">": True if rk < 0 else False if rk >= top else None,
-                   ">=": True if rk <= 0 else False if rk > top else None}[op]
-        if decided is not None or lay.bits[slot] == 0:
-            return (repr(decided if decided is not None else CMP[op](0, rk)), "B")
         w, sh, m = lay.word[slot], lay.shift[slot], lay.mask[slot]
-        return (self.emit(f"({self.p}{w} & {m << sh}) {op} {rk << sh}"), "b")
+        return self.emit(f"({self.p}{w} & {m << sh}) {op} {(int(k) - lay.lo[slot]) << sh}")
 
     def raw(self, slot: int) -> str:
         lay = self.g.lay
@@ -124,113 +83,66 @@ class _Scope:
         return self.emit(f"({self.p}{w} >> {sh}) & {m}" if sh else f"{self.p}{w} & {m}")
 
     # -- values --------------------------------------------------------------------------------
-    def cond(self, e: Expr) -> tuple:
-        code, kind = self.val(e)
-        if kind == "i":
-            return (self.emit(f"{code} != 0"), "b")
-        if kind == "I":
-            return (repr(bool(constant(code))), "B")
-        return code, kind
+    def val(self, x: Low) -> Code:
+        """A lowered node printed: a boolean or integer array (its kind), or a constant."""
+        key = ("v", x)
+        if key not in self.memo:
+            self.memo[key] = self._val(x)
+        return self.memo[key]
 
-    def num(self, e: Expr) -> tuple:
-        code, kind = self.val(e)
-        if kind == "b":
-            return (self.emit(f"{code}.astype(np.int64)"), "i")
-        if kind == "B":
-            return (str(int(constant(code))), "I")
-        return code, kind
-
-    def val(self, e: Expr) -> tuple:
-        """(source, kind): kind b/i for bool/int arrays, B/I for Python constants."""
-        key = ("v", e)
-        if key in self.memo:
-            return self.memo[key]
-        out = self._val(e)
-        self.memo[key] = out
-        return out
-
-    def _val(self, e: Expr) -> tuple:
+    def _val(self, x: Low) -> Code:
         lay = self.g.lay
-        match e:
-            case Const(value=v):
-                return (repr(v), "B" if isinstance(v, bool) else "I")
-            case Var():
-                s = self.const_slot(e)
-                if s is None:
-                    return self.gather(e)
-                if lay.is_bool[s]:
+        match x:
+            case Lit():
+                return x
+            case Read(slot=s, kind=kind):
+                if kind is Kind.BOOL:
                     return self.atom(s, "==", 1)
-                if lay.bits[s] == 0:
-                    return (str(lay.lo[s]), "I")
                 r = self.emit(f"({self.raw(s)}).view(np.int64)")
-                return (self.emit(f"{r} + {lay.lo[s]}") if lay.lo[s] else r, "i")
-            case Not(arg=a):
-                c, k = self.cond(a)
-                return (repr(not constant(c)), "B") if k == "B" else (self.emit(f"~{c}"), "b")
-            case And(args=xs) | Or(args=xs):
-                return self.junction(e, xs)
-            case Eq(a=a, b=b) | Lt(a=a, b=b) | Le(a=a, b=b):
-                op = {Eq: "==", Lt: "<", Le: "<="}[type(e)]
-                sa, sb = self.const_slot(a), self.const_slot(b)
-                if sa is not None and isinstance(b, Const):
-                    return self.atom(sa, op, b.value)
-                if sb is not None and isinstance(a, Const):
-                    return self.atom(sb, {"==": "==", "<": ">", "<=": ">="}[op], a.value)
-                (ca, ka), (cb, kb) = self.operands(a, b, op == "==")
-                if ka in "BI" and kb in "BI":
-                    return (repr(CMP[op](constant(ca), constant(cb))), "B")
-                return (self.emit(f"{ca} {op} {cb}"), "b")
-            case Add(args=xs):
-                parts = [self.num(x) for x in xs]
-                k = sum(int(c) for c, kind in parts if kind == "I")
-                arrs = [c for c, kind in parts if kind == "i"]
-                if not arrs:
-                    return (str(k), "I")
-                return (self.emit(" + ".join(arrs + ([str(k)] if k else []))), "i")
-            case Sub(a=a, b=b):
-                (ca, ka), (cb, kb) = self.num(a), self.num(b)
-                if ka == "I" and kb == "I":
-                    return (str(int(ca) - int(cb)), "I")
-                return (self.emit(f"{ca} - {cb}"), "i")
-            case Div(a=a, k=k):
-                ca, ka = self.num(a)
-                return (str(int(ca) // k), "I") if ka == "I" else (self.emit(f"{ca} // {k}"), "i")
-            case Ite(cond=c, then=t, other=o):
-                cc, kc = self.cond(c)
-                if kc == "B":
-                    return self.val(t if constant(cc) else o)
-                (ct, kt), (co, ko) = self.val(t), self.val(o)
-                if kt in "bB" and ko in "bB":
-                    return (self.emit(f"np.where({cc}, {ct}, {co})"), "b")
-                (ct, kt), (co, ko) = self.num(t), self.num(o)
-                return (self.emit(f"np.where({cc}, {ct}, {co})"), "i")
-        raise TypeError(f"unknown expression node {e!r}")
+                return self.emit(f"{r} + {lay.lo[s]}") if lay.lo[s] else r
+            case Gather():
+                return self.gather(x)
+            case Op(op=Op.AND | Op.OR):
+                return self.junction(x.op == Op.AND, x.args)
+            case Op(op=Op.NOT, args=(Read(slot=s, kind=Kind.BOOL),)):
+                return self.atom(s, "==", 0)
+            case Op(op=Op.EQ | Op.LT | Op.LE, args=(Read(slot=s), Lit(value=k))) if lay.bits[s]:
+                return self.atom(s, x.op, int(k))
+            case Op(op=Op.EQ | Op.LT | Op.LE, args=(Lit(value=k), Read(slot=s))) if lay.bits[s]:
+                return self.atom(s, FLIP[x.op], int(k))
+        assert isinstance(x, Op)
+        args = [self.val(a) for a in x.args]
+        if all(isinstance(a, Lit) for a in args):  # an operand a conjunction decided while printing
+            return Lit(_fold(x, [a.value for a in args if isinstance(a, Lit)]))
+        a = [src(c) for c in args]
+        if x.op == Op.NOT:
+            return self.emit(f"~{a[0]}")
+        if x.op == Op.INT:
+            return self.emit(f"{a[0]}.astype(np.int64)")
+        if x.op == Op.TRUTH:
+            return self.emit(f"{a[0]} != 0")
+        if x.op == Op.DIV:
+            return self.emit(f"{a[0]} // {x.k}")
+        if x.op == Op.ITE:
+            if isinstance(args[0], Lit):
+                return args[1] if args[0].value else args[2]
+            return self.emit(f"np.where({a[0]}, {a[1]}, {a[2]})")
+        return self.emit(f" {x.op} ".join(a))
 
-    def operands(self, a: Expr, b: Expr, eq: bool) -> tuple:
-        (ca, ka), (cb, kb) = self.val(a), self.val(b)
-        if eq and {ka, kb} <= {"b", "B"}:
-            return (ca, ka), (cb, kb)
-        return self.num(a), self.num(b)
-
-    def eq_atom(self, x: Expr):
+    def eq_atom(self, x: Low):
         """(slot, raw value) when `x` is `slot = k` or a boolean slot (negated or not); else None."""
         lay = self.g.lay
-        if isinstance(x, Eq):
-            for v, c in ((x.a, x.b), (x.b, x.a)):
-                s = self.const_slot(v)
-                if s is not None and isinstance(c, Const) and lay.bits[s]:
-                    return s, int(c.value) - lay.lo[s]
-        s = self.const_slot(x)
-        if s is not None and lay.is_bool[s]:
-            return s, 1 - lay.lo[s]  # the raw value (a constant slot's offset is its value: Layout's `fixed`)
-        if isinstance(x, Not):
-            s = self.const_slot(x.arg)
-            if s is not None and lay.is_bool[s]:
+        match x:
+            case Op(op=Op.EQ, args=(Read(slot=s), Lit(value=k))) | Op(op=Op.EQ, args=(Lit(value=k), Read(slot=s))):
+                return (s, int(k) - lay.lo[s]) if lay.bits[s] else None
+            case Read(slot=s, kind=Kind.BOOL):
+                return s, 1 - lay.lo[s]
+            case Op(op=Op.NOT, args=(Read(slot=s, kind=Kind.BOOL),)):
                 return s, 0 - lay.lo[s]
         return None
 
-    def junction(self, e: Expr, xs: tuple) -> tuple:
-        lay, is_and = self.g.lay, isinstance(e, And)
+    def junction(self, is_and: bool, xs: tuple) -> Code:
+        lay = self.g.lay
         atoms: dict[int, list] = {}
         rest = []
         for x in xs:
@@ -244,7 +156,7 @@ class _Scope:
             per_word: dict = {}
             for s, vals in atoms.items():
                 if len(set(vals)) > 1 or not 0 <= vals[0] <= lay.hi[s] - lay.lo[s]:
-                    return ("False", "B")
+                    return Lit(False)
                 m, v = per_word.get(lay.word[s], (0, 0))
                 per_word[lay.word[s]] = (m | lay.mask[s] << lay.shift[s], v | vals[0] << lay.shift[s])
             parts += [self.emit(f"({self.p}{w} & {m}) == {v}") for w, (m, v) in sorted(per_word.items())]
@@ -252,34 +164,30 @@ class _Scope:
             for s, vals in atoms.items():
                 vals = sorted({v for v in vals if 0 <= v <= lay.hi[s] - lay.lo[s]})
                 if len(vals) == 1:
-                    parts.append(self.atom(s, "==", vals[0] + lay.lo[s])[0])
+                    parts.append(self.atom(s, "==", vals[0] + lay.lo[s]))
                 elif vals:
                     lut = self.g.table(np.isin(np.arange(1 << lay.bits[s]), vals))
                     parts.append(self.emit(f"{lut}[{self.raw(s)}]"))
         for x in rest:
-            c, k = self.cond(x)
-            if k == "B":
-                if constant(c) != is_and:
-                    return (repr(not is_and), "B")
+            c = self.val(x)
+            if isinstance(c, Lit):
+                if c.value != is_and:
+                    return Lit(not is_and)
                 continue
             parts.append(c)
         if not parts:
-            return (repr(is_and), "B")
-        return (parts[0] if len(parts) == 1 else self.emit((" & " if is_and else " | ").join(parts)), "b")
+            return Lit(is_and)
+        return parts[0] if len(parts) == 1 else self.emit((" & " if is_and else " | ").join(parts))
 
-    def gather(self, e: Var) -> tuple:
+    def gather(self, x: Gather) -> str:
         """A read at a state-dependent index: flat slot number per row, then a per-row shift and mask."""
-        sch, lay = self.g.schema, self.g.lay
-        dims = sch.field(e.field).dims
-        combos = list(itertools.product(*(d.values for d in dims)))
-        slots = np.array([sch.slot(e.field, c) for c in combos], dtype=np.int64)
+        lay = self.g.lay
         off, stride = "0", 1
-        for d, ix in reversed(list(zip(dims, e.index))):
-            c, _ = self.num(ix)
-            first = int(d.values[0])
-            off = f"({off}) + (({c}) - {first}) * {stride}"
-            stride *= len(d.values)
-        flat = self.emit(f"np.clip(np.asarray({off}, dtype=np.int64), 0, {len(combos) - 1})")
+        for values, ix in reversed(list(zip(x.dims, x.index))):
+            off = f"({off}) + (({src(self.val(ix))}) - {int(values[0])}) * {stride}"
+            stride *= len(values)
+        flat = self.emit(f"np.clip(np.asarray({off}, dtype=np.int64), 0, {len(x.slots) - 1})")
+        slots = np.array(x.slots, dtype=np.int64)
         sl = self.emit(f"{self.g.table(slots)}[{flat}]")
         cw = self.emit(f"np.stack(({', '.join(f'{self.p}{w}' for w in range(lay.words))},))")
         ar = self.emit(f"np.arange({self.p}0.shape[0])")
@@ -288,12 +196,19 @@ class _Scope:
         mk = self.g.table(np.array(lay.mask, dtype=np.uint64))
         lo = self.g.table(np.array(lay.lo, dtype=np.int64))
         raw = self.emit(f"(({cw}[{word}[{sl}], {ar}] >> {sh}[{sl}]) & {mk}[{sl}]).view(np.int64)")
-        if lay.is_bool[int(slots[0])]:
-            if any(lay.lo[int(x)] for x in slots):  # a constant True slot among them (Layout's `fixed`)
-                return (self.emit(f"({raw} + {lo}[{sl}]) != 0"), "b")
-            return (self.emit(f"{raw} != 0"), "b")
-        return (self.emit(f"{raw} + {lo}[{sl}]"), "i")
+        if x.kind is Kind.BOOL:
+            if any(lay.lo[int(i)] for i in slots):  # a constant True slot among them (Layout's `fixed`)
+                return self.emit(f"({raw} + {lo}[{sl}]) != 0")
+            return self.emit(f"{raw} != 0")
+        return self.emit(f"{raw} + {lo}[{sl}]")
 
+def _fold(x: Op, v: list):
+    """The value of an operator on constant operands (a conjunction the printer decided beneath it)."""
+    if x.op in (Op.EQ, Op.LT, Op.LE):
+        return {Op.EQ: operator.eq, Op.LT: operator.lt, Op.LE: operator.le}[x.op](v[0], v[1])
+    return {Op.NOT: lambda: not v[0], Op.INT: lambda: int(v[0]), Op.TRUTH: lambda: v[0] != 0,
+            Op.ADD: lambda: sum(v), Op.SUB: lambda: v[0] - v[1], Op.DIV: lambda: v[0] // x.k,
+            Op.ITE: lambda: v[1] if v[0] else v[2]}[x.op]()
 
 def interval(e: Expr, lay: Layout, schema) -> tuple:
     """Bounds of an integer expression over in-domain states (for skipping range checks)."""
@@ -302,7 +217,7 @@ def interval(e: Expr, lay: Layout, schema) -> tuple:
         case Const(value=v):
             return int(v), int(v)
         case Var(field=f):
-            slots = [s for (g, _), s in schema._slots.items() if g == f]
+            slots = schema.slots_of(f).values()
             return min(lay.lo[s] for s in slots), max(lay.hi[s] for s in slots)
         case Add(args=xs):
             bs = [iv(x) for x in xs]
@@ -318,12 +233,18 @@ def interval(e: Expr, lay: Layout, schema) -> tuple:
             return min(t0, o0), max(t1, o1)
     return 0, 1  # comparisons and connectives
 
-
 class _Gen:
     def __init__(self, model: GameModel, lay: Layout):
         self.model, self.schema, self.lay = model, model.schema, lay
         self.n = 0
         self.tables: dict = {}
+        # Slots that take no bits hold one value on this layout (Layout's `fixed`, or a one-valued domain).
+        self.fixed: dict = {i: (lay.lo[i] != 0 if lay.is_bool[i] else lay.lo[i]) for i in range(len(lay.lo)) if not lay.bits[i]}
+        self.bind: dict = dict(self.fixed)
+
+    def low(self, e: Expr) -> Low:
+        """`e` lowered for this layout and bucket, as a boolean."""
+        return as_bool(lower(e, self.schema, self.bind, in_domain=True))
 
     def fresh(self) -> str:
         self.n += 1
@@ -338,7 +259,6 @@ class _Gen:
     def namespace(self) -> dict:
         return {"np": np} | {name: arr for name, arr in self.tables.values()}
 
-
 def _effects(sc: _Scope, action, lines: list, ind: str) -> tuple[list, str | None]:
     """Successor words of `action` on the scope's rows, and the name of the out-of-domain mask."""
     lay, sch = sc.g.lay, sc.g.schema
@@ -351,19 +271,19 @@ def _effects(sc: _Scope, action, lines: list, ind: str) -> tuple[list, str | Non
         w, sh = lay.word[s], lay.shift[s]
         clear[w] = clear.get(w, 0) | lay.mask[s] << sh
         if lay.is_bool[s]:
-            c, k = sc.cond(value)
-            if k == "B":
-                const[w] = const.get(w, 0) | int(constant(c)) << sh
+            c = sc.lowered(value, Kind.BOOL)
+            if isinstance(c, Lit):
+                const[w] = const.get(w, 0) | int(c.value) << sh
             else:
                 parts.setdefault(w, []).append(sc.emit(f"{c}.astype(np.uint64)" + (f" << {sh}" if sh else "")))
             continue
-        c, k = sc.num(value)
+        c = sc.lowered(value, Kind.INT)
         lo, hi = lay.lo[s], lay.hi[s]
-        if k == "I":
-            if not lo <= int(c) <= hi:
+        if isinstance(c, Lit):
+            if not lo <= int(c.value) <= hi:
                 ood.append(sc.emit(f"np.ones({sc.p}0.shape[0], dtype=bool)"))
             else:
-                const[w] = const.get(w, 0) | (int(c) - lo) << sh
+                const[w] = const.get(w, 0) | (int(c.value) - lo) << sh
             continue
         v0, v1 = interval(value, lay, sch)
         if v0 < lo:
@@ -383,9 +303,9 @@ def _effects(sc: _Scope, action, lines: list, ind: str) -> tuple[list, str | Non
     bad = sc.emit(" | ".join(ood)) if ood else None
     return words, bad
 
-
-def _bucket_source(gen: _Gen, name: str, acts: list, terminal: Expr, witnesses: dict) -> str:
-    """One bucket: guards as masks, then per enabled action its successors (see module docstring)."""
+def _bucket_source(gen: _Gen, name: str, acts: list, terminal: Low, witnesses: dict) -> str:
+    """One bucket: guards as masks, then per enabled action its successors (see module docstring). The
+    guards, witnesses and terminal condition come lowered for the bucket's stage."""
     model, lay = gen.model, gen.lay
     W = lay.words
     args = ", ".join(f"c{w}" for w in range(W))
@@ -393,41 +313,40 @@ def _bucket_source(gen: _Gen, name: str, acts: list, terminal: Expr, witnesses: 
     sc = _Scope(gen, "c", lines, "    ")
     masks, live = [], []
     for n, guard in acts:
-        c, k = sc.cond(guard)
-        masks.append((n, c, k))
+        c = sc.val(guard)
+        masks.append((n, c))
         if model.actions[n].rule.kind != "fault":
-            live.append((c, k))
-    for n, c, k in masks:
+            live.append(c)
+    for n, c in masks:
         a = model.actions[n]
-        if k == "B" and not constant(c):
+        if isinstance(c, Lit) and not c.value:
             continue
-        lines.append(f"    r = np.flatnonzero({c})" if k == "b" else "    r = np.arange(c0.shape[0])")
+        lines.append(f"    r = np.flatnonzero({c})" if not isinstance(c, Lit) else "    r = np.arange(c0.shape[0])")
         lines.append("    if r.shape[0]:")
         body: list = []
         gs = _Scope(gen, "g", body, "        ")
         body.extend(f"        g{w} = c{w}[r]" for w in range(W))
         words, bad = _effects(gs, a, body, "        ")
         for wi, when in witnesses.get(n, ()):
-            wc, wk = gs.cond(when)  # computed unconditionally: CSE names must exist on every path
-            if wk == "B" and not constant(wc):
+            wc = gs.val(when)  # computed unconditionally: CSE names must exist on every path
+            if isinstance(wc, Lit) and not wc.value:
                 continue
             body.append(f"        if not found[{wi}]:")
-            if wk == "B":
+            if isinstance(wc, Lit):
                 body.append(f"            hits.append(({wi}, {n}, r[0]))")
             else:
                 body.append(f"            wh = np.flatnonzero({wc})")
                 body.append(f"            if wh.shape[0]: hits.append(({wi}, {n}, r[wh[0]]))")
         body.append(f"        out.append(({n}, r, ({', '.join(words)},), {bad}))")
         lines.extend(body)
-    tc, tk = sc.cond(terminal)
-    if any(k == "B" and constant(c) for c, k in live) or (tk == "B" and constant(tc)):
+    tc = sc.val(terminal)
+    if any(isinstance(c, Lit) and c.value for c in live + [tc]):
         lines.append("    dead = None")
     else:
-        arrs = [c for c, k in live if k == "b"] + ([tc] if tk == "b" else [])
+        arrs = [c for c in live + [tc] if not isinstance(c, Lit)]
         lines.append(f"    dead = np.flatnonzero(~({' | '.join(arrs)}))" if arrs else "    dead = np.arange(c0.shape[0])")
     lines.append("    return out, dead, hits")
     return "\n".join(lines)
-
 
 def compile_buckets(model: GameModel, lay: Layout) -> tuple[dict, list]:
     """Raw dispatch value (or None) -> generated bucket function; and the witness names, in order.
@@ -448,15 +367,14 @@ def compile_buckets(model: GameModel, lay: Layout) -> tuple[dict, list]:
     src: list[str] = []
     keys: dict[int | None, str] = {}
     for v in values:
-        fold = (lambda e: substitute(replace_var(e, d, v), {})) if d else (lambda e: e)
-        acts = [(n, g) for n, a in enumerate(model.actions) if (g := fold(a.guard)) != Const(False)]
-        wit = {n: [(wi, fold(x)) for wi, x in ws] for n, ws in by_action.items()}
+        gen.bind = gen.fixed | ({model.schema.slot(d): v} if d else {})
+        acts = [(n, g) for n, a in enumerate(model.actions) if (g := gen.low(a.guard)) != Lit(False)]
+        wit = {n: [(wi, gen.low(x)) for wi, x in ws] for n, ws in by_action.items()}
         raw = None if v is None or d is None else int(v) - lay.lo[model.schema.slot(d)]
         keys[raw] = f"bucket{len(keys)}"
-        src.append(_bucket_source(gen, keys[raw], acts, fold(model.terminal), wit))
+        src.append(_bucket_source(gen, keys[raw], acts, gen.low(model.terminal), wit))
     ns = load("\n\n".join(src), f"<vector {model.name}>", gen.namespace())
     return {raw: ns[name] for raw, name in keys.items()}, wnames
-
 
 def compile_predicates(model: GameModel, lay: Layout, exprs: list) -> list:
     """One generated function per state predicate: words -> boolean mask (or a Python bool).
@@ -472,16 +390,16 @@ def compile_predicates(model: GameModel, lay: Layout, exprs: list) -> list:
         name = f"p{k}" if not support else f"p{k}_rows"
         lines = [f"def {name}({words}):"]
         sc = _Scope(gen, "c", lines, "    ")
-        c, kind = sc.cond(e)
-        lines.append(f"    return {c}" if kind == "b" else f"    return np.full(c0.shape[0], {c})")
+        c = sc.val(gen.low(e))
+        lines.append(f"    return {c}" if not isinstance(c, Lit) else f"    return np.full(c0.shape[0], {c.value})")
         src.append("\n".join(lines))
         if support:
             dispatch = model.dispatch
             assert dispatch is not None  # a support set exists only with a dispatch slot
             lines = [f"def p{k}({words}):"]
             sc = _Scope(gen, "c", lines, "    ")
-            m, mkind = sc.cond(any_of(Var(dispatch).eq(v) for v in sorted(support)))
-            if mkind != "b":  # decided by the domain: no rows to skip
+            m = sc.val(gen.low(any_of(Var(dispatch).eq(v) for v in sorted(support))))
+            if isinstance(m, Lit):  # decided by the domain: no rows to skip
                 lines.append(f"    return {name}({words})")
             else:
                 lines += [f"    if not {m}.any():", "        return np.ones(c0.shape[0], dtype=bool)",
@@ -491,7 +409,6 @@ def compile_predicates(model: GameModel, lay: Layout, exprs: list) -> list:
             src.append("\n".join(lines))
     ns = load("\n\n".join(src) or "pass", f"<vector predicates {model.name}>", gen.namespace())
     return [ns[f"p{k}"] for k in range(len(exprs))]
-
 
 def dispatch_support(e: Expr, dispatch: str):
     """The dispatch values outside which `e` is true whatever the other slots hold, or None if none is known.
@@ -512,7 +429,6 @@ def dispatch_support(e: Expr, dispatch: str):
         case Not(arg=w):
             return _required(w, dispatch)
     return None
-
 
 def _required(w: Expr, dispatch: str):
     """The dispatch values `w` needs to be true (None: any)."""

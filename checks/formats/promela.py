@@ -46,8 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from model.domains import Bool
-from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var, walk
+from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var
 from model.game import GameModel
+from model.lower import slots_read
 
 # Words Promela (or the C it is compiled to through `now.`) reserves; a slot named like one gets a
 # trailing underscore.
@@ -113,15 +114,8 @@ class _Layout:
         return "int"
 
     def slots_read(self, e: Expr) -> set:
-        """Slots an expression may read (every slot of a field read at a state-dependent index)."""
-        out = set()
-        for n in walk(e):
-            if isinstance(n, Var):
-                if all(isinstance(i, Const) for i in n.index):
-                    out.add(self.schema.slot(n.field, tuple(i.value for i in n.index)))
-                else:
-                    out |= {s for (f, _), s in self.schema._slots.items() if f == n.field}
-        return out
+        """Slots an expression may read (`model.lower.slots_read`)."""
+        return slots_read(e, self.schema)
 
 
 def expr_source(e: Expr, lay: _Layout) -> str:

@@ -282,7 +282,7 @@ def swap_faces(model, s: tuple, a: int, b: int) -> tuple:
 # under every exchange of hidden faces, each seeded leak included.
 
 def _slot_var(model, slot: int) -> Var:
-    name, idx = next(k for k, v in model.schema._slots.items() if v == slot)
+    name, idx = model.schema.slot_keys()[slot]
     return Var(name, tuple(Const(i) for i in idx))
 
 
