@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from model.domains import Bool
-from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Sub, Var
+from model.expr import Expr
 from model.game import GameModel
-from model.lower import slots_read
+from model.lower import Gather, Kind, Lit, Low, Op, Read, lower, slots_read
 
 # Words Promela (or the C it is compiled to through `now.`) reserves; a slot named like one gets a
 # trailing underscore.
@@ -119,49 +119,46 @@ class _Layout:
 
 
 def expr_source(e: Expr, lay: _Layout) -> str:
-    """Promela source of `e` (mirrors model.compile.to_source; C semantics: && and || short-circuit)."""
-    t = lambda x: expr_source(x, lay)  # noqa: E731
-    match e:
-        case Const(value=v):
+    """Promela source of `e`, printed from its lowering (`model.lower`) as model.compile prints Python (C
+    semantics: && and || short-circuit; a boolean is 0/1)."""
+    return promela_source(lower(e, lay.schema), lay)
+
+
+def promela_source(x: Low, lay: _Layout) -> str:
+    """The Promela printer of a lowered expression."""
+    t = lambda y: promela_source(y, lay)  # noqa: E731
+    match x:
+        case Lit(value=v):
             return str(int(v))
-        case Var(field=f, index=idx):
-            if all(isinstance(i, Const) for i in idx):
-                return lay.names[lay.schema.slot(f, tuple(i.value for i in idx))]
+        case Read(slot=i):
+            return lay.names[i]
+        case Gather(dims=dims, slots=slots, index=idx):
             # A state-dependent index: test each index combination; the last is the fallback (an index
             # outside the field's domains cannot be stored by a correct model; the explorer would raise).
-            dims = lay.schema.field(f).dims
             keys = [t(i) for i in idx]
-            combos = list(itertools.product(*(d.values for d in dims)))
-            out = lay.names[lay.schema.slot(f, combos[-1])]
-            for combo in reversed(combos[:-1]):
+            combos = list(itertools.product(*dims))
+            out = lay.names[slots[-1]]
+            for combo, slot in reversed(list(zip(combos[:-1], slots[:-1]))):
                 cond = " && ".join(f"({k}) == {int(v)}" for k, v in zip(keys, combo))
-                out = f"(({cond}) -> {lay.names[lay.schema.slot(f, combo)]} : {out})"
+                out = f"(({cond}) -> {lay.names[slot]} : {out})"
             return out
-        case Not(arg=a):
-            return f"(!{t(a)})"
-        case And(args=xs):
-            return "(" + " && ".join(t(x) for x in xs) + ")"
-        case Or(args=xs):
-            return "(" + " || ".join(t(x) for x in xs) + ")"
-        case Eq(a=a, b=b):
-            return f"({t(a)} == {t(b)})"
-        case Lt(a=a, b=b):
-            return f"({t(a)} < {t(b)})"
-        case Le(a=a, b=b):
-            return f"({t(a)} <= {t(b)})"
-        case Add(args=xs):
-            return "(" + " + ".join(t(x) for x in xs) + ")"
-        case Sub(a=a, b=b):
-            return f"({t(a)} - {t(b)})"
-        case Div(a=a, k=k):
-            return f"({t(a)} / {k})"
-        case Ite(cond=c, then=x, other=y):
-            return f"({t(c)} -> {t(x)} : {t(y)})"
-    raise TypeError(f"unknown expression node {e!r}")
+        case Op(op=op, args=xs, k=k):
+            a = [t(y) for y in xs]
+            if op == Op.INT:
+                return a[0]
+            if op == Op.TRUTH:
+                return f"({a[0]} != 0)"
+            if op == Op.NOT:
+                return f"(!{a[0]})"
+            if op == Op.DIV:
+                return f"({a[0]} / {k})"
+            if op == Op.ITE:
+                return f"({a[0]} -> {a[1]} : {a[2]})"
+            return "(" + f" {_C.get(op, op)} ".join(a) + ")"
+    raise TypeError(f"unknown lowered node {x!r}")
 
 
-def _boolish(e: Expr) -> bool:
-    return isinstance(e, (Eq, Lt, Le, Not, And, Or)) or (isinstance(e, Const) and isinstance(e.value, bool))
+_C = {Op.AND: "&&", Op.OR: "||"}
 
 
 def _effects_source(action, lay: _Layout) -> tuple[list, int]:
@@ -170,8 +167,9 @@ def _effects_source(action, lay: _Layout) -> tuple[list, int]:
     writes = []
     for name, idx, value in action.effects:
         slot = sch.slot(name, tuple(i.value for i in idx))
-        src = expr_source(value, lay)
-        if lay.bool_slot[slot] and not _boolish(value):
+        low = lower(value, sch)
+        src = promela_source(low, lay)
+        if lay.bool_slot[slot] and low.kind is not Kind.BOOL:
             src = f"(({src}) != 0)"  # the explorer stores bool(value) (model.evaluate.apply)
         writes.append((slot, value, src))
     written = [w[0] for w in writes]
