@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, overload
 
 from checks.interrupt import INTERRUPTS, Interrupted
 from model.errors import InputError
@@ -87,6 +88,33 @@ def validated(model, trace: Trace, what: str, check: str | None = None) -> Trace
     return trace
 
 
+T = TypeVar("T")
+
+
+class Entry(Generic[T]):
+    """A typed entry of a result's report payload (`CheckResult.extra`, written to the JSON report in the order
+    it was set): `r.observer` reads `extra["observer"]` (None when absent), `r.observer = x` sets it, `del
+    r.observer` removes it. The payload stays one ordered dict because the report's key order is part of its
+    contract; code reads it only through these (tests/test_layering.py)."""
+
+    def __init__(self, key: str, doc: str = ""):
+        self.key, self.__doc__ = key, doc
+
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> "Entry[T]": ...
+    @overload
+    def __get__(self, obj: object, owner: Any = None) -> T | None: ...
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else obj.extra.get(self.key)
+
+    def __set__(self, obj, value: T | None) -> None:
+        obj.extra[self.key] = value
+
+    def __delete__(self, obj) -> None:
+        obj.extra.pop(self.key, None)
+
+
 @dataclass(kw_only=True)
 class CheckResult:
     """One check's verdict; always built by keyword.
@@ -107,6 +135,35 @@ class CheckResult:
     trace: Trace | None = None
     trace_path: str | None = None
     extra: dict = field(default_factory=dict)
+
+    # Entries of `extra` the tool itself reads (others are report data only).
+    model = Entry[Any]("model", "the model a trace belongs to when it is not the report's (selftest, --minimise); "
+                       "never written to JSON")
+    observer = Entry[str]("observer", "noninterference: the rival whose view is checked")
+    leak = Entry[Any]("leak", "noninterference: the pair of games behind a violation (taken off before reporting)")
+    minimised = Entry[dict]("minimised", "--minimise: the smaller setup and its note")
+    message = Entry[str]("message", "error: the rest of the failure's message")
+    lemmas = Entry[list]("lemmas", "prove: the names of the lemmas a verdict used")
+    target = Entry[str]("target", "selftest, deviations: the check the seeded defect is written against")
+    caught_by = Entry[str]("caught_by", "selftest, deviations: the check that caught it (None: missed)")
+    cls = Entry[str]("class", "ambiguities: commutes, differs or ... (the order-sensitivity class)")
+    orders = Entry[dict]("orders", "ambiguities: the labels of each order from the pending state")
+    classes = Entry[dict]("classes", "ambiguities: how many pending states fall in each class")
+    pending_states = Entry[int]("pending_states", "ambiguities: the states where both reactions are pending")
+    switch = Entry[str]("switch", "ambiguities: the switch that settles the pair")
+    settled_by = Entry[str]("settled_by", "ambiguities: the choice that settles it (None: unordered)")
+    operator = Entry[str]("operator", "mutate: the mutation operator")
+    rule = Entry[str]("rule", "mutate: the mutated rule")
+    change = Entry[str]("change", "mutate: what the mutation changes, in words")
+    killed_by = Entry[list]("killed_by", "mutate: the checks whose verdict the mutant changes")
+    trace_on = Entry[str]("trace_on", "mutate: the bounds the killing trace is on")
+    traceback = Entry[str]("traceback", "mutate: a worker's traceback when the mutant is `error`")
+    title = Entry[str]("title", "deviations: the engine behaviour's title")
+    deviating_engine = Entry[str]("engine", "deviations: the engine whose behaviour it is (the report's `engine`)")
+    source = Entry[str]("source", "deviations: where the engine's behaviour is recorded")
+    rule_text = Entry[str]("rule_text", "deviations: the printed rule it breaks")
+    doc = Entry[str]("doc", "deviations: what the engine does")
+    where = Entry[list]("where", "deviations: the engine code locations")
 
     def __post_init__(self):
         self.verdict = Verdict(self.verdict).value  # a plain string, as reports have always carried it

@@ -314,3 +314,35 @@ def test_the_private_read_check_finds_a_reach_in():
                ("checks.engines.columns", "checks.engines"): "def g(sch):\n    return sch._slots, os._exit, self._x\n"}
     found = private_reads_across_packages(sources)
     assert [f.split(" (")[0] for f in found] == ["checks.engines.columns:2 sch._slots"], found
+
+
+def extra_reads(source: str) -> list:
+    """Uses of a result's `extra` payload other than writing it (`r.extra[k] = v`, `r.extra.update(...)`, the
+    `extra=` keyword): code reads it through its typed entries (`checks.results.Entry`: `r.observer`, ...)."""
+    tree = ast.parse(source)
+    parent = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and node.attr == "extra"):
+            continue
+        up = parent.get(node)
+        if isinstance(up, ast.Subscript) and isinstance(up.ctx, ast.Store):
+            continue
+        if isinstance(up, ast.Attribute) and up.attr == "update" and isinstance(parent.get(up), ast.Call):
+            continue
+        found.append((node.lineno, ast.unparse(up if up is not None else node)))
+    return [f"line {line}: {text}" for line, text in sorted(found)]
+
+
+def test_results_are_read_through_typed_entries():
+    """Issue 36: no `r.extra["observer"]`, `r.extra.get(...)`, `"x" in r.extra`; the entries of checks/results.py."""
+    found = {name: f for name, path in modules()
+             if name.startswith("checks") and name != "checks.results"
+             and (f := extra_reads(path.read_text(encoding="utf-8")))}
+    assert not found, found
+
+
+def test_the_extra_read_check_finds_reads():
+    found = extra_reads('r.extra["a"] = 1\nr.extra.update(b=2)\nx = r.extra["a"]\nr.extra.get("a")\n"a" in r.extra\n'
+                        'y = r.extra\nr.extra.pop("a", None)\n')
+    assert [f.split(":")[0] for f in found] == ["line 3", "line 4", "line 5", "line 6", "line 7"], found

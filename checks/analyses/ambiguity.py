@@ -34,7 +34,7 @@ The game declares its hubs, pending counts, disabling events and settling switch
 
 >>> from model.moritani import GAME
 >>> p = GAME.small(GAME.profiles["default"])
->>> sorted((r.id, r.extra["class"]) for r in analyse(GAME.open_orders(p), p.interpretation, prove=False))[:1]
+>>> sorted((r.id, r.cls) for r in analyse(GAME.open_orders(p), p.interpretation, prove=False))[:1]
 [('bg-advisor~ecaz-ambassador', 'commutes')]
 """
 from __future__ import annotations

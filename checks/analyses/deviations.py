@@ -37,7 +37,7 @@ def run_deviations(game, deviations, proposal, config: CheckConfig) -> list[Chec
         r = run_defect(game, defect, proposal, dataclasses.replace(config, progress=False))
         if r.verdict == "caught":
             model = game.build(game.with_defect(defect, proposal))
-            caught_by = r.extra.get("caught_by") or defect.target
+            caught_by = r.caught_by or defect.target
             detail = (f"{d.title} ({d.engine}; breaks {', '.join(d.ids)}; caught by {caught_by}); engine code: "
                       f"{where(d)}")
             out.append(_result(d, "violated", r, model, detail, caught_by))
@@ -53,8 +53,8 @@ def _result(d, verdict: str, r, model, detail: str, caught_by: str | None = None
              "title": d.title, "rule_text": d.rule, "doc": d.doc, "caught_by": caught_by, "target": caught_by}
     if model is not None:
         extra["model"] = model  # the trace belongs to the deviation's own model (its defect and bounds)
-    if r is not None and r.extra.get("observer"):
-        extra["observer"] = r.extra["observer"]
+    if r is not None and r.observer:
+        extra["observer"] = r.observer
     return CheckResult(id=d.id, kind="deviation", verdict=verdict, engine=r.engine if r is not None else "explicit",
                        rules=d.ids, states=None if r is None else r.states, depth=None if r is None else r.depth,
                        seconds=0.0 if r is None else r.seconds, detail=detail,

@@ -402,7 +402,7 @@ def check_leaks_z3(model, depth: int, seed: int = 0, observers: list[str] | None
     if not prove or not any(r.verdict == "bounded" for r in results):
         return results, stats
     t0 = time.perf_counter()
-    want = [r.extra["observer"] for r in results if r.verdict == "bounded"]
+    want = [r.observer for r in results if r.verdict == "bounded" and r.observer is not None]
     rest = Clock(timeout, started=t_start).left()
     proofs = leak_proof(model.provenance.sibling(unbounded=True), seed, rlimit, want, timeout=rest)
     sec = model.secrets
@@ -410,11 +410,11 @@ def check_leaks_z3(model, depth: int, seed: int = 0, observers: list[str] | None
     for r in results:
         if r.verdict != "bounded":
             continue
-        f = sec.observer_index(r.extra["observer"])
+        f = sec.observer_index(r.observer)
         verdict, why, secs = proofs[f]
         if verdict == "proved":
             r.verdict, r.depth = "proved", None
-            r.detail = f"{r.extra['observer']} sees the same in every pair of public-equivalent games of any length ({why})"
+            r.detail = f"{r.observer} sees the same in every pair of public-equivalent games of any length ({why})"
         else:
             r.detail += f"; no unbounded proof: {why}"
         r.seconds += secs

@@ -109,8 +109,8 @@ def minimise(game, proposal, check: str, before_depth: int, config: CheckConfig 
 def apply_to(r: CheckResult, m: Minimised) -> CheckResult:
     """Replace a violated result's trace by the minimised one (the model travels in extra)."""
     r.trace, r.depth, r.trace_path = m.trace, m.trace.depth, None
-    r.extra["model"] = m.model
-    r.extra["minimised"] = m.to_json()
+    r.model = m.model
+    r.minimised = m.to_json()
     return r
 
 
@@ -121,7 +121,7 @@ def minimise_results(game, results: list[CheckResult], proposal, config: CheckCo
     for r in results:
         if r.verdict not in ("violated", "caught") or r.trace is None:
             continue
-        check = r.extra.get("caught_by") if r.kind == "defect" else r.id
+        check = r.caught_by if r.kind == "defect" else r.id
         p = proposal
         if r.kind == "defect":  # selftest: the defect alone, on its own bounds overrides
             p = game.with_defect(game.defect(r.id), proposal)

@@ -33,7 +33,7 @@ Each mutant is built with `model.provenance.sibling(edit_rules=...)`, so the gam
 >>> ref = reference(toy, None, CheckConfig(), {"inc"})
 >>> for m in generate(toy)[:3]:
 ...     r = check_mutant(m, toy, None, ref, CheckConfig())
-...     print(m.id, r.verdict, r.extra["killed_by"], r.depth)
+...     print(m.id, r.verdict, r.killed_by, r.depth)
 drop-effect@inc.x killed ['three'] None
 replace-value@inc.x=0 killed ['three'] None
 replace-value@inc.x=1 killed ['three'] None
@@ -102,7 +102,7 @@ def reference(model, small, config: CheckConfig, rules: set) -> Reference:
     leak_verdicts, small_states, observed = None, 0, frozenset()
     if small is not None and small.secrets is not None:
         small_states, checks = _leak_checks(small, _plain(config))
-        leak_verdicts = {(r.id, r.extra["observer"]): r.verdict for leak_check in checks for r in leak_check()}
+        leak_verdicts = {(r.id, r.observer): r.verdict for leak_check in checks for r in leak_check()}
         observed = frozenset(f.name for f in small.schema.fields) - frozenset(small.secrets.unobserved_fields())
     return Reference(verdicts={r.id: r.verdict for r in results}, kinds={r.id: r.kind for r in results},
                      states=len(ex.states), fingerprint=state_fingerprint(mat),
@@ -363,7 +363,7 @@ def _leak_check(mutant: Mutant, small, ref: Reference, config: CheckConfig):
         for leak_check in _leak_checks(sm, _plain(config, BUDGET_FACTOR * ref.small_states))[1]:
             results += leak_check()
             kills = [(r.id, r.kind, r.depth, r.trace) for r in results if r.verdict == "violated"
-                     and ref.leak_verdicts.get((r.id, r.extra.get("observer"))) != "violated"]
+                     and ref.leak_verdicts.get((r.id, r.observer)) != "violated"]
             if kills:
                 return kills[:1]
     except NotApplicable as e:
@@ -452,7 +452,7 @@ def run_mutants(setup: Setup, ref: Reference, mutants: list, jobs: int | None = 
             if err is not None:  # one mutant's failure in a worker is that mutant's `error` (issue 39)
                 last = err.strip().splitlines()[-1] if err.strip() else "no traceback"
                 r = _failed(mutant, time.perf_counter(), InternalError(f"in a worker: {last}"))
-                r.extra["traceback"] = err
+                r.traceback = err
             out[i] = r
             tally.done(out[i])
     return out
@@ -487,7 +487,7 @@ def tally(results: list[CheckResult], operators: tuple) -> dict:
     verdicts = ("killed", "survived", "equivalent", "unknown", "invalid", "error")
     per = {op: {v: 0 for v in verdicts} | {"checked": 0} for op in operators}
     for r in results:
-        row = per.setdefault(r.extra["operator"], {v: 0 for v in verdicts} | {"checked": 0})
+        row = per.setdefault(r.operator, {v: 0 for v in verdicts} | {"checked": 0})
         row[r.verdict] += 1
         row["checked"] += 1
     total = {v: sum(row[v] for row in per.values()) for v in verdicts + ("checked",)}

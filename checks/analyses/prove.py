@@ -140,16 +140,16 @@ def _failed(exc: BaseException, common: dict, engine: str) -> CheckResult:
 def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
     """Every verdict says which lemmas it used: their text under extra["lemmas"] (JSON), their number
     in the detail (text)."""
-    if "lemmas" in r.extra:
+    if r.lemmas is not None:
         return
     if r.engine == "spacer" and r.verdict == "proved" and facts:
-        r.extra["lemmas"] = [n for n, _ in facts]
+        r.lemmas = [n for n, _ in facts]
         r.detail += (f" (every step from a state satisfying the {len(facts)} inferred lemmas and properties "
                      f"proved with them)")
     elif r.engine == "k-induction" and r.verdict == "proved" and r.depth == 1 and model.lemmas:
-        r.extra["lemmas"] = [n for n, _ in model.lemmas]
+        r.lemmas = [n for n, _ in model.lemmas]
     else:
-        r.extra["lemmas"] = []
+        r.lemmas = []
     if inf is not None and r.verdict != "proved":
         r.extra.update(_failure_extra(model, inf, r.id))
         f = inf.failures.get(r.id)

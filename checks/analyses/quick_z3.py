@@ -109,8 +109,8 @@ def small_leak_results(model, seed: int, budget: CheckConfig | None = None, expl
     results, _ = check_leaks(model, _guard_config(budget, seed, LEAK_CAP), exploration=exploration,
                              compiled=compiled)
     for r in results:
-        r.extra.pop("leak", None)
-        r.detail = f"[{r.extra['observer']}; 1-stronghold 1-turn bounds] " + r.detail
+        del r.leak
+        r.detail = f"[{r.observer}; 1-stronghold 1-turn bounds] " + r.detail
     return results
 
 

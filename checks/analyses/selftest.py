@@ -82,7 +82,7 @@ def _run_leak(game, d, proposal, config: CheckConfig) -> CheckResult:
         return CheckResult(**common, verdict="caught", depth=r.depth, seconds=time.perf_counter() - t0,
                            detail=f"{d.doc} ({r.detail})", trace=r.trace,
                            extra={"target": d.target, "caught_by": d.target,
-                                  "observer": r.extra["observer"]})
+                                  "observer": r.observer})
     # A leak check that failed inside the tool for some observer proves nothing either way: `error`.
     failed = [r for r in results if r.verdict == "error"]
     if failed:
@@ -107,12 +107,12 @@ def _run_order(game, d, proposal, config: CheckConfig) -> CheckResult:
     if r is not None and r.verdict == "error":  # the pair's analysis failed inside the tool: nothing is decided
         return CheckResult(**common, verdict="error", states=r.states, depth=None, seconds=time.perf_counter() - t0,
                            detail=f"{d.doc} -- not decided: {r.detail}", extra={"target": d.target, "caught_by": None})
-    if r is not None and r.extra["class"] != "commutes" and r.trace is not None:
+    if r is not None and r.cls != "commutes" and r.trace is not None:
         return CheckResult(**common, verdict="caught", states=r.states, depth=r.depth,
-                           seconds=time.perf_counter() - t0, detail=f"{d.doc} ({r.extra['class']}: {r.detail})",
-                           trace=r.trace, extra={"target": d.target, "caught_by": d.target, "class": r.extra["class"],
-                                                 "orders": r.extra["orders"], "model": model})
-    why = "the pair was never pending together" if r is None else f"the pair still {r.extra['class']}"
+                           seconds=time.perf_counter() - t0, detail=f"{d.doc} ({r.cls}: {r.detail})",
+                           trace=r.trace, extra={"target": d.target, "caught_by": d.target, "class": r.cls,
+                                                 "orders": r.orders, "model": model})
+    why = "the pair was never pending together" if r is None else f"the pair still {r.cls}"
     incomplete = any(x.verdict == "unknown" for x in found)
     return CheckResult(**common, verdict="unknown" if incomplete else "missed", states=r.states if r else None,
                        depth=None, seconds=time.perf_counter() - t0, detail=f"{d.doc} -- not caught: {why}",

@@ -47,7 +47,7 @@ def outcome(verdict: str) -> str:
 
 
 def _model_of(r: CheckResult, model):
-    m = r.extra.get("model")
+    m = r.model
     return m if m is not None else model
 
 
@@ -63,7 +63,7 @@ def _names(results: list[CheckResult]) -> list[str]:
             out.append(r.id)
             continue
         n[r.id] = n.get(r.id, 0) + 1
-        who = r.extra.get("observer")
+        who = r.observer
         out.append(f"{r.id} [{who}]" if who else f"{r.id} [{n[r.id]}]")
     return out
 
@@ -77,7 +77,7 @@ def _trace_text(r: CheckResult, model) -> str:
         m = _model_of(r, model)
         lines.append(f"counterexample ({r.trace.depth} steps, replayed):")
         lines.append(r.trace.narrative(m) if m is not None else "\n".join(r.trace.labels))
-    note = (r.extra.get("minimised") or {}).get("note")
+    note = (r.minimised or {}).get("note")
     if note:
         lines.append(f"minimised: {note}")
     if r.trace_path:
@@ -147,7 +147,7 @@ def summary_markdown(results: list[CheckResult], command: str, proposal, seed: i
             continue
         m = _model_of(r, model)
         out += ["", f"### {ICON['failure']} `{name}`: {r.verdict} after {r.trace.depth} steps (replayed)", ""]
-        mini = r.extra.get("minimised")
+        mini = r.minimised
         if mini:
             out += [f"Minimised: {mini['note']}.", ""]
         out += [_cell(r.detail), ""]

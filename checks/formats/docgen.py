@@ -71,16 +71,16 @@ def ambiguities_md(results, model) -> str:
              "| pair | class | states | per class | switch | default choice | IDs |",
              "| --- | --- | ---: | --- | --- | --- | --- |"]
     for r in results:
-        per = ", ".join(f"{k} {v}" for k, v in sorted(r.extra["classes"].items()))
-        lines.append(f"| `{r.id}` | {r.extra['class']} | {r.extra['pending_states']} | {per} | `{r.extra['switch']}` "
-                     f"| {r.extra['settled_by'] or 'unordered'} | {', '.join(r.rules)} |")
+        per = ", ".join(f"{k} {v}" for k, v in sorted(r.classes.items()))
+        lines.append(f"| `{r.id}` | {r.cls} | {r.pending_states} | {per} | `{r.switch}` "
+                     f"| {r.settled_by or 'unordered'} | {', '.join(r.rules)} |")
     for r in results:
-        lines += ["", f"## `{r.id}`: {r.extra['class']}", "",
+        lines += ["", f"## `{r.id}`: {r.cls}", "",
                   f"{r.detail}. Catalogue: {', '.join(r.rules)}.", ""]
         if r.trace is not None:
             lines += ["Shortest game to a state where both reactions are pending:", "", "```",
                       r.trace.narrative(model), "```", ""]
-        for order, labels in r.extra["orders"].items():
+        for order, labels in r.orders.items():
             lines.append(f"- {order}: `{' ; '.join(labels)}`")
     lines += ["", f"Explored {results[0].states if results else 0:,} states.", ""]
     return "\n".join(lines)

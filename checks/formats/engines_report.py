@@ -37,19 +37,18 @@ def switch_table(rows: list, engines: tuple) -> str:
 
 def bug_report(r, narrative: str | None) -> str:
     """One violation as a Markdown bug report (`r` a deviation CheckResult)."""
-    x = r.extra
-    lines = [f"### {x['title']}", "", f"*Engine*: {x['engine']} ({x['source']}). *Check*: `{r.id}` "
-             f"({r.verdict}; caught by `{x.get('caught_by')}`).", "",
-             f"**Rule broken**: {x['rule_text']}", "",
-             f"**What the engine does**: {x.get('doc', '')}" if x.get("doc") else "", "", "**Steps to reproduce**:"]
+    lines = [f"### {r.title}", "", f"*Engine*: {r.deviating_engine} ({r.source}). *Check*: `{r.id}` "
+             f"({r.verdict}; caught by `{r.caught_by}`).", "",
+             f"**Rule broken**: {r.rule_text}", "",
+             f"**What the engine does**: {r.doc}" if r.doc else "", "", "**Steps to reproduce**:"]
     if narrative:
         lines += ["", f"The shortest game ({r.depth} steps, replayed by rulecheck):", "", "```", narrative, "```"]
     elif r.verdict == "violated":  # a witness the behaviour makes unreachable: no game to show, a complete search
         lines += ["", f"No game reaches what the rule allows: a complete search of {r.states:,} states finds no step "
-                      f"of `{x.get('caught_by')}` ({', '.join(r.rules)})."]
+                      f"of `{r.caught_by}` ({', '.join(r.rules)})."]
     else:
         lines += ["", r.detail]
-    lines += ["", "**Where in the engine**: " + ", ".join(f"`{w}`" for w in x["where"]), ""]
+    lines += ["", "**Where in the engine**: " + ", ".join(f"`{w}`" for w in r.where or ()), ""]
     return "\n".join(line for line in lines if line is not None)
 
 

@@ -105,7 +105,7 @@ def verdict_table(results: list, anchors: dict) -> str:
     """id, kind, verdict, engine, depth, detail and catalogue IDs; an id links to its trace."""
     rows = []
     for i, r in enumerate(results):
-        name = e(r.id) + (f" [{e(r.extra['observer'])}]" if r.extra.get("observer") else "")
+        name = e(r.id) + (f" [{e(r.observer)}]" if r.observer else "")
         link = f'<a href="#{anchors[i]}">{name}</a>' if i in anchors else name
         rows.append(f'<tr><td>{link}</td><td>{e(r.kind)}</td><td><span class="v v-{e(r.verdict)}">{e(r.verdict)}'
                     f'</span></td><td>{e(r.engine)}</td><td>{"" if r.depth is None else r.depth}</td>'
@@ -124,14 +124,14 @@ def _badge(r) -> str:
     if r.kind == "witness":
         return f"reaches {r.id}"
     if r.kind == "defect":
-        return f"{r.extra.get('caught_by') or r.extra.get('target')} fires"
+        return f"{r.caught_by or r.target} fires"
     if r.kind == "noninterference":
         return "game A of a leak"
     return f"violates {r.id}"
 
 
 def _title(r) -> str:
-    who = f" [{r.extra['observer']}]" if r.extra.get("observer") else ""
+    who = f" [{r.observer}]" if r.observer else ""
     return f"{r.id}{who}: {r.verdict} after {r.trace.depth} steps ({r.kind}, replayed)"
 
 
@@ -164,10 +164,10 @@ def _command(r, command: str, proposal) -> str:
 
 def ambiguity_viewers(r, model, anchor: str) -> str:
     """The shortest game to where both reactions are pending, then both orders from there."""
-    out = [viewer(f"{r.id}: {r.extra.get('class') or r.verdict}; the shortest game to where both are pending",
+    out = [viewer(f"{r.id}: {r.cls or r.verdict}; the shortest game to where both are pending",
                   [Lane("", model, r.trace)], anchor, r.detail, "both reactions pending")]
     lanes, start = [], r.trace.states[-1]
-    for order, labels in (r.extra.get("orders") or {}).items():
+    for order, labels in (r.orders or {}).items():
         events = [x.strip("[]") for x in labels if x.startswith("[")]
         steps = [x for x in labels if not x.startswith("[")]
         try:
@@ -228,21 +228,21 @@ def report(results: list, command: str, proposal, seed: int, states, seconds: fl
            notes=(), leaks=()) -> str:
     """The page for check, leaks, ambiguities and selftest.
 
-    A result's trace is drawn with `r.extra["model"]` when it has one (selftest, --minimise),
+    A result's trace is drawn with `r.model` when it has one (selftest, --minimise),
     else with `model`. `leaks` are the Leak pairs of `rulecheck leaks` (checks/analyses/leaks.py).
     """
     verdict = summary_verdict(results)
     anchors, bad, ambig, seen, wit = {}, [], [], [], []
     leak_observers = {lk.observer for lk in leaks}
     for i, r in enumerate(results):
-        m = r.extra.get("model") or model
+        m = r.model or model
         if r.trace is None or m is None:
             continue
         anchors[i] = f"t{i}"
         cmd = _command(r, command, proposal)
-        if r.kind == "ambiguity" or (r.kind == "defect" and r.extra.get("orders")):
+        if r.kind == "ambiguity" or (r.kind == "defect" and r.orders):
             ambig.append(ambiguity_viewers(r, m, anchors[i]) + cmd)
-        elif r.kind == "noninterference" and r.extra.get("observer") in leak_observers:
+        elif r.kind == "noninterference" and r.observer in leak_observers:
             anchors[i] = "leaks"
         elif r.verdict in BAD:
             bad.append(viewer(_title(r), [Lane("", m, r.trace)], anchors[i], r.detail, _badge(r)) + cmd)

@@ -53,7 +53,7 @@ def _score_text(tally: dict) -> str:
 
 
 def survivor_lines(results: list) -> list:
-    return [f"{r.id}  ({r.extra['rule']}; {', '.join(r.rules) or 'no catalogue ID'}): {r.extra['change']}"
+    return [f"{r.id}  ({r.rule}; {', '.join(r.rules) or 'no catalogue ID'}): {r.change}"
             for r in results if r.verdict == "survived"]
 
 
@@ -117,7 +117,7 @@ def summary_markdown(results: list, tally: dict, proposal, seed: int, meta: dict
     surv = [r for r in results if r.verdict == "survived"]
     if surv:
         out += ["", "### Survivors", "", "| mutant | rule | catalogue IDs | change |", "| --- | --- | --- | --- |"]
-        out += [f"| `{r.id}` | {r.extra['rule']} | {', '.join(r.rules)} | {_cell(r.extra['change'])} |"
+        out += [f"| `{r.id}` | {r.rule} | {', '.join(r.rules)} | {_cell(r.change)} |"
                 for r in surv]
     return clean("\n".join(out)) + "\n"  # user text never reaches a CI page raw (cireport)
 
@@ -141,8 +141,8 @@ def write_traces(out: Path, results: list, model_of) -> None:
             steps.append({"do": st.action, "says": m.narrate(m, m.action(st.action), pre, st.state)
                           if m.narrate else st.action})
             pre = st.state
-        doc = {"mutant": r.id, "rule": r.extra["rule"], "cites": list(r.rules), "change": r.extra["change"],
-               "killed_by": r.extra["killed_by"], "on": r.extra.get("trace_on", "proposal"), "steps": steps}
+        doc = {"mutant": r.id, "rule": r.rule, "cites": list(r.rules), "change": r.change,
+               "killed_by": r.killed_by, "on": r.trace_on or "proposal", "steps": steps}
         name = re.sub(r"[^A-Za-z0-9._@=+~-]", "_", r.id)
         while name in used:
             name += "_"

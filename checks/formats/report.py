@@ -40,10 +40,10 @@ def to_text(results: list[CheckResult], proposal, seed: int, states: int | None,
         assert r.trace is not None  # `bad` holds results with a trace only
         lines.append("")
         lines.append(f"counterexample for {r.id} ({r.trace.depth} steps, replayed):")
-        own = r.extra.get("model")  # a trace on other bounds (selftest, --minimise) narrates with its own model
+        own = r.model  # a trace on other bounds (selftest, --minimise) narrates with its own model
         lines.append(r.trace.narrative(own if own is not None else model))
-        if r.extra.get("minimised"):
-            lines.append(f"  minimised: {r.extra['minimised']['note']}")
+        if r.minimised:
+            lines.append(f"  minimised: {r.minimised['note']}")
         if r.trace_path:
             lines.append(f"  saved as {r.trace_path}")
     for r in results:
@@ -58,13 +58,13 @@ def to_text(results: list[CheckResult], proposal, seed: int, states: int | None,
 
 def error_lines(r: CheckResult, model=None) -> list[str]:
     """A check that failed inside the tool: its message, and the game it was working on (issue 39)."""
-    who = f" [{r.extra['observer']}]" if r.extra.get("observer") else ""
+    who = f" [{r.observer}]" if r.observer else ""
     lines = [f"error in {r.id}{who} ({r.engine}): {r.detail}"]
-    rest = r.extra.get("message")
+    rest = r.message
     if rest:
         lines += [f"  {line}" for line in rest.splitlines()]
     elif r.trace is not None:
-        own = r.extra.get("model")
+        own = r.model
         lines.append(f"  the game it was working on ({r.trace.depth} steps, replayed):")
         lines.append(r.trace.narrative(own if own is not None else model) if (own or model) is not None
                      else "\n".join(r.trace.labels))
@@ -82,7 +82,7 @@ def trace_place(r: CheckResult) -> tuple:
     if r.kind == "witness":
         return "witnesses", {"reachable": True}
     if r.kind in ("defect", "deviation"):  # a deviation is an engine's own behaviour built as a defect
-        target = r.extra.get("caught_by") or r.extra.get("target")
+        target = r.caught_by or r.target
         # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
         # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
         # An order-sensitivity defect's trace reaches the state where the pair is pending.
@@ -107,7 +107,7 @@ def save_traces(results: list[CheckResult], model, proposal, out: Path) -> None:
         if r.trace is None:
             continue
         folder, expect = trace_place(r)
-        m = r.extra.get("model") or model
+        m = r.model or model
         title = f"{r.id} ({r.kind})"
         # The scenario records the bounds the trace was found on: a seeded defect's or a minimised
         # counterexample's bounds differ from the proposal's, and replay must rebuild the same model.

@@ -42,8 +42,8 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
         notes = minimise_results(GAME, results, dataclasses.replace(prop, defects=()),
                                  opts.config(max_depth=None, progress=False))
     for r in results:
-        if r.trace is not None and "model" not in r.extra:  # a minimised trace brings its own model
-            r.extra["model"] = GAME.build(defect_proposal(GAME, GAME.defect(r.id), prop))
+        if r.trace is not None and r.model is None:  # a minimised trace brings its own model
+            r.model = GAME.build(defect_proposal(GAME, GAME.defect(r.id), prop))
     secs = time.perf_counter() - t0
     # A defect not caught because a budget ran out says nothing about the checker: inconclusive; one whose
     # run failed inside the tool is neither caught nor missed (`error`, exit 1 unless one is missed).
@@ -51,7 +51,7 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
     if opts.out:
         for r in results:
             if r.trace is not None:
-                written(run, "the traces under", opts.out, save_traces, [r], r.extra.get("model"), prop,
+                written(run, "the traces under", opts.out, save_traces, [r], r.model, prop,
                         Path(opts.out))
     write_ci(opts, run, results, prop, None, secs, None)
     if opts.fmt == "json":
@@ -61,7 +61,7 @@ def selftest(opts: Options, only: tuple = (), engine: str = "explicit", minimise
         run.stdout = json.dumps(doc, indent=2)
     else:
         run.stdout = _selftest_text(results, notes, caught, secs)
-    # Each caught defect's trace is drawn with its own model (r.extra["model"], never in the JSON report).
+    # Each caught defect's trace is drawn with its own model (r.model, never in the JSON report).
     write_html(opts, run, lambda h: h.report(results, "selftest", prop, opts.seed, None, secs, None, notes))
     return run
 
@@ -70,10 +70,10 @@ def _selftest_text(results, notes, caught: int, secs: float) -> str:
     lines = []
     for r in results:
         states = f"{r.states:>8,} states" if r.states is not None else ""
-        lines.append(f"{r.verdict:<7} {r.id:<34} -> {r.extra.get('caught_by') or '-':<20} "
+        lines.append(f"{r.verdict:<7} {r.id:<34} -> {r.caught_by or '-':<20} "
                      f"depth {r.depth if r.depth is not None else '-':>3}  {states}")
-        if r.extra.get("minimised"):
-            lines.append(f"        minimised: {r.extra['minimised']['note']}")
+        if r.minimised:
+            lines.append(f"        minimised: {r.minimised['note']}")
     lines += [f"note: {n}" for n in notes]
     failed = [r for r in results if r.verdict == "error"]
     for r in failed:

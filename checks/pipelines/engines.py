@@ -37,7 +37,7 @@ def engines(opts: Options, only_engines: tuple = (), only: tuple = ()) -> Run:
         listed = tuple(d for d in GAME.deviations_of(p) if not only or d.id in only)
         rs = run_deviations(GAME, listed, p, opts.config(progress=False))
         results += rs
-        reports[e] = [(r, r.trace.narrative(r.extra["model"]) if r.trace is not None else None) for r in rs]
+        reports[e] = [(r, r.trace.narrative(r.model) if r.trace is not None else None) for r in rs]
     run = Run(text.to_json(rows, names, reports) if opts.fmt == "json" else text.to_markdown(rows, names, reports),
               exit_code(r.verdict for r in results))
     write_html(opts, run, lambda h: h.report(results, "engines", GAME.profiles["default"], opts.seed, None,

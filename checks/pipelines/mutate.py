@@ -64,7 +64,7 @@ def mutate(opts: Options, operators: tuple = (), max_mutants: int | None = DEFAU
     if opts.out:
         def model_of(r):
             m = next(x for x in chosen if x.id == r.id)
-            return build_mutant(small if r.extra.get("trace_on") == "small bounds" else model, m)
+            return build_mutant(small if r.trace_on == "small bounds" else model, m)
         rep.write_traces(Path(opts.out), results, model_of)
     text = rep.to_json(results, counts, prop, opts.seed, meta)
     if opts.out:

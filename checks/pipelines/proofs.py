@@ -116,7 +116,8 @@ def leaks(opts: Options, observers: tuple = (), engine: str = "both", z3_depth: 
         results += z3_results
     notes, pairs, saving = [], [], Run("", 0)
     for r in results:
-        leak = r.extra.pop("leak", None)
+        leak = r.leak
+        del r.leak
         if leak is not None:
             pairs.append(leak)
             notes.append((f"{leak.check}:\n" if leak.check != "hidden-identity" else "") + side_by_side(leak, model))
