@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from model.expr import And, Const, Eq, Expr, Var, substitute
 from model.game import GameModel
-from model.lower import CODE, Gather, Lit, Low, Op, Read, load, lower, slots_read
+from model.lower import CODE, Gather, Lit, Low, Op, Read, load, lower, render, slots_read
 from model.schema import Schema
 
 
@@ -42,18 +42,14 @@ def python_source(x: Low, tables: dict) -> str:
             if key not in tables:
                 tables[key] = x.table()
             return f"s[{key}[({', '.join(python_source(i, tables) for i in idx)},)]]"
-        case Op(op=op, args=xs, k=k):
-            a = [python_source(i, tables) for i in xs]
-            if op in (Op.INT, Op.TRUTH):  # Python's bool is an int, and an int is true when nonzero
-                return a[0]
-            if op == Op.NOT:
-                return f"(not {a[0]})"
-            if op == Op.DIV:
-                return f"({a[0]} // {k})"
-            if op == Op.ITE:
-                return f"({a[1]} if {a[0]} else {a[2]})"
-            return "(" + f" {op} ".join(a) + ")"
+        case Op(args=xs):
+            return render(x, [python_source(i, tables) for i in xs], PYTHON)
     raise TypeError(f"unknown lowered node {x!r}")
+
+
+# Python's bool is an int, and an int is true when nonzero: the coercions print as their operand.
+PYTHON = {Op.INT: "{0}", Op.TRUTH: "{0}", Op.NOT: "(not {0})", Op.DIV: "({0} // {k})", Op.ITE: "({1} if {0} else {2})",
+          Op.AND: " and ", Op.OR: " or "}
 
 
 def _conjuncts(guard: Expr) -> list:

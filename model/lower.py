@@ -261,6 +261,22 @@ class _Lowering:
                 "ge": True if k <= lo else False if k > hi else None}[op]
 
 
+def render(x: Op, args: list, forms: dict) -> str:
+    """Source of operator `x` in a backend's syntax, from its operands' source `args`: `forms[op]` is a format
+    over the operands (`{0}`, `{1}`, `{2}`) and the divisor (`{k}`), or for an infix operator (`and`, `or`,
+    comparisons, `+`, `-`) its separator, the default being the operator itself (`==`, `<`, ...).
+
+    >>> render(Op(Op.AND, (Lit(True), Lit(False)), Kind.BOOL), ["a", "b"], {Op.AND: " and "})
+    '(a and b)'
+    >>> render(Op(Op.DIV, (Lit(7),), Kind.INT, 2), ["a"], {Op.DIV: "({0} // {k})"})
+    '(a // 2)'
+    """
+    form = forms.get(x.op, f" {x.op} ")
+    if x.op in (Op.NOT, Op.INT, Op.TRUTH, Op.DIV, Op.ITE):
+        return form.format(*args, k=x.k)
+    return "(" + form.join(args) + ")"
+
+
 def lower(e: Expr, schema: Schema, bind: dict | None = None, in_domain: bool = False) -> Low:
     """`e` resolved against `schema`, constants folded (see the module docstring). `bind`: {slot: value}
     read as constants; `in_domain`: fold a slot's comparison with a constant its domain decides."""

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.lower import Gather, Kind, Lit, Low, Op, Read, as_bool, load, lower
+from model.lower import Gather, Kind, Lit, Low, Op, Read, as_bool, load, lower, render
 from model.schema import Schema
+
+NUMPY = {Op.INT: "np.asarray({0}, dtype=np.int64)", Op.TRUTH: "({0} != 0)", Op.NOT: "~{0}", Op.DIV: "({0} // {k})",
+         Op.ITE: "np.where({0}, {1}, {2})", Op.AND: " & ", Op.OR: " | "}
+
 
 class _Gen:
     """Source for one generated function; equal sub-expressions are computed once (by their text)."""
@@ -51,20 +55,8 @@ class _Gen:
                 return self.let(f"(X[:, {i}] != 0)" if k is Kind.BOOL else f"X[:, {i}]")
             case Gather():
                 return self.gather(x)
-            case Op(op=op, args=xs, k=k):
-                a = [self.expr(i) for i in xs]
-                if op == Op.INT:
-                    return self.let(f"np.asarray({a[0]}, dtype=np.int64)")
-                if op == Op.TRUTH:
-                    return self.let(f"({a[0]} != 0)")
-                if op == Op.NOT:
-                    return self.let(f"~{a[0]}")
-                if op == Op.DIV:
-                    return self.let(f"({a[0]} // {k})")
-                if op == Op.ITE:
-                    return self.let(f"np.where({a[0]}, {a[1]}, {a[2]})")
-                sep = {Op.AND: " & ", Op.OR: " | "}.get(op, f" {op} ")
-                return self.let("(" + sep.join(a) + ")")
+            case Op(args=xs):
+                return self.let(render(x, [self.expr(i) for i in xs], NUMPY))
         raise TypeError(f"unknown lowered node {x!r}")
 
     def gather(self, x: Gather) -> str:

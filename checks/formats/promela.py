@@ -48,7 +48,7 @@ from pathlib import Path
 from model.domains import Bool
 from model.expr import Expr
 from model.game import GameModel
-from model.lower import Gather, Kind, Lit, Low, Op, Read, lower, slots_read
+from model.lower import Gather, Kind, Lit, Low, Op, Read, lower, render, slots_read
 
 # Words Promela (or the C it is compiled to through `now.`) reserves; a slot named like one gets a
 # trailing underscore.
@@ -142,23 +142,13 @@ def promela_source(x: Low, lay: _Layout) -> str:
                 cond = " && ".join(f"({k}) == {int(v)}" for k, v in zip(keys, combo))
                 out = f"(({cond}) -> {lay.names[slot]} : {out})"
             return out
-        case Op(op=op, args=xs, k=k):
-            a = [t(y) for y in xs]
-            if op == Op.INT:
-                return a[0]
-            if op == Op.TRUTH:
-                return f"({a[0]} != 0)"
-            if op == Op.NOT:
-                return f"(!{a[0]})"
-            if op == Op.DIV:
-                return f"({a[0]} / {k})"
-            if op == Op.ITE:
-                return f"({a[0]} -> {a[1]} : {a[2]})"
-            return "(" + f" {_C.get(op, op)} ".join(a) + ")"
+        case Op(args=xs):
+            return render(x, [t(y) for y in xs], PROMELA)
     raise TypeError(f"unknown lowered node {x!r}")
 
 
-_C = {Op.AND: "&&", Op.OR: "||"}
+PROMELA = {Op.INT: "{0}", Op.TRUTH: "({0} != 0)", Op.NOT: "(!{0})", Op.DIV: "({0} / {k})", Op.ITE: "({0} -> {1} : {2})",
+           Op.AND: " && ", Op.OR: " || "}
 
 
 def _effects_source(action, lay: _Layout) -> tuple[list, int]:
