@@ -239,11 +239,10 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         tp = time.perf_counter()
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
         out.seconds["presence"] = time.perf_counter() - tp
-    if settle is not None and left and start is None and not clock.out():
+    if start is None:
         # A cheaper engine first (Spacer with the facts assumed): blocking rounds are the search's
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
-        out.settled = settle(facts, left)
-        left = [iv for iv in left if iv[0] not in out.settled]
+        left = _settled(out, settle, facts, left, clock)
     if left and not clock.out():
         _say(out, "guard round", left)
         facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
@@ -375,24 +374,36 @@ def _after_transfer(out: Inference, model, mined, facts: list, left: list, seed:
     entry's certificates) on what they leave, then the mined candidates not already known with the
     survivors as facts, then Spacer again (`mined()` gives the candidates, mined only then). Returns
     the facts and the goals left."""
-    if settle is not None and left and not clock.out():
-        out.settled = settle(facts, left)
-        left = [iv for iv in left if iv[0] not in out.settled]
+    left = _settled(out, settle, facts, left, clock)
     if not left or clock.out():
         return facts, left
     known = {n for n, _ in facts}
     offer = [(c.text, c.expr) for c in mined() if c.text not in known]
     if not offer:
         return facts, left
+    more, left = _offer(out, model, offer, facts, left, seed, rlimit, clock)
+    return more, left if more is facts else _settled(out, settle, more, left, clock)
+
+
+def _settled(out: Inference, settle, facts: list, left: list, clock) -> list:
+    """`settle` (Spacer, `facts` assumed) on the goals `left`, unless there is none or no time: what it proves
+    joins `out.settled`. Returns the goals left."""
+    if settle is not None and left and not clock.out():
+        out.settled.update(settle(facts, left))
+        left = [iv for iv in left if iv[0] not in out.settled]
+    return left
+
+
+def _offer(out: Inference, model, offer: list, facts: list, left: list, seed: int, rlimit: int,
+           clock) -> tuple[list, list]:
+    """Candidates `offer` ([(text, Expr)]) with the goals `left` to Houdini, `facts` assumed: its survivors
+    become facts and the goals among them are proved. Returns the facts (the very list `facts` when Houdini
+    kept nothing new) and the goals left."""
     h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
     if h.verdict != "proved" or not h.survivors:
         return facts, left
     kept = {n for n, _ in h.survivors}
-    facts, left = facts + h.survivors, [iv for iv in left if iv[0] not in kept]
-    if settle is not None and left and not clock.out():
-        out.settled.update(settle(facts, left))
-        left = [iv for iv in left if iv[0] not in out.settled]
-    return facts, left
+    return facts + h.survivors, [iv for iv in left if iv[0] not in kept]
 
 
 def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
@@ -408,11 +419,7 @@ def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list
         return facts, left
     out.candidates += len(cands)
     out.presence = len(cands)
-    h = _houdini(out, model, left + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND, facts)
-    if h.verdict != "proved":
-        return facts, left
-    kept = {n for n, _ in h.survivors}
-    return facts + h.survivors, [iv for iv in left if iv[0] not in kept]
+    return _offer(out, model, [(c.text, c.expr) for c in cands], facts, left, seed, rlimit, clock)
 
 
 def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
@@ -426,21 +433,14 @@ def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, se
     dispatch = sch.slot(model.dispatch) if model.dispatch else None
     known = {n for n, _ in facts}
     cands = [c for c in miner.guarded_by(miner.guards(exclude=dispatch)) if c.text not in known]
-    h = None
+    more = facts
     if cands:
         out.candidates += len(cands)
         out.guards = len(cands)
-        h = _houdini(out, model, left + [(c.text, c.expr) for c in cands], seed, rlimit, clock, HOUDINI_SPEND, facts)
+        more, left = _offer(out, model, [(c.text, c.expr) for c in cands], facts, left, seed, rlimit, clock)
     out.seconds["guards"] = time.perf_counter() - t0
-    if h is None or h.verdict != "proved" or not h.survivors:
-        return facts, left
-    kept = {n for n, _ in h.survivors}
-    facts, left = facts + h.survivors, [iv for iv in left if iv[0] not in kept]
-    if settle is not None and left and not clock.out():
-        # Spacer again: the guard round's facts are what it lacked on the Grumman profiles (docs/lemmas.md).
-        out.settled.update(settle(facts, left))
-        left = [iv for iv in left if iv[0] not in out.settled]
-    return facts, left
+    # Spacer again: the guard round's facts are what it lacked on the Grumman profiles (docs/lemmas.md).
+    return more, left if more is facts else _settled(out, settle, more, left, clock)
 
 
 def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 0,
