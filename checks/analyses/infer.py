@@ -136,12 +136,10 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
         ex = VectorExplorer(model, cfg).run()
     except ModelError:
         ex = None
-    if ex is not None and not getattr(ex.states, "ood", {}):
-        rows = ex.states
-        return rows.lay.columns(rows.arr[:rows.n], np.int32)
+    if ex is not None and not ex.out_of_domain:
+        return ex.state_matrix(np.int32)
     from checks.engines.explicit import Explorer
-    full = Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run()
-    return np.array([[int(v) for v in s] for s in full.states], dtype=np.int32).reshape(len(full.states), -1)
+    return Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run().state_matrix(np.int32)
 
 
 class _Spend:

@@ -126,13 +126,7 @@ def state_matrix(ex, schema) -> np.ndarray:
     one byte per slot when every domain fits one, else int64, so that both engines give the same bytes."""
     wide = any(int(f.domain.values[-1]) > 255 or int(f.domain.values[0]) < 0 for f in schema.slot_fields)
     dtype = np.int64 if wide else np.uint8
-    raw = getattr(ex.states, "raw", None)
-    if raw is not None and all(isinstance(b, bytes) for b in raw) and not wide:  # scalar engine, packed
-        return np.frombuffer(b"".join(raw), dtype=np.uint8).reshape(len(raw), len(schema))
-    lay = getattr(ex.states, "lay", None)
-    if lay is not None and not ex.out_of_domain:  # vector engine: decode slot by slot over word columns
-        return lay.columns(ex.states.arr[:len(ex.states)], dtype)
-    return np.array([[int(v) for v in s] for s in ex.states], dtype=dtype).reshape(len(ex.states), len(schema))
+    return ex.state_matrix(dtype)
 
 
 def _digest(rows: list) -> str:

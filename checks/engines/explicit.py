@@ -139,6 +139,7 @@ class Exploration(Protocol):
     @property
     def reduction(self) -> Reduction | None: ...  # when the states are orbits (--symmetry)
     def chain(self, node: int) -> tuple: ...
+    def state_matrix(self, dtype: Any = ...) -> Any: ...  # (states, slots) NumPy integers, bools as 0/1
     def trace_to(self, idx: int) -> Trace: ...
     def witness_trace(self, name: str) -> Trace: ...
     def to_graph(self) -> Any: ...                 # a networkx MultiDiGraph (edges kept only)
@@ -174,6 +175,22 @@ class ExplicitExploration:
     @property
     def max_depth(self) -> int:
         return max(self.depth) if self.depth else 0
+
+    def state_matrix(self, dtype: Any = "int64") -> Any:
+        """The stored states as a (states, slots) NumPy integer matrix (bools as 0/1), in state order; the
+        packed visited table's bytes as they are when every slot fits a byte and `dtype` is one.
+
+        >>> from model.moritani import GAME
+        >>> ex = Explorer(GAME.build(GAME.small(GAME.profiles["default"]))).run()
+        >>> ex.state_matrix().shape == (len(ex.states), len(ex.model.schema))
+        True
+        """
+        import numpy as np  # only the analyses that ask for a matrix pay for NumPy here
+        n, states = len(self.model.schema), self.states
+        if isinstance(states, PackedStates) and np.dtype(dtype) == np.uint8 \
+                and all(isinstance(b, bytes) for b in states.raw):
+            return np.frombuffer(b"".join(states.raw), dtype=np.uint8).reshape(len(states.raw), n)
+        return np.array([[int(v) for v in s] for s in states], dtype=dtype).reshape(len(states), n)
 
     def trace_to(self, idx: int) -> Trace:
         """Shortest path from an initial state; folded chains are expanded step by step."""

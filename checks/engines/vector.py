@@ -141,6 +141,13 @@ class VectorExploration(ExplicitExploration):
     def max_depth(self) -> int:
         return self.reached
 
+    def state_matrix(self, dtype=np.int64) -> np.ndarray:
+        """As `ExplicitExploration.state_matrix`, decoded slot by slot over the word columns (the per-state
+        decoding when the search stored states outside their domains)."""
+        if self.out_of_domain:
+            return super().state_matrix(dtype)
+        return self.states.lay.columns(self.states.arr[:len(self.states)], np.dtype(dtype).type)
+
     def witness_trace(self, name: str):
         pre, prefix, action = self.witnesses[name]
         return self.trace_to(pre) if action is None else super().witness_trace(name)
