@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Generic, TypeVar, overload
 
 from checks.interrupt import INTERRUPTS, Interrupted
@@ -144,26 +145,12 @@ class CheckResult:
     minimised = Entry[dict]("minimised", "--minimise: the smaller setup and its note")
     message = Entry[str]("message", "error: the rest of the failure's message")
     lemmas = Entry[list]("lemmas", "prove: the names of the lemmas a verdict used")
-    target = Entry[str]("target", "selftest, deviations: the check the seeded defect is written against")
-    caught_by = Entry[str]("caught_by", "selftest, deviations: the check that caught it (None: missed)")
     cls = Entry[str]("class", "ambiguities: commutes, differs or ... (the order-sensitivity class)")
     orders = Entry[dict]("orders", "ambiguities: the labels of each order from the pending state")
     classes = Entry[dict]("classes", "ambiguities: how many pending states fall in each class")
     pending_states = Entry[int]("pending_states", "ambiguities: the states where both reactions are pending")
     switch = Entry[str]("switch", "ambiguities: the switch that settles the pair")
     settled_by = Entry[str]("settled_by", "ambiguities: the choice that settles it (None: unordered)")
-    operator = Entry[str]("operator", "mutate: the mutation operator")
-    rule = Entry[str]("rule", "mutate: the mutated rule")
-    change = Entry[str]("change", "mutate: what the mutation changes, in words")
-    killed_by = Entry[list]("killed_by", "mutate: the checks whose verdict the mutant changes")
-    trace_on = Entry[str]("trace_on", "mutate: the bounds the killing trace is on")
-    traceback = Entry[str]("traceback", "mutate: a worker's traceback when the mutant is `error`")
-    title = Entry[str]("title", "deviations: the engine behaviour's title")
-    deviating_engine = Entry[str]("engine", "deviations: the engine whose behaviour it is (the report's `engine`)")
-    source = Entry[str]("source", "deviations: where the engine's behaviour is recorded")
-    rule_text = Entry[str]("rule_text", "deviations: the printed rule it breaks")
-    doc = Entry[str]("doc", "deviations: what the engine does")
-    where = Entry[list]("where", "deviations: the engine code locations")
 
     def __post_init__(self):
         self.verdict = Verdict(self.verdict).value  # a plain string, as reports have always carried it
@@ -175,6 +162,38 @@ class CheckResult:
         # extra["model"] is the model a trace belongs to (selftest, minimisation): not report data.
         out.update({k: v for k, v in self.extra.items() if k != "model"})
         return out
+
+
+@dataclass(kw_only=True)
+class DefectResult(CheckResult):
+    """A seeded defect's run (`selftest`: caught or missed, and by which check) or an engine's deviation
+    built from one (`engines`: violated, with the engine's record).
+
+    >>> DefectResult(id="d", kind="defect", verdict="caught", engine="explicit", extra={"caught_by": "x"}).caught_by
+    'x'
+    """
+
+    target = Entry[str]("target", "selftest, deviations: the check the seeded defect is written against")
+    caught_by = Entry[str]("caught_by", "selftest, deviations: the check that caught it (None: missed)")
+    title = Entry[str]("title", "deviations: the engine behaviour's title")
+    deviating_engine = Entry[str]("engine", "deviations: the engine whose behaviour it is (the report's `engine`)")
+    source = Entry[str]("source", "deviations: where the engine's behaviour is recorded")
+    rule_text = Entry[str]("rule_text", "deviations: the printed rule it breaks")
+    doc = Entry[str]("doc", "deviations: what the engine does")
+    where = Entry[list]("where", "deviations: the engine code locations")
+
+
+@dataclass(kw_only=True)
+class MutantResult(CheckResult):
+    """A generated mutant's run (`mutate`): killed (by which checks, on which bounds), survived, equivalent,
+    invalid, unknown or error."""
+
+    operator = Entry[str]("operator", "mutate: the mutation operator")
+    rule = Entry[str]("rule", "mutate: the mutated rule")
+    change = Entry[str]("change", "mutate: what the mutation changes, in words")
+    killed_by = Entry[list]("killed_by", "mutate: the checks whose verdict the mutant changes")
+    trace_on = Entry[str]("trace_on", "mutate: the bounds the killing trace is on")
+    traceback = Entry[str]("traceback", "mutate: a worker's traceback when the mutant is `error`")
 
 
 def summary_of(verdicts) -> str:
@@ -201,7 +220,7 @@ def summary_of(verdicts) -> str:
     return "holds"
 
 
-def summary_verdict(results: list[CheckResult]) -> str:
+def summary_verdict(results: Sequence[CheckResult]) -> str:
     """`summary_of` the results' verdicts (a surviving mutant counts as a violation)."""
     return summary_of(r.verdict for r in results)
 

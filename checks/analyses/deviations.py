@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from checks.config import CheckConfig
-from checks.results import CheckResult
+from checks.results import CheckResult, DefectResult
 from checks.analyses.selftest import run_defect
 
 
@@ -37,7 +37,7 @@ def run_deviations(game, deviations, proposal, config: CheckConfig) -> list[Chec
         r = run_defect(game, defect, proposal, dataclasses.replace(config, progress=False))
         if r.verdict == "caught":
             model = game.build(game.with_defect(defect, proposal))
-            caught_by = r.caught_by or defect.target
+            caught_by = (r.caught_by if isinstance(r, DefectResult) else None) or defect.target
             detail = (f"{d.title} ({d.engine}; breaks {', '.join(d.ids)}; caught by {caught_by}); engine code: "
                       f"{where(d)}")
             out.append(_result(d, "violated", r, model, detail, caught_by))
@@ -55,7 +55,7 @@ def _result(d, verdict: str, r, model, detail: str, caught_by: str | None = None
         extra["model"] = model  # the trace belongs to the deviation's own model (its defect and bounds)
     if r is not None and r.observer:
         extra["observer"] = r.observer
-    return CheckResult(id=d.id, kind="deviation", verdict=verdict, engine=r.engine if r is not None else "explicit",
+    return DefectResult(id=d.id, kind="deviation", verdict=verdict, engine=r.engine if r is not None else "explicit",
                        rules=d.ids, states=None if r is None else r.states, depth=None if r is None else r.depth,
                        seconds=0.0 if r is None else r.seconds, detail=detail,
                        trace=None if r is None or verdict != "violated" else r.trace, extra=extra)

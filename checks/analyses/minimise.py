@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from checks.config import CheckConfig
 from checks.engines.explicit import DOMAIN, Exploration, Explorer
-from checks.results import CheckResult
+from checks.results import CheckResult, DefectResult
 from checks.results import isolated, validated
 from model.errors import ModelError
 from model.declarations import Settings
@@ -121,7 +121,7 @@ def minimise_results(game, results: list[CheckResult], proposal, config: CheckCo
     for r in results:
         if r.verdict not in ("violated", "caught") or r.trace is None:
             continue
-        check = r.caught_by if r.kind == "defect" else r.id
+        check = r.caught_by if isinstance(r, DefectResult) else r.id
         p = proposal
         if r.kind == "defect":  # selftest: the defect alone, on its own bounds overrides
             p = game.with_defect(game.defect(r.id), proposal)

@@ -58,7 +58,7 @@ from checks.analyses.verdicts import explicit_results, make_explorer
 from checks.config import CheckConfig
 from checks.engines.explicit import Explorer
 from checks.engines.pool import TaskPool
-from checks.results import CheckResult, InternalError, isolated
+from checks.results import CheckResult, InternalError, MutantResult, isolated
 from model.compile import CompiledModel
 from model.errors import ModelError
 from model.game import GameModel
@@ -239,14 +239,14 @@ class MutantCheckFailed(InternalError):
 
 
 def _result(mutant: Mutant, verdict: str, t0: float, detail: str, states=None, depth=None, trace=None,
-            **extra) -> CheckResult:
+            **extra) -> MutantResult:
     info = {"operator": mutant.operator, "rule": mutant.rule, "change": mutant.change, "killed_by": []}
-    return CheckResult(id=mutant.id, kind="mutant", verdict=verdict, engine="explicit", rules=mutant.implements,
+    return MutantResult(id=mutant.id, kind="mutant", verdict=verdict, engine="explicit", rules=mutant.implements,
                        states=states, depth=depth, seconds=time.perf_counter() - t0, detail=detail, trace=trace,
                        extra=info | extra)
 
 
-def _killed(mutant, t0, states, kills: list, on: str) -> CheckResult:
+def _killed(mutant, t0, states, kills: list, on: str) -> MutantResult:
     kills = sorted(kills, key=lambda k: (k[2] is None, k[2] or 0, k[0]))
     traced = [k for k in kills if k[3] is not None]
     depth = traced[0][2] if traced else None
@@ -267,7 +267,7 @@ def build_mutant(model, mutant: Mutant):
     return model.with_changes(rules=tuple(edit(list(model.rules))))
 
 
-def check_mutant(mutant: Mutant, model, small, ref: Reference, config: CheckConfig) -> CheckResult:
+def check_mutant(mutant: Mutant, model, small, ref: Reference, config: CheckConfig) -> MutantResult:
     """Build, explore and classify one mutant of `model` (`small`: the game's small bounds, for the
     leak check; None to skip it)."""
     t0 = time.perf_counter()
@@ -283,14 +283,14 @@ def check_mutant(mutant: Mutant, model, small, ref: Reference, config: CheckConf
                     lambda e: _failed(mutant, t0, e, states=len(ex.states)))
 
 
-def _failed(mutant: Mutant, t0: float, exc: BaseException, states=None) -> CheckResult:
+def _failed(mutant: Mutant, t0: float, exc: BaseException, states=None) -> MutantResult:
     """A mutant whose run failed inside the tool: `error`, with the message (issue 39)."""
     text = str(exc) if isinstance(exc, InternalError) else f"{type(exc).__name__}: {exc}"
     return _result(mutant, "error", t0, f"internal error: {text.splitlines()[0] if text else ''}", states=states,
                    error=type(exc).__name__)
 
 
-def _classify(mutant: Mutant, mm, ex, model, small, ref: Reference, config: CheckConfig, t0: float) -> CheckResult:
+def _classify(mutant: Mutant, mm, ex, model, small, ref: Reference, config: CheckConfig, t0: float) -> MutantResult:
     """Killed, unknown, equivalent or survived: the explored mutant `mm` against the original."""
     results = explicit_results(mm, ex)
     kills = differences(mm, ref, results)
@@ -421,7 +421,7 @@ def _work(job: tuple):
 
 
 def run_mutants(setup: Setup, ref: Reference, mutants: list, jobs: int | None = None,
-                progress=None, models: tuple | None = None) -> list[CheckResult]:
+                progress=None, models: tuple | None = None) -> list[MutantResult]:
     """Classify every mutant; results in the order of `mutants`, whatever `jobs` is.
 
     `jobs` 1 runs here (with `models` = (model, small) if already built); more use a forked process
@@ -441,7 +441,7 @@ def run_mutants(setup: Setup, ref: Reference, mutants: list, jobs: int | None = 
     # An interrupt (or the pool itself failing) leaves the `with` block: no worker is left behind.
     with TaskPool(jobs, init=_init_worker, initargs=(setup, ref)) as pool:
         for (i, mutant), done, died in pool.map(_work, list(enumerate(mutants))):
-            r: CheckResult | None
+            r: MutantResult | None
             _, r, err = done if died is None else (i, None, died)
             if err is not None:  # one mutant's failure in a worker is that mutant's `error` (issue 39)
                 last = err.strip().splitlines()[-1] if err.strip() else "no traceback"
@@ -458,7 +458,7 @@ class _Progress:
     def __init__(self, total: int, sink):
         self.total, self.sink, self.n, self.killed, self.t0 = total, sink, 0, 0, time.perf_counter()
 
-    def done(self, r: CheckResult) -> None:
+    def done(self, r: MutantResult) -> None:
         self.n += 1
         self.killed += r.verdict == "killed"
         if self.sink is None:
@@ -469,11 +469,11 @@ class _Progress:
                   f"ETA {eta:.0f}s ({r.verdict}: {r.id})")
 
 
-def tally(results: list[CheckResult], operators: tuple) -> dict:
+def tally(results: list[MutantResult], operators: tuple) -> dict:
     """Counts per operator and in total, and the score killed / (killed + survived) (None if no mutant
     was scored), with its range if every `unknown` (or `error`) mutant turned out either way.
 
-    >>> r = [CheckResult(id="a", kind="mutant", verdict=v, engine="explicit", extra={"operator": "x"})
+    >>> r = [MutantResult(id="a", kind="mutant", verdict=v, engine="explicit", extra={"operator": "x"})
     ...      for v in ("killed", "killed", "survived", "unknown")]
     >>> t = tally(r, ("x",)); t["score"], t["score_range"]
     (0.667, [0.5, 0.75])

@@ -18,7 +18,7 @@ import time
 
 from checks.config import CheckConfig
 from checks.engines.explicit import DOMAIN, Explorer
-from checks.results import CheckResult, error_result, isolated, validated
+from checks.results import CheckResult, DefectResult, error_result, isolated, validated
 
 
 def defect_proposal(game, d, proposal):
@@ -44,12 +44,12 @@ def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:
     if found(ex):
         idx = ex.deadlocks[0] if d.target == "no-deadlock" else ex.violations[d.target]
         t = validated(model, ex.trace_to(idx), f"defect {d.id}", check=d.target)
-        return CheckResult(**common, verdict="caught", depth=t.depth, detail=d.doc, trace=t,
+        return DefectResult(**common, verdict="caught", depth=t.depth, detail=d.doc, trace=t,
                            extra={"target": d.target, "caught_by": d.target})
     if _witness_target(model, d.target) and ex.complete and d.target not in ex.witnesses:
         # A witness is violated by its absence: no trace to show, only the complete search that proves it
         # unreachable (the depth is that search's last layer).
-        return CheckResult(**common, verdict="caught", depth=ex.max_depth,
+        return DefectResult(**common, verdict="caught", depth=ex.max_depth,
                            detail=f"{d.doc} (unreachable after a complete search)",
                            extra={"target": d.target, "caught_by": d.target})
     other = sorted(ex.violations)
@@ -57,7 +57,7 @@ def run_defect(game, d, proposal, config: CheckConfig) -> CheckResult:
     if other:
         why += f"; other checks fired instead: {', '.join(other)}"
     # Missed only when the search covered everything; a budget that ran out is inconclusive.
-    return CheckResult(**common, verdict="missed" if ex.complete else "unknown", depth=None,
+    return DefectResult(**common, verdict="missed" if ex.complete else "unknown", depth=None,
                        detail=f"{d.doc} -- not caught: {why}",
                        extra={"target": d.target, "caught_by": other[0] if other else None})
 
@@ -79,18 +79,18 @@ def _run_leak(game, d, proposal, config: CheckConfig) -> CheckResult:
     common = dict(id=d.id, kind="defect", engine="product", rules=d.ids, states=stats["states"])
     if hit:
         r = min(hit, key=lambda r: r.depth or 0)  # a violated result has its trace's depth
-        return CheckResult(**common, verdict="caught", depth=r.depth, seconds=time.perf_counter() - t0,
+        return DefectResult(**common, verdict="caught", depth=r.depth, seconds=time.perf_counter() - t0,
                            detail=f"{d.doc} ({r.detail})", trace=r.trace,
                            extra={"target": d.target, "caught_by": d.target,
                                   "observer": r.observer})
     # A leak check that failed inside the tool for some observer proves nothing either way: `error`.
     failed = [r for r in results if r.verdict == "error"]
     if failed:
-        return CheckResult(**common, verdict="error", depth=None, seconds=time.perf_counter() - t0,
+        return DefectResult(**common, verdict="error", depth=None, seconds=time.perf_counter() - t0,
                            detail=f"{d.doc} -- not decided: {failed[0].detail}",
                            extra={"target": d.target, "caught_by": None})
     verdict = "unknown" if any(r.verdict == "unknown" for r in results) else "missed"
-    return CheckResult(**common, verdict=verdict, depth=None, seconds=time.perf_counter() - t0,
+    return DefectResult(**common, verdict=verdict, depth=None, seconds=time.perf_counter() - t0,
                        detail=f"{d.doc} -- not caught" + (" (a budget ran out: inconclusive)"
                                                           if verdict == "unknown" else ""),
                        extra={"target": d.target, "caught_by": None})
@@ -105,16 +105,16 @@ def _run_order(game, d, proposal, config: CheckConfig) -> CheckResult:
     r = {x.id: x for x in found}.get(d.target)
     common = dict(id=d.id, kind="defect", engine="explicit", rules=d.ids)
     if r is not None and r.verdict == "error":  # the pair's analysis failed inside the tool: nothing is decided
-        return CheckResult(**common, verdict="error", states=r.states, depth=None, seconds=time.perf_counter() - t0,
+        return DefectResult(**common, verdict="error", states=r.states, depth=None, seconds=time.perf_counter() - t0,
                            detail=f"{d.doc} -- not decided: {r.detail}", extra={"target": d.target, "caught_by": None})
     if r is not None and r.cls != "commutes" and r.trace is not None:
-        return CheckResult(**common, verdict="caught", states=r.states, depth=r.depth,
+        return DefectResult(**common, verdict="caught", states=r.states, depth=r.depth,
                            seconds=time.perf_counter() - t0, detail=f"{d.doc} ({r.cls}: {r.detail})",
                            trace=r.trace, extra={"target": d.target, "caught_by": d.target, "class": r.cls,
                                                  "orders": r.orders, "model": model})
     why = "the pair was never pending together" if r is None else f"the pair still {r.cls}"
     incomplete = any(x.verdict == "unknown" for x in found)
-    return CheckResult(**common, verdict="unknown" if incomplete else "missed", states=r.states if r else None,
+    return DefectResult(**common, verdict="unknown" if incomplete else "missed", states=r.states if r else None,
                        depth=None, seconds=time.perf_counter() - t0, detail=f"{d.doc} -- not caught: {why}",
                        extra={"target": d.target, "caught_by": None})
 
@@ -131,18 +131,18 @@ def run_defect_bmc(game, d, proposal, depth: int = 40, config: CheckConfig | Non
     t0 = time.perf_counter()
     common = dict(id=d.id, kind="defect", engine="bmc", rules=d.ids, states=None)
     if d.target not in {p.name for p in model.invariants}:
-        return CheckResult(**common, verdict="missed", depth=None, seconds=0.0,
+        return DefectResult(**common, verdict="missed", depth=None, seconds=0.0,
                            detail=f"{d.doc} -- {d.target} is not a state invariant; BMC does not check it",
                            extra={"target": d.target, "caught_by": None})
     rest = config.left()
     r = get_bmc(model, [d.target], depth, timeout=None if rest is None else max(rest, 0.001))[d.target]
     secs = time.perf_counter() - t0
     if r.verdict == "violated":
-        return CheckResult(**common, verdict="caught", depth=r.depth, seconds=secs, detail=d.doc, trace=r.trace,
+        return DefectResult(**common, verdict="caught", depth=r.depth, seconds=secs, detail=d.doc, trace=r.trace,
                            extra={"target": d.target, "caught_by": d.target})
     # Missed only at the catalogue's own depth; a bound the user lowered is a budget: inconclusive.
     missed = r.verdict == "bounded" and not capped
-    return CheckResult(**common, verdict="missed" if missed else "unknown", depth=None, seconds=secs,
+    return DefectResult(**common, verdict="missed" if missed else "unknown", depth=None, seconds=secs,
                        detail=f"{d.doc} -- BMC: {r.verdict} to depth {r.depth} {r.reason}",
                        extra={"target": d.target, "caught_by": None})
 
@@ -173,6 +173,6 @@ def _isolated(d, work, engine: str) -> CheckResult:
 
 
 def _not_run(d, engine: str, config: CheckConfig) -> CheckResult:
-    return CheckResult(id=d.id, kind="defect", verdict="unknown", engine=engine, rules=d.ids, depth=None, states=None,
+    return DefectResult(id=d.id, kind="defect", verdict="unknown", engine=engine, rules=d.ids, depth=None, states=None,
                        seconds=0.0, detail=f"{d.doc} -- not run: --timeout {config.timeout:g}s reached before this "
                                            f"defect (inconclusive)", extra={"target": d.target, "caught_by": None})

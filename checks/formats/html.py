@@ -32,7 +32,7 @@ from checks.formats.html_assets import CSS, JS
 from checks.formats.html_board import Lane, e, viewer
 from checks.formats.outputs import check_file, slug, write_atomic
 from checks.formats.report import trace_place
-from checks.results import summary_verdict
+from checks.results import DefectResult, summary_verdict
 from model.errors import ModelError
 from model.trace import Trace
 
@@ -124,7 +124,7 @@ def _badge(r) -> str:
     if r.kind == "witness":
         return f"reaches {r.id}"
     if r.kind == "defect":
-        return f"{r.caught_by or r.target} fires"
+        return f"{(r.caught_by or r.target) if isinstance(r, DefectResult) else None} fires"
     if r.kind == "noninterference":
         return "game A of a leak"
     return f"violates {r.id}"

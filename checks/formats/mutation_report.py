@@ -4,8 +4,8 @@ check of kind `mutant` per mutant), a Markdown CI summary, and the killing trace
 JUnit goes through checks/formats/cireport.py: a killed mutant passes, a survivor is a failure, an
 `unknown` or `error` one an error, `equivalent` and `invalid` ones are skipped.
 
->>> from checks.results import CheckResult
->>> r = CheckResult(id="drop-effect@r.x", kind="mutant", verdict="survived", engine="explicit", rules=("R1",),
+>>> from checks.results import MutantResult
+>>> r = MutantResult(id="drop-effect@r.x", kind="mutant", verdict="survived", engine="explicit", rules=("R1",),
 ...                 extra={"operator": "drop-effect", "rule": "r", "change": "drops the effect x := 1"})
 >>> survivor_lines([r])
 ['drop-effect@r.x  (r; R1): drops the effect x := 1']

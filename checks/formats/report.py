@@ -8,7 +8,7 @@ from pathlib import Path
 
 from checks.formats.outputs import inside, slug
 from checks.formats.scenario import trace_to_scenario, write_scenario
-from checks.results import CheckResult, summary_verdict
+from checks.results import CheckResult, DefectResult, summary_verdict
 
 VERSION = "0.1.0"
 
@@ -82,7 +82,7 @@ def trace_place(r: CheckResult) -> tuple:
     if r.kind == "witness":
         return "witnesses", {"reachable": True}
     if r.kind in ("defect", "deviation"):  # a deviation is an engine's own behaviour built as a defect
-        target = r.caught_by or r.target
+        target = (r.caught_by or r.target) if isinstance(r, DefectResult) else None
         # A leak is two games an observer cannot tell apart, not a bad state: the scenario is the
         # first game, replayable as reachable (`rulecheck leaks --out` writes both games).
         # An order-sensitivity defect's trace reaches the state where the pair is pending.

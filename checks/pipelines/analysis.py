@@ -12,7 +12,7 @@ from pathlib import Path
 
 from checks.formats.report import error_lines, save_traces, to_json
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, write_ci, write_html, written
-from checks.results import exit_code
+from checks.results import DefectResult, exit_code
 
 
 def ambiguities(opts: Options) -> Run:
@@ -70,7 +70,7 @@ def _selftest_text(results, notes, caught: int, secs: float) -> str:
     lines = []
     for r in results:
         states = f"{r.states:>8,} states" if r.states is not None else ""
-        lines.append(f"{r.verdict:<7} {r.id:<34} -> {r.caught_by or '-':<20} "
+        lines.append(f"{r.verdict:<7} {r.id:<34} -> {(r.caught_by if isinstance(r, DefectResult) else None) or '-':<20} "
                      f"depth {r.depth if r.depth is not None else '-':>3}  {states}")
         if r.minimised:
             lines.append(f"        minimised: {r.minimised['note']}")
