@@ -47,8 +47,9 @@ def python_source(x: Low, tables: dict) -> str:
     raise TypeError(f"unknown lowered node {x!r}")
 
 
-# Python's bool is an int, and an int is true when nonzero: the coercions print as their operand.
-PYTHON = {Op.INT: "{0}", Op.TRUTH: "{0}", Op.NOT: "(not {0})", Op.DIV: "({0} // {k})", Op.ITE: "({1} if {0} else {2})",
+# Python's bool is an int, so `Op.INT` prints as its operand; `Op.TRUTH` is spelled out, because Python's `and`
+# and `or` return an operand, not a bool (`(3 and 2) + 1` is 3 where the rules mean 2; tests/test_lower.py).
+PYTHON = {Op.INT: "{0}", Op.TRUTH: "({0} != 0)", Op.NOT: "(not {0})", Op.DIV: "({0} // {k})", Op.ITE: "({1} if {0} else {2})",
           Op.AND: " and ", Op.OR: " or "}
 
 
