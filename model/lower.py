@@ -153,10 +153,25 @@ def as_bool(x: Low) -> Low:
     return Lit(x.value != 0) if isinstance(x, Lit) else Op(Op.TRUTH, (x,), Kind.BOOL)
 
 
+def fold(x: Op, values: list):
+    """The value of operator `x` on constant operands `values` (Python's, as `eval_expr` computes it): the
+    lowering folds with it, and so does a printer that decides an operand itself (the vector engine's
+    conjunctions of one packed word).
+
+    >>> fold(Op(Op.ITE, (), Kind.INT), [False, 1, 2]), fold(Op(Op.DIV, (), Kind.INT, 2), [7])
+    (2, 3)
+    """
+    v = values
+    if x.op in _CMP:
+        return _CMP[x.op](v[0], v[1])
+    return {Op.NOT: lambda: not v[0], Op.INT: lambda: int(v[0]), Op.TRUTH: lambda: v[0] != 0,
+            Op.AND: lambda: all(v), Op.OR: lambda: any(v), Op.ADD: lambda: sum(v), Op.SUB: lambda: v[0] - v[1],
+            Op.DIV: lambda: v[0] // x.k, Op.ITE: lambda: v[1] if v[0] else v[2]}[x.op]()
+
+
 class _Lowering:
     def __init__(self, schema: Schema, bind: dict, in_domain: bool):
         self.schema, self.bind, self.in_domain = schema, bind, in_domain
-        self.int_, self.bool_ = as_int, as_bool
 
     def low(self, e: Expr) -> Low:
         match e:
@@ -165,34 +180,34 @@ class _Lowering:
             case Var(field=f, index=idx):
                 return self.var(e, f, idx)
             case Not(arg=a):
-                x = self.bool_(self.low(a))
+                x = as_bool(self.low(a))
                 return Lit(not x.value) if isinstance(x, Lit) else Op(Op.NOT, (x,), Kind.BOOL)
             case And(args=xs) | Or(args=xs):
                 return self.junction(isinstance(e, And), xs)
             case Eq(a=a, b=b) | Lt(a=a, b=b) | Le(a=a, b=b):
                 return self.compare({Eq: Op.EQ, Lt: Op.LT, Le: Op.LE}[type(e)], self.low(a), self.low(b))
             case Add(args=xs):
-                parts = [self.int_(self.low(x)) for x in xs]
+                parts = [as_int(self.low(x)) for x in xs]
                 k = sum(p.value for p in parts if isinstance(p, Lit))
                 rest = [p for p in parts if not isinstance(p, Lit)]
                 if not rest:
                     return Lit(k)
                 return Op(Op.ADD, tuple(rest) + ((Lit(k),) if k else ()), Kind.INT)
             case Sub(a=a, b=b):
-                x, y = self.int_(self.low(a)), self.int_(self.low(b))
+                x, y = as_int(self.low(a)), as_int(self.low(b))
                 if isinstance(x, Lit) and isinstance(y, Lit):
                     return Lit(x.value - y.value)
                 return Op(Op.SUB, (x, y), Kind.INT)
             case Div(a=a, k=k):
-                x = self.int_(self.low(a))
+                x = as_int(self.low(a))
                 return Lit(x.value // k) if isinstance(x, Lit) else Op(Op.DIV, (x,), Kind.INT, k)
             case Ite(cond=c, then=t, other=o):
-                cond = self.bool_(self.low(c))
+                cond = as_bool(self.low(c))
                 if isinstance(cond, Lit):
                     return self.low(t if cond.value else o)
                 x, y = self.low(t), self.low(o)
                 if x.kind is not y.kind:
-                    x, y = self.int_(x), self.int_(y)
+                    x, y = as_int(x), as_int(y)
                 return Op(Op.ITE, (cond, x, y), x.kind)
         raise TypeError(f"unknown expression node {e!r}")
 
@@ -202,7 +217,7 @@ class _Lowering:
             index: tuple = ()
             s = sch.slot(f, tuple(i.value for i in idx))
         else:
-            index = tuple(self.int_(self.low(i)) for i in idx)
+            index = tuple(as_int(self.low(i)) for i in idx)
             s = sch.slot(f, tuple(i.value for i in index)) if all(type(i) is Lit for i in index) else -1
         if s >= 0:
             if s in self.bind:
@@ -219,7 +234,7 @@ class _Lowering:
 
     def junction(self, is_and: bool, xs: tuple) -> Low:
         out = []
-        for x in (self.bool_(self.low(x)) for x in xs):
+        for x in (as_bool(self.low(x)) for x in xs):
             if isinstance(x, Lit):
                 if x.value != is_and:
                     return Lit(not is_and)
@@ -238,7 +253,7 @@ class _Lowering:
         if op == Op.EQ and y.kind is Kind.BOOL and isinstance(x, Lit) and x.kind is Kind.INT:
             return self.compare(op, y, x)
         if x.kind is not y.kind or op != Op.EQ:
-            x, y = self.int_(x), self.int_(y)
+            x, y = as_int(x), as_int(y)
         if self.in_domain:
             decided = self.decided(op, x, y)
             if decided is not None:

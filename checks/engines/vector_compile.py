@@ -29,7 +29,6 @@ a correct model never computes one (the reference replay of every trace would fa
 """
 from __future__ import annotations
 
-import operator
 from typing import Union
 
 import numpy as np
@@ -37,7 +36,7 @@ import numpy as np
 from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Not, Or, Sub, Var, any_of, substitute
 
 from model.game import GameModel
-from model.lower import Gather, Kind, Lit, Low, Op, Read, as_bool, as_int, load, lower
+from model.lower import Gather, Kind, Lit, Low, Op, Read, as_bool, as_int, fold, load, lower
 
 from checks.engines.packing import Layout
 
@@ -113,7 +112,7 @@ class _Scope:
         assert isinstance(x, Op)
         args = [self.val(a) for a in x.args]
         if all(isinstance(a, Lit) for a in args):  # an operand a conjunction decided while printing
-            return Lit(_fold(x, [a.value for a in args if isinstance(a, Lit)]))
+            return Lit(fold(x, [a.value for a in args if isinstance(a, Lit)]))
         a = [src(c) for c in args]
         if x.op == Op.NOT:
             return self.emit(f"~{a[0]}")
@@ -201,14 +200,6 @@ class _Scope:
                 return self.emit(f"({raw} + {lo}[{sl}]) != 0")
             return self.emit(f"{raw} != 0")
         return self.emit(f"{raw} + {lo}[{sl}]")
-
-def _fold(x: Op, v: list):
-    """The value of an operator on constant operands (a conjunction the printer decided beneath it)."""
-    if x.op in (Op.EQ, Op.LT, Op.LE):
-        return {Op.EQ: operator.eq, Op.LT: operator.lt, Op.LE: operator.le}[x.op](v[0], v[1])
-    return {Op.NOT: lambda: not v[0], Op.INT: lambda: int(v[0]), Op.TRUTH: lambda: v[0] != 0,
-            Op.ADD: lambda: sum(v), Op.SUB: lambda: v[0] - v[1], Op.DIV: lambda: v[0] // x.k,
-            Op.ITE: lambda: v[1] if v[0] else v[2]}[x.op]()
 
 def interval(e: Expr, lay: Layout, schema) -> tuple:
     """Bounds of an integer expression over in-domain states (for skipping range checks)."""
