@@ -105,24 +105,19 @@ def test_the_shipped_seed_proves_every_property_the_guard_round_closed(profile, 
 
 
 # What each profile's seed entry leaves, its lemmas and stored certificates re-checked (the hints and a fresh
-# Spacer run not counted), measured 2026-12-04 after the three Grumman profiles were re-seeded. A warm `prove`
-# closes `atomics-kills-all` (the visit-recorded hint, then Spacer), `ids-from-the-epoch` and
-# `arrival-respects-occupancy` (Spacer with the entry's lemmas as facts: default 67 / 67); `advisors-never-alone`
-# stays `bounded` on the coexist profiles (issue 35, docs/lemmas.md). Until 2026-12-04 this test asserted that
-# nothing was left and had failed on these 13 profiles since issue 33 (it runs under -m slow only).
+# Spacer run not counted), measured 2026-12-04 after `reseed extend` on every profile for the new invariant
+# `placement-recorded` (which also closed `ids-from-the-epoch` and `arrival-respects-occupancy` everywhere, and
+# `atomics-kills-all` on cross-ship and worm-rides). A warm `prove` closes `atomics-kills-all` (the
+# visit-recorded hint, then Spacer); `advisors-never-alone` stays `bounded` on treachery-online and dunebot
+# (issue 35, docs/lemmas.md), while nexus-treachery's entry now proves it.
 SEED_LEAVES = {
-    "ambassador-relocation": ["arrival-respects-occupancy", "atomics-kills-all", "ids-from-the-epoch"],
-    "assassinate-leaders": ["ids-from-the-epoch"],
-    "cross-ship": ["atomics-kills-all", "ids-from-the-epoch"],
-    "default": ["atomics-kills-all", "ids-from-the-epoch"],
-    "dunebot": ["advisors-never-alone", "atomics-kills-all", "ids-from-the-epoch"],
+    "ambassador-relocation": ["atomics-kills-all"],
+    "default": ["atomics-kills-all"],
+    "dunebot": ["advisors-never-alone", "atomics-kills-all"],
     "finite-deck": ["atomics-kills-all"],
-    "nexus-cunning": ["arrival-respects-occupancy"],
-    "nexus-treachery": ["advisors-never-alone"],
-    "quintine": ["atomics-kills-all", "ids-from-the-epoch"],
+    "quintine": ["atomics-kills-all"],
     "revival": ["atomics-kills-all"],
-    "treachery-online": ["advisors-never-alone", "atomics-kills-all", "ids-from-the-epoch"],
-    "worm-rides": ["atomics-kills-all"],
+    "treachery-online": ["advisors-never-alone", "atomics-kills-all"],
     "worm-rides-nexus": ["atomics-kills-all"],
 }
 

@@ -138,6 +138,6 @@ def test_every_invariant_is_proved_on_every_combination_from_a_transfer(tmp_path
     invariant proved (2 minutes on 2 cores)."""
     run, doc, rows = _tiny_sweep(tmp_path)
     proofs = [c for c in doc["checks"] if "proof_verdict" in c]
-    assert len(proofs) == 61 and {c["proof_verdict"] for c in proofs} == {"proved"}
+    assert len(proofs) == 62 and {c["proof_verdict"] for c in proofs} == {"proved"}
     assert all(set(r["proofs"].values()) == {"proved"} for r in rows)
     assert run.code == 12  # tiny has no Karama: its Karama witnesses are vacuous, as without --prove

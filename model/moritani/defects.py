@@ -91,8 +91,10 @@ DEFECTS: tuple[Defect, ...] = (
     Defect("atomics-spares-advisors", "advisors-never-alone", ("R36", "R25", "A25"),
            "Atomics kills only the forces that occupy the territory: BG's advisors survive it, alone in the "
            "Aftermath", interpretation=(BG_ADVISORS_OCCUPY.COEXIST,), depth=9),
-    Defect("recovery-reopens-placement", "placement-once", ("H28", "A5"),
-           "recovering Extortion re-opens the Mentat placement already used this turn", depth=23),
+    Defect("recovery-reopens-placement", "placement-recorded", ("H28", "A5"),
+           "recovering Extortion re-opens the Mentat placement already used this turn (until 2026-12-04 aimed at "
+           "placement-once, 23 steps: placement-recorded sees the cleared record two steps before the second "
+           "placement lands)", depth=21),
     Defect("reload-reopens-placement", "faults-change-nothing", ("H1",),
            "a reload re-runs the Mentat start handler and offers a second placement", depth=1),
     Defect("ally-triggers-terror", "trigger-legality", ("R12",),
@@ -181,6 +183,9 @@ DEFECTS: tuple[Defect, ...] = (
     Defect("move-renumbers-token", "ids-are-stable", ("H4",),
            "moving a placed token is handled as a removal and a new placement: the token gets a new public ID",
            depth=11),
+    Defect("move-not-recorded", "placement-recorded", ("H1", "H28", "R9"),
+           "moving a placed token does not record the turn's Mentat opportunity as used (only a placement "
+           "from supply does)", depth=11),
     Defect("rob-any-rival", "target-is-entrant", ("R11", "R39"),
            "Robbery's spice option lets Moritani rob any rival, not only the entrant", depth=8),
     Defect("extortion-queue-skips", "extortion-queue", ("H25", "A9"),

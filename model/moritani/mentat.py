@@ -135,7 +135,9 @@ def placement_rules(c: Ctx) -> list[Rule]:
              doc="Moritani declares a hidden token from supply for an empty stronghold; storm allowed"),
         Rule("move_token", (K, Dest), c.stage_is("mentat_place") & opportunity & live
              & v("tstatus", k).eq(c.Status.index("placed")) & v("tloc", k).ne(to) & dest_ok,
-             declare, ("R7", "R8", "R10"), actor=Const(M),
+             # the bug: the engine records a placement as the turn's opportunity used, not a move (H1, H28)
+             {x: e for x, e in declare.items() if x != ("placement_used", ())} if c.has("move-not-recorded")
+             else declare, ("R7", "R8", "R10"), actor=Const(M),
              doc="Moritani declares moving a placed token to another empty stronghold"),
         Rule("skip_placement", (), c.stage_is("mentat_place"),
              {("stage", ()): c.st(_after_placement(c)),

@@ -66,6 +66,9 @@ def invariants(c: Ctx, totals: dict) -> list[Property]:
                "each face is in exactly one place: supply, one stronghold, removed, or Extortion-pending"),
         always("placement-once", v("placements") <= 1, ("R7", "R9", "A13", "H1", "H28"),
                "at most one Terror placement or move per Mentat Pause"),
+        always("placement-recorded", implies(c.stage_is(*MENTAT_STAGES, "mentat_end") & (v("placements") >= 1),
+                                             v("placement_used")), ("R9", "H1", "H28"),
+               "once a token landed by this turn's placement or move, the engine records the opportunity used"),
         always("extortion-once", (v("ext_credits") <= 1) & implies(c.stage_is("mentat_end", "bidding", "storm"),
                                                                    ~v("ext_reserved"))
                if ext is not None else implies(c.stage_is("mentat_end"), ~v("ext_reserved")),
