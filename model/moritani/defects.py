@@ -91,10 +91,9 @@ DEFECTS: tuple[Defect, ...] = (
     Defect("atomics-spares-advisors", "advisors-never-alone", ("R36", "R25", "A25"),
            "Atomics kills only the forces that occupy the territory: BG's advisors survive it, alone in the "
            "Aftermath", interpretation=(BG_ADVISORS_OCCUPY.COEXIST,), depth=9),
-    Defect("recovery-reopens-placement", "placement-recorded", ("H28", "A5"),
-           "recovering Extortion re-opens the Mentat placement already used this turn (until 2026-12-04 aimed at "
-           "placement-once, 23 steps: placement-recorded sees the cleared record two steps before the second "
-           "placement lands)", depth=21),
+    Defect("recovery-reopens-placement", "placement-once", ("H28", "A5"),
+           "recovering Extortion re-opens the Mentat placement step, and the re-opened step does not consult "
+           "the turn's record (placementTurn), so a second placement follows", depth=23),
     Defect("reload-reopens-placement", "faults-change-nothing", ("H1",),
            "a reload re-runs the Mentat start handler and offers a second placement", depth=1),
     Defect("ally-triggers-terror", "trigger-legality", ("R12",),

@@ -114,6 +114,8 @@ def placement_rules(c: Ctx) -> list[Rule]:
     if c.chose(PLACEMENT_IN_AFTERMATH.FORBIDDEN):
         dest_ok = dest_ok & v("aftermath").ne(to)
     opportunity = ~v("placement_used")
+    if c.has("recovery-reopens-placement"):  # the bug's other half: the step, once open, trusts itself (H28)
+        opportunity = Const(True)
     # NOTE(final-mentat): a token placed in the last Mentat Pause could never be triggered within
     # the bound, so the bounded game does not offer that placement (it would only multiply states).
     live = Const(True) if c.unbounded else v("turn") <= c.bounds.turns
@@ -209,8 +211,7 @@ def extortion_rules(c: Ctx) -> list[Rule]:
         Rule("recover_extortion", (), c.stage_is("extortion_pay") & v("payer").eq(n),
              {("tstatus", (Const(ext),)): c.Status.index("supply"), ("tloc", (Const(ext),)): c.none_dest}
              | ({} if c.has("ids-not-rotated") else c.rotate_ids(ext)) | settle
-             | ({("placement_used", ()): Const(False), ("stage", ()): Const(c.st("mentat_place"))}
-                if c.has("recovery-reopens-placement") else {}),
+             | ({("stage", ()): Const(c.st("mentat_place"))} if c.has("recovery-reopens-placement") else {}),
              ("R37", "H4", "H12", "H25", "H28"), kind="system",
              doc="nobody paid: Extortion returns to supply unrevealed, with fresh public IDs"),
     ]
