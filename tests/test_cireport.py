@@ -38,8 +38,8 @@ def test_junit_has_one_testcase_per_check_and_the_seeded_failure(buggy_run):
     root = ET.parse(buggy_run / "junit.xml").getroot()
     (suite,) = root.findall("testsuite")
     cs = cases(root)
-    # 17 invariants (12 of the contract; placement-recorded since the fourteenth session) + 29 step properties + 22 permissions (issue 33) + no-deadlock + domain
-    # + 16 witnesses + hidden-identity for 3 rivals = 89
+    # 17 invariants (12 of the contract; placement-recorded since 2026-12-04) + 29 step properties
+    # + 22 permissions (issue 33) + no-deadlock + domain + 16 witnesses + hidden-identity for 3 rivals = 89
     assert len(root.findall(".//testcase")) == len(cs) == 89
     # The custody bug also leaves hidden state (a returned token's location) that differs between
     # two games the rivals cannot tell apart, so the leak check is inconclusive (an error), not holds.

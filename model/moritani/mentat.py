@@ -121,6 +121,10 @@ def placement_rules(c: Ctx) -> list[Rule]:
     live = Const(True) if c.unbounded else v("turn") <= c.bounds.turns
     declare = {("stage", ()): c.st("placement_karama"), ("pending_face", ()): k,
                ("pending_dest", ()): to, ("placement_used", ()): True}
+    move = dict(declare)
+    if c.has("move-not-recorded"):  # the bug: only a placement from supply records the opportunity used (H1)
+        del move[("placement_used", ())]
+
     def declare_guard(k_, to_):  # the declaration's guard without the empty-destination test (Nexus Cunning)
         g = c.stage_is("mentat_place") & opportunity & live
         return g & v("aftermath").ne(to_) if c.chose(PLACEMENT_IN_AFTERMATH.FORBIDDEN) else g
@@ -137,9 +141,7 @@ def placement_rules(c: Ctx) -> list[Rule]:
              doc="Moritani declares a hidden token from supply for an empty stronghold; storm allowed"),
         Rule("move_token", (K, Dest), c.stage_is("mentat_place") & opportunity & live
              & v("tstatus", k).eq(c.Status.index("placed")) & v("tloc", k).ne(to) & dest_ok,
-             # the bug: the engine records a placement as the turn's opportunity used, not a move (H1, H28)
-             {x: e for x, e in declare.items() if x != ("placement_used", ())} if c.has("move-not-recorded")
-             else declare, ("R7", "R8", "R10"), actor=Const(M),
+             move, ("R7", "R8", "R10"), actor=Const(M),
              doc="Moritani declares moving a placed token to another empty stronghold"),
         Rule("skip_placement", (), c.stage_is("mentat_place"),
              {("stage", ()): c.st(_after_placement(c)),
