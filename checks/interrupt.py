@@ -18,7 +18,9 @@ run between bytecodes:
   where it landed (in a destructor, in Z3's error callback, or in a protected file: `_deferred`), the
   watcher simulates the signal again every 20 ms (`_thread.interrupt_main`) until it has raised once;
   one raised where Python drops it (e.g. the at-fork hook of `logging` when a worker process starts)
-  counts as not raised (`sys.unraisablehook`). `decide`
+  counts as not raised (`sys.unraisablehook`). Once a signal is recorded, what other threads and
+  destructors report as they are torn down (a pool whose workers the signal killed) is not printed:
+  the CLI reports the stop once. `decide`
   (checks/engines/encode.py) raises before a query and after any answer once a signal arrived, and
   the CLI reports any failure after a signal as the interruption it is (exit 130): a query cut
   while its model was read is never a trace, a verdict or an internal error.
@@ -178,9 +180,22 @@ class Interrupts:
             if isinstance(u.exc_value, Interrupted):
                 self._raised = False
                 return
+            if self.signum is not None:
+                return  # debris of the stop (below)
             previous(u)
 
         sys.unraisablehook = unraisable
+        previous_thread_hook = threading.excepthook
+
+        def thread_failed(args):
+            # Once a signal arrived the run only unwinds, and the threads of a pool whose workers the signal
+            # killed fail as they are torn down (concurrent.futures' manager thread printed half a traceback
+            # just before "interrupted by SIGTERM"): the stop is reported once, by the CLI, never as a crash.
+            if self.signum is not None:
+                return
+            previous_thread_hook(args)
+
+        threading.excepthook = thread_failed
 
         def watch():
             data = os.read(read_fd, 1)

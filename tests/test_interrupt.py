@@ -400,3 +400,33 @@ def test_workers_die_with_a_parent_killed_outright(pool):
         p.kill()
         p.wait()
     assert survivors(p.pid, limit=10) == []
+
+
+def test_after_a_signal_a_failing_thread_or_destructor_prints_nothing_but_before_it_does():
+    """A pool's manager thread, torn down after SIGTERM killed its workers, once printed half a traceback
+    ("Exception ignored in thread started by ...") before "interrupted by SIGTERM"; before any signal
+    such a failure is a real one and is printed."""
+    code = ("import os, signal, sys, threading\n"
+            "from checks.interrupt import INTERRUPTS, Interrupted\n"
+            "INTERRUPTS.install()\n"
+            "def fail():\n"
+            "    raise RuntimeError('thread failed')\n"
+            "class Bad:\n"
+            "    def __del__(self):\n"
+            "        raise RuntimeError('destructor failed')\n"
+            "def both(tag):\n"
+            "    t = threading.Thread(target=fail); t.start(); t.join()\n"
+            "    Bad()\n"
+            "    print(tag, file=sys.stderr, flush=True)\n"
+            "both('before')\n"
+            "try:\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    signal.pause()\n"
+            "except Interrupted:\n"
+            "    pass\n"
+            "both('after')\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    before, after = r.stderr.split("before\n")
+    assert "thread failed" in before and "destructor failed" in before
+    assert after == "after\n"
