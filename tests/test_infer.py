@@ -259,7 +259,7 @@ def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     # `prove` stores the cone (here Spacer proves `quiet` before the guard round: its certificate
     # needs no lemma), and the next run proves `quiet` again from what was stored.
     prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path))
-    stored, _ = LemmaCache(tmp_path).get(transition_digest(model))
+    stored, _, _ = LemmaCache(tmp_path).get(transition_digest(model))
     assert "z <= 2" not in [n for n, _ in stored]
     again = {r.id: r for r in prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path))}
     assert again["quiet"].verdict == "proved" and "stored for these rules" in again["quiet"].detail
@@ -322,7 +322,7 @@ def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
     if stored is None:  # known and said in the issue-35 note: an expected failure, never a pass
         from tests.test_certify import STALE
         pytest.xfail(STALE)
-    inf = recheck(model, *stored)
+    inf = recheck(model, *stored[:2])
     assert inf is not None and inf.verdict == "proved"
     # The step property arrival-respects-occupancy included (the presence round's lemmas: tests/test_presence.py).
     assert "arrival-respects-occupancy" in inf.proved
@@ -340,8 +340,8 @@ def test_the_shipped_lemmas_match_and_re_prove_the_default_profile():
 
 
 def test_the_gzip_seed_is_written_deterministically_and_a_damaged_one_is_an_empty_cache(tmp_path):
-    """`python -m checks.engines.lemmacache DIR` (reseed): the same entries give the same bytes; a cut or
-    foreign file in the seed's place is no entry at all (the search runs), never an error."""
+    """`lemmacache.reseed` (what `python -m checks.pipelines.reseed unite` writes): the same entries give the
+    same bytes; a cut or foreign file in the seed's place is no entry at all (the search runs), never an error."""
     from model.expr import Var
     from checks.engines.lemmacache import FILE, LemmaCache, _load, reseed
     cache = LemmaCache(tmp_path / "run")

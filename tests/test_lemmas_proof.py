@@ -69,7 +69,7 @@ def test_a_hint_proves_what_the_stored_lemmas_leave():
         pytest.xfail(STALE)
     verdicts = {}
     for hinted in (model, model.with_changes(hints=())):
-        inf = recheck(hinted, *stored)
+        inf = recheck(hinted, *stored[:2])
         assert inf is not None and inf.verdict == "proved"
         facts = inf.facts()
         verdicts[bool(hinted.hints)] = spacer(hinted, "atomics-kills-all", rlimit=LEMMA_SPACER_RLIMIT,

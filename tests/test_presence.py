@@ -100,7 +100,7 @@ def test_presence_candidates_prove_arrival_respects_occupancy_on_the_default_pro
     from checks.engines.lemmacache import SEED, LemmaCache
     model, X = default_table
     goal = next(p for p in model.invariants if p.name == "arrival-respects-occupancy")
-    lemmas, proved = LemmaCache(SEED.parent).get(model_digest(model))
+    lemmas, proved, _ = LemmaCache(SEED.parent).get(model_digest(model))
     props = {p.name: p.predicate for p in model.invariants}
     # What the search had before the presence round: the shipped lemmas of one guard (a shipped
     # presence lemma would make this test prove nothing) and the properties they prove, each

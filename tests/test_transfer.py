@@ -59,7 +59,7 @@ def test_a_model_one_bound_away_is_proved_from_the_stored_entry(tmp_path):
     cache = LemmaCache(tmp_path, use_seed=False)
     first = {r.id: r for r in prove(a, ["quiet"], samples=[a], cache=cache, declarations={"bound:x": 3})}
     assert first["quiet"].verdict == "proved"
-    lemmas, names = LemmaCache(tmp_path, use_seed=False).get(transition_digest(a))
+    lemmas, names, _ = LemmaCache(tmp_path, use_seed=False).get(transition_digest(a))
     c = LemmaCache(tmp_path, use_seed=False)
     extra = [("x < 0", Var("x") < Const(0)), ("w = 1", Var("w").eq(Const(1)))]
     c.put(transition_digest(a), lemmas + extra, names, declarations={"bound:x": 3})
@@ -72,7 +72,7 @@ def test_a_model_one_bound_away_is_proved_from_the_stored_entry(tmp_path):
     assert inf["transferred_from"] == transition_digest(a) and inf["verdict"] == "proved", inf
     assert got["quiet"].verdict == "proved", got["quiet"].detail
     stored = LemmaCache(tmp_path, use_seed=False)
-    kept, _ = stored.get(transition_digest(b))
+    kept, _, _ = stored.get(transition_digest(b))
     assert not {"x < 0", "w = 1"} & {n for n, _ in kept}
     assert stored.entries[transition_digest(b)]["declarations"] == {"bound:x": 4}
 

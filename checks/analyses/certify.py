@@ -8,11 +8,10 @@ Init => C, C /\\ F /\\ T => C' and C => P, where F is the lemma conjunction. F i
 
 Spacer is a heuristic: it may find C in one run and run out of budget in the next, on a larger F (a
 lemma cache entry united from two searches, checks/engines/lemmacache.py). So a certificate is stored
-in the lemma cache entry of its model, and on a warm run it is re-checked by the three plain
-satisfiability queries of `certificates.certificate_problem` against the entry's re-proved lemmas: a hit costs
-milliseconds, and nothing is trusted: `checks.engines.certificates.certificate_problem` first requires C
-to be a formula over the current state only (no next-state or action symbol, no other constant), then
-runs the three queries. A larger F only strengthens the pre-state, so a certificate found with fewer
+in the lemma cache entry of its model and, on a warm run, re-checked against the entry's re-proved
+lemmas (`checks.engines.certificates.certificate_problem`: C must be a formula over the current state
+only, no next-state or action symbol, no other constant; then three plain satisfiability queries, a
+few milliseconds): nothing is trusted. A larger F only strengthens the pre-state, so a certificate found with fewer
 lemmas still re-checks; one that does not (the rules or the encoding changed, or the entry was edited)
 is ignored and the property goes down the chain as if nothing was stored.
 

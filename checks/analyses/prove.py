@@ -263,24 +263,18 @@ def _nearest(model, cache, key, declarations) -> tuple | None:
         return None
     declared = [(k, d) for k, d in cache.declared() if k != key]
     found = nearest(declared, declarations)
-    entry = cache.entry(found[1]) if found is not None else None
+    entry = cache.get(found[1]) if found is not None else None
     if entry is None:
         return None
     lemmas, names, stored = entry
     props = {p.name for p in model.invariants}
     lemmas = usable_lemmas(model.schema, lemmas)
-    seen, more, certificates = {t for t, _ in lemmas}, [], {}
-    for other in donors(declared, declarations, found[1]):
-        got = cache.entry(other)
-        if got is None:
-            continue
-        for t, e in usable_lemmas(model.schema, got[0]):
-            if t not in seen:
-                seen.add(t)
-                more.append((t, e))
-        certificates.update({n: c for n, c in got[2].items() if n in props})
+    got = [g for g in map(cache.get, donors(declared, declarations, found[1])) if g is not None]
+    seen = {t for t, _ in lemmas}
+    more = {t: e for g in got for t, e in usable_lemmas(model.schema, g[0]) if t not in seen}  # one lemma per text
+    certificates = {n: c for g in got for n, c in g[2].items() if n in props}
     certificates.update({n: t for n, t in stored.items() if n in props})
-    return found[1], lemmas, certificates, tuple(n for n in names if n in props), more
+    return found[1], lemmas, certificates, tuple(n for n in names if n in props), list(more.items())
 
 
 def _covered(inf: Inference, names: list) -> int:

@@ -319,19 +319,16 @@ def _limit(solver, rlimit: int, rest: int) -> None:
         solver.set("rlimit", max(1, min(both)))
 
 
-def _or(ctx, terms: list):
-    """z3.Or without the Python API's per-argument coercion (every term is a Bool already)."""
+def _or(ctx, terms: list, mk=z3.Z3_mk_or, empty: bool = False):
+    """z3.Or (z3.And with `_and`) without the Python API's per-argument coercion (every term is a Bool)."""
     if not terms:
-        return z3.BoolVal(False, ctx)
+        return z3.BoolVal(empty, ctx)
     arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
-    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), arr), ctx)
+    return z3.BoolRef(mk(ctx.ref(), len(terms), arr), ctx)
 
 
 def _and(ctx, terms: list):
-    if not terms:
-        return z3.BoolVal(True, ctx)
-    arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
-    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), arr), ctx)
+    return _or(ctx, terms, z3.Z3_mk_and, True)
 
 
 def closure(cm: CompiledModel, table: _Table, alive, pre: tuple, post: tuple, budget: int):

@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +124,7 @@ class LemmaCache:
     >>> d = Path(tempfile.mkdtemp()); c = LemmaCache(d)
     >>> c.put("ab" * 32, [("not x", ~Var("x"))], ["inv"]); c.save()
     >>> LemmaCache(d).get("ab" * 32)
-    ([('not x', Not(arg=Var(field='x', index=())))], ['inv'])
+    ([('not x', Not(arg=Var(field='x', index=())))], ['inv'], {})
     """
 
     def __init__(self, directory: Path | None, use_seed: bool = True):
@@ -162,11 +161,11 @@ class LemmaCache:
             self.seed[key] = _seed_entry(self._seed_text, key)
         return self.seed[key]
 
-    def get(self, key: str) -> tuple[list, list] | None:
-        """(lemmas as [(text, Expr)], names of the invariants proved with them) of the first stored
-        entry for `key` that decodes (`candidates`), or None."""
-        for _, lemmas, names, _ in self.candidates(key):
-            return lemmas, names
+    def get(self, key: str) -> tuple[list, list, dict] | None:
+        """(lemmas as [(text, Expr)], names of the invariants proved with them, Spacer certificates) of the
+        first stored entry for `key` that decodes (`candidates`: the user's, then the seed's), or None."""
+        for _, lemmas, names, certificates in self.candidates(key):
+            return lemmas, names, certificates
         return None
 
     def candidates(self, key: str):
@@ -220,25 +219,14 @@ class LemmaCache:
             out += [(k, e.get("declarations")) for k, e in sorted(_load(SEED).items()) if k not in self.entries]
         return [(k, d) for k, d in out if isinstance(d, dict)]
 
-    def entry(self, key: str):
-        """(lemmas, invariant names, certificates) of the user's or the seed's entry for `key`, decoded, or
-        None (an entry that does not decode is None too: transfer then starts from nothing)."""
-        for _, lemmas, names, certificates in self.candidates(key):
-            return lemmas, names, certificates
-        return None
-
-    def certificates(self, key: str) -> dict:
-        """Spacer certificates stored with the entry ({property: SMT-LIB text}; checks/analyses/certify.py)."""
-        entry = self.entries.get(key) or self._from_seed(key)
-        found = entry.get("certificates") if entry is not None else None
-        return dict(found) if isinstance(found, dict) else {}
-
     def certify(self, key: str, certificates: dict) -> None:
         """Add Spacer certificates to the entry for `key` (a no-op when there is none), to be saved."""
         entry = self.entries.get(key) or self._from_seed(key)
         if entry is None or not certificates:
             return
-        entry = dict(entry, certificates=dict(sorted({**self.certificates(key), **certificates}.items())))
+        found = entry.get("certificates")
+        merged = {**(found if isinstance(found, dict) else {}), **certificates}
+        entry = dict(entry, certificates=dict(sorted(merged.items())))
         self.entries[key] = entry
         self._put[key] = entry
 
@@ -295,7 +283,3 @@ def reseed(directories: list, seed: Path = SEED, trim=None) -> int:
     with open(seed, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
         gz.write(text)
     return len(entries)
-
-
-if __name__ == "__main__":  # unite caches into the seed, untrimmed (checks/pipelines/reseed.py also trims)
-    print(f"{reseed(sys.argv[1:])} entries in {SEED.name}")

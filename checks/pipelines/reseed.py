@@ -7,7 +7,6 @@ them all. Two maintainer commands (docs/lemmas.md, "The lemma cache"):
     python -m checks.pipelines.reseed unite [--all] [--jobs N] DIR...
     python -m checks.pipelines.reseed extend [--spacer-rlimit N] --out DIR PROFILE...
     python -m checks.pipelines.reseed transfer [--out DIR] [--jobs N] [--keep-stale] [PROFILE...]
-    python -m checks.pipelines.reseed declare
 
 `unite` adds the entries of the lemma caches in DIR... to the seed (`lemmacache.reseed`) and then
 replaces each entry of an embedded profile by its cone (`infer.cone`): the lemmas the unsat cores
@@ -22,13 +21,14 @@ properties the entry leaves, and whatever they prove is written to DIR as that m
 (lemmas, properties, certificates), for `unite`. A cold search has fewer facts when it gets there
 and a time budget; this is how the Grumman profiles' last properties were proved (2026-12-02).
 
-`transfer` re-seeds after a rule change: each embedded profile (or each one named) whose model's
+`transfer` re-seeds after a rule change: each seeded proposal (or each one named) whose model's
 digest the seed no longer has is searched by transfer (checks/analyses/transfer.py) from the entry
 nearest to its declarations, normally its own entry under the old digest: those lemmas are re-proved
 on the new model and only what is missing is inferred. The new entries are united into the seed and
-trimmed as by `unite`, and the stale entries (declared as an embedded profile, under a digest no
-profile has any more) are dropped unless `--keep-stale`. `declare` records each embedded profile's
-declarations in its seed entry (entries written before declarations were stored lack them).
+trimmed as by `unite`, and the stale entries (declared as a seeded proposal, under a digest none has
+any more) are dropped unless `--keep-stale`. The seeded proposals are the embedded profiles and the
+seed neighbours: the proposal files in `checks/engines/seed-neighbours/`, models no profile is near
+(docs/lemmas.md, "Seed neighbours"), named `neighbour:<file stem>`.
 """
 from __future__ import annotations
 
@@ -46,15 +46,26 @@ from checks.analyses.templates import Miner
 from checks.engines.induction import HornSystem, spacer
 from checks.engines.lemmacache import FILE, SEED, LemmaCache, _load, from_data, reseed, to_data
 from checks.engines.pool import TaskPool
+from checks.formats.proposal import load_proposal
 from checks.pipelines.common import GAME
 from checks.pipelines.proofs import lemma_samples
 
+NEIGHBOURS = Path(__file__).resolve().parents[1] / "engines" / "seed-neighbours"
+
+
+def seeded() -> dict:
+    """Name -> proposal of everything the seed holds an entry for: the embedded profiles, then the seed
+    neighbours (`neighbour:<stem>`, the proposal files in NEIGHBOURS)."""
+    out = dict(GAME.profiles)
+    out.update({f"neighbour:{f.stem}": load_proposal(GAME, str(f)) for f in sorted(NEIGHBOURS.glob("*.yaml"))})
+    return out
+
 
 def _models() -> dict:
-    """Digest -> profile name, for every embedded profile (the first name of a shared model)."""
+    """Digest -> name, for every seeded proposal (the first name of a shared model)."""
     out: dict = {}
-    for name in sorted(GAME.profiles):
-        out.setdefault(transition_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
+    for name, prop in sorted(seeded().items()):
+        out.setdefault(transition_digest(GAME.build(prop, unbounded=True)), name)
     return out
 
 
@@ -79,7 +90,7 @@ def trim_entry(model, entry: dict) -> dict:
 
 def _trim_one(args: tuple) -> tuple:
     key, profile, entry = args
-    out = trim_entry(GAME.build(GAME.profiles[profile], unbounded=True), entry)
+    out = trim_entry(GAME.build(seeded()[profile], unbounded=True), entry)
     print(f"{profile}: {len(entry['lemmas'])} -> {len(out['lemmas'])} lemmas", flush=True)
     return key, out
 
@@ -113,16 +124,15 @@ def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = 
 def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> list:
     """The guard round and Spacer on what the profile's seed entry leaves, with its lemmas as facts;
     a new entry in `out_dir` when they prove something. Returns the names proved."""
-    prop = GAME.profiles[profile]
+    prop = seeded()[profile]
     model = GAME.build(prop, unbounded=True)
     key = transition_digest(model)
     stored = LemmaCache(out_dir).get(key)
     if stored is None:
         return []
-    lemmas, names = stored
+    lemmas, names, old = stored
     props = {p.name: p.predicate for p in model.invariants}
     facts = inf_facts = list(lemmas) + [(n, props[n]) for n in names]
-    old = LemmaCache(out_dir).certificates(key)
     done = set(names) | set(settle_stored(model, facts, usable(old, list(props))))
     left = [(n, e) for n, e in props.items() if n not in done]
     if not left:
@@ -158,25 +168,13 @@ def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> li
     return proved
 
 
-def declare(seed: Path = SEED) -> int:
-    """Record each embedded profile's declarations in its seed entry (the first profile by name where
-    several share one model); the number of entries that gained them."""
-    decl: dict[str, dict] = {}
-    for name in sorted(GAME.profiles):
-        prop = GAME.profiles[name]
-        decl.setdefault(transition_digest(GAME.build(prop, unbounded=True)), declarations(prop))
-    added = [k for k, e in _load(seed).items() if k in decl and not e.get("declarations")]
-    reseed([], seed, trim=lambda key, entry: dict(entry, declarations=decl[key]) if key in added else entry)
-    return len(added)
-
-
 def _transfer_one(args: tuple) -> tuple:
     """One profile's entry by transfer, into the cache in `out`: (profile, seconds, proved, total)."""
     import time
     from checks.analyses.prove import _infer
     profile, out, spacer_rlimit = args
     t0 = time.perf_counter()
-    prop = GAME.profiles[profile]
+    prop = seeded()[profile]
     model = GAME.build(prop, unbounded=True)
     cache = LemmaCache(out)
     names = [p.name for p in model.invariants]
@@ -190,7 +188,7 @@ def _transfer_one(args: tuple) -> tuple:
 
 def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale: bool = False,
              spacer_rlimit: int = 20_000_000) -> int:
-    """New seed entries, by transfer, for the embedded profiles whose digest the seed lacks (all of
+    """New seed entries, by transfer, for the seeded proposals whose digest the seed lacks (all of
     `profiles` if given), united into the seed; the number of entries."""
     models = _models()
     seeded = _load(SEED)
@@ -201,7 +199,7 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
     n = unite([str(out)], models=models)
     if keep_stale:
         return n
-    current = {json_key(declarations(GAME.profiles[p])) for p in GAME.profiles}
+    current = {json_key(declarations(p)) for p in seeded().values()}
     return reseed([], trim=lambda key, entry: None if key not in models and json_key(entry.get("declarations"))
                   in current else entry)
 
@@ -223,22 +221,16 @@ def main(argv: list | None = None) -> None:
     e.add_argument("--out", required=True, help="lemma cache directory for the extended entries")
     e.add_argument("--spacer-rlimit", type=int, default=300_000_000)
     t = sub.add_parser("transfer", help="new seed entries by transfer for embedded profiles whose model changed")
-    t.add_argument("profiles", nargs="*", help="these profiles (default: those whose digest the seed lacks)")
+    t.add_argument("profiles", nargs="*", help="these profiles or neighbour:<stem> (default: those whose digest "
+                                              "the seed lacks)")
     t.add_argument("--out", help="lemma cache directory for the new entries (default: a temporary one)")
     t.add_argument("--jobs", type=int, default=1, help="profiles searched at once (processes)")
     t.add_argument("--keep-stale", action="store_true", help="keep the entries of the profiles' old models")
     t.add_argument("--spacer-rlimit", type=int, default=20_000_000)
-    sub.add_parser("declare", help="record each embedded profile's declarations in its seed entry")
     a = ap.parse_args(argv)
-    if a.cmd == "declare":
-        print(f"declarations added to {declare()} entries of {SEED.name}")
-        return
-    if a.cmd == "transfer":
-        n = transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)
-        print(f"{n} entries in {SEED.name}")
-        return
-    if a.cmd == "unite":
-        n = unite(a.dirs, a.all, a.jobs)
+    if a.cmd != "extend":
+        n = transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit) if a.cmd == "transfer" else \
+            unite(a.dirs, a.all, a.jobs)
         print(f"{n} entries in {SEED.name}")
         return
     for profile in a.profiles:
