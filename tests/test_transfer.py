@@ -6,6 +6,8 @@ subset), never trusted, and the new model's entry records its own declarations.
 """
 from __future__ import annotations
 
+import pytest
+
 from checks.analyses.prove import prove
 from model.digest import transition_digest
 from checks.analyses.transfer import declarations, distance, nearest, usable_lemmas
@@ -88,3 +90,19 @@ def test_a_search_reports_its_progress_only_when_asked(tmp_path, capsys):
     capsys.readouterr()
     prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path / "b", use_seed=False))
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.heavy  # builds every seeded proposal's model (about 50 s on one core)
+def test_reseed_transfer_with_nothing_stale_keeps_every_entry(monkeypatch):
+    """`reseed transfer` over the seeded proposals (profiles and neighbours) when the seed has every current
+    digest: nothing is searched, and the stale-entry pruning keeps every entry, none of which is declared as a
+    seeded proposal under an old digest. (The searches and the writers are stubbed: this runs the selection.)"""
+    import checks.pipelines.reseed as R
+    from checks.engines.lemmacache import SEED, _load
+    searched, kept = [], []
+    monkeypatch.setattr(R, "_pooled", lambda fn, todo, jobs: searched.extend(todo) or [])
+    monkeypatch.setattr(R, "unite", lambda dirs, models=None: 0)
+    monkeypatch.setattr(R, "reseed", lambda dirs, trim=None: len(
+        kept.extend(k for k, e in sorted(_load(SEED).items()) if trim(k, e) is not None) or kept))
+    assert R.transfer([]) == len(_load(SEED))
+    assert searched == []

@@ -33,9 +33,9 @@ seed neighbours: the proposal files in `checks/engines/seed-neighbours/`, models
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-
+import json
 import tempfile
+from pathlib import Path
 
 from checks.analyses.certify import settle_stored, usable
 from checks.analyses.transfer import declarations
@@ -191,22 +191,18 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
     """New seed entries, by transfer, for the seeded proposals whose digest the seed lacks (all of
     `profiles` if given), united into the seed; the number of entries."""
     models = _models()
-    seeded = _load(SEED)
-    names = profiles or sorted({p for k, p in models.items() if k not in seeded})
+    stored = _load(SEED)
+    names = profiles or sorted({p for k, p in models.items() if k not in stored})
     out = Path(out or tempfile.mkdtemp(prefix="rulecheck-transfer-"))
     todo = [(p, out, spacer_rlimit) for p in names]
     _pooled(_transfer_one, todo, jobs)
     n = unite([str(out)], models=models)
     if keep_stale:
         return n
+    json_key = lambda d: json.dumps(d, sort_keys=True)  # noqa: E731  (declarations compared as text)
     current = {json_key(declarations(p)) for p in seeded().values()}
     return reseed([], trim=lambda key, entry: None if key not in models and json_key(entry.get("declarations"))
                   in current else entry)
-
-
-def json_key(d) -> str:
-    import json
-    return json.dumps(d, sort_keys=True)
 
 
 def main(argv: list | None = None) -> None:
