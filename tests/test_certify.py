@@ -108,11 +108,8 @@ def test_the_shipped_seed_proves_every_property_the_guard_round_closed(profile, 
 # What each seeded proposal's entry leaves (the embedded profiles and the seed neighbours), its lemmas and
 # stored certificates re-checked (the hints and a fresh Spacer run not counted). Measured 2026-12-04, after
 # Spacer with no rlimit stored certificates (docs/lemmas.md, "Seed neighbours"): `advisors-never-alone` on
-# treachery-online and dunebot, `atomics-kills-all` on seven profiles. Worm-rides-nexus's `atomics-kills-all`
-# stays `bounded` in a warm `prove` too (Spacer at 20 M runs out).
-SEED_LEAVES = {
-    "worm-rides-nexus": ["atomics-kills-all"],
-}
+# treachery-online and dunebot, `atomics-kills-all` on eight profiles. Nothing is left anywhere.
+SEED_LEAVES: dict = {}
 
 
 @pytest.mark.slow
