@@ -162,10 +162,8 @@ def bench_random(n: int, seed: int, base: str, timeout: float | None = None) -> 
     import json
     import subprocess
     rows = []
-    names = {}
-    for name in sorted(GAME.profiles):
-        from model.digest import transition_digest  # what the lemma store is keyed by
-        names.setdefault(transition_digest(GAME.build(GAME.profiles[name], unbounded=True)), name)
+    from checks.pipelines.reseed import seeded_models  # the seed's entries by name: profiles and seed neighbours
+    names = seeded_models()
     for path, text in random_proposals(n, seed, base):
         changes = ", ".join(line.strip() for line in text.splitlines()[3:] if line.strip() != "bounds:")
         env = dict(os.environ, RULECHECK_CACHE=tempfile.mkdtemp(prefix="rulecheck-cold-"))

@@ -61,7 +61,7 @@ def seeded() -> dict:
     return out
 
 
-def _models() -> dict:
+def seeded_models() -> dict:
     """Digest -> name, for every seeded proposal (the first name of a shared model)."""
     out: dict = {}
     for name, prop in sorted(seeded().items()):
@@ -112,8 +112,8 @@ def _pooled(fn, todo: list, jobs: int) -> list:
 
 def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = None) -> int:
     """Unite `dirs` into the seed, then trim the entries they touched (all with `every`). `models`:
-    `_models()`, if the caller has it already (building the 19 profiles takes a while)."""
-    models = models or _models()
+    `seeded_models()`, if the caller has it already (building the 19 profiles takes a while)."""
+    models = models or seeded_models()
     added = set().union(*[_load(Path(d) / FILE).keys() for d in dirs]) if dirs else set()
     reseed(dirs)
     todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
@@ -190,7 +190,7 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
              spacer_rlimit: int = 20_000_000) -> int:
     """New seed entries, by transfer, for the seeded proposals whose digest the seed lacks (all of
     `profiles` if given), united into the seed; the number of entries."""
-    models = _models()
+    models = seeded_models()
     stored = _load(SEED)
     names = profiles or sorted({p for k, p in models.items() if k not in stored})
     out = Path(out or tempfile.mkdtemp(prefix="rulecheck-transfer-"))
