@@ -96,7 +96,7 @@ class Inference:
     candidates: int = 0
     states: int = 0
     rounds: int = 0
-    seconds: dict = field(default_factory=dict)   # explore, mine, houdini, check, total
+    seconds: dict = field(default_factory=dict)   # fast path (a transfer), explore, mine, houdini, check, total
     queries: list = field(default_factory=list)   # per Houdini run: (queries, counterexamples, resource units)
     reason: str = ""
 
@@ -196,10 +196,13 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     sch = model.schema
     if clock.out() or (timeout is not None and timeout <= 0):
         return _cut(out, t0)
-    if start is not None and _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle):
-        return _cut(out, t0) if clock.out() else _done(out, t0, None)
+    if start is not None:
+        if _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle):
+            return _cut(out, t0) if clock.out() else _done(out, t0, None)
+        out.seconds["fast path"] = time.perf_counter() - t0  # its re-check and Spacer: not the exploration's
+    te = time.perf_counter()
     X, used = state_table(samples, sch, max_states, seed)
-    out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0
+    out.states, out.seconds["explore"] = len(X), time.perf_counter() - te
     if not used:
         out.reason = "no configuration of the same slots to mine from"
         return out
