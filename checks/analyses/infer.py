@@ -200,14 +200,12 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
         if _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle):
             return _cut(out, t0) if clock.out() else _done(out, t0, None)
         out.seconds["fast path"] = time.perf_counter() - t0  # its re-check and Spacer: not the exploration's
-    te = time.perf_counter()
     X, used = state_table(samples, sch, max_states, seed)
-    out.states, out.seconds["explore"] = len(X), time.perf_counter() - te
+    out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0 - out.seconds.get("fast path", 0.0)
     if not used:
         out.reason = "no configuration of the same slots to mine from"
         return out
-    t1 = time.perf_counter()
-    miner = Miner(sch, X, model.unbounded_slots)
+    t1, miner = time.perf_counter(), Miner(sch, X, model.unbounded_slots)
     dispatch = sch.slot(model.dispatch) if model.dispatch else None
     mined: list = []  # after a transfer, mined only if the transferred lemmas and Spacer leave something
 
