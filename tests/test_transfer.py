@@ -99,10 +99,12 @@ def test_reseed_transfer_with_nothing_stale_keeps_every_entry(monkeypatch):
     seeded proposal under an old digest. (The searches and the writers are stubbed: this runs the selection.)"""
     import checks.pipelines.reseed as R
     from checks.engines.lemmacache import SEED, _load
-    searched, kept = [], []
+    searched: list = []
+
+    def kept_by(dirs, trim=None) -> int:  # lemmacache.reseed without the write: how many entries stay
+        return sum(trim(k, e) is not None for k, e in sorted(_load(SEED).items()))
     monkeypatch.setattr(R, "_pooled", lambda fn, todo, jobs: searched.extend(todo) or [])
     monkeypatch.setattr(R, "unite", lambda dirs, models=None: 0)
-    monkeypatch.setattr(R, "reseed", lambda dirs, trim=None: len(
-        kept.extend(k for k, e in sorted(_load(SEED).items()) if trim(k, e) is not None) or kept))
+    monkeypatch.setattr(R, "reseed", kept_by)
     assert R.transfer([]) == len(_load(SEED))
     assert searched == []

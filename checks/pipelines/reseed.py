@@ -224,10 +224,11 @@ def main(argv: list | None = None) -> None:
     t.add_argument("--keep-stale", action="store_true", help="keep the entries of the profiles' old models")
     t.add_argument("--spacer-rlimit", type=int, default=20_000_000)
     a = ap.parse_args(argv)
+    if a.cmd == "transfer":
+        print(f"{transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)} entries in {SEED.name}")
+    elif a.cmd == "unite":
+        print(f"{unite(a.dirs, a.all, a.jobs)} entries in {SEED.name}")
     if a.cmd != "extend":
-        n = transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit) if a.cmd == "transfer" else \
-            unite(a.dirs, a.all, a.jobs)
-        print(f"{n} entries in {SEED.name}")
         return
     for profile in a.profiles:
         print(f"{profile}: proved {extend(profile, Path(a.out), a.spacer_rlimit) or 'nothing more'}", flush=True)
