@@ -10,7 +10,7 @@ import math
 
 import click
 
-from checks.config import LEMMA_SPACER_RLIMIT, PROVE_RLIMIT
+from checks.config import CHECK_RLIMIT, LEMMA_SPACER_RLIMIT, PROVE_RLIMIT
 from checks.pipelines.common import Options
 
 
@@ -151,8 +151,8 @@ def proof_options(f):
                      help="auto: Spacer's rlimit per property once inferred lemmas are its facts; a proof is "
                           "stored with the lemmas (docs/lemmas.md), so a larger budget paid once serves later runs")(f)
     f = click.option("--proof-cache", default=None, metavar="DIR|off",
-                     help="where inferred lemmas are stored per model (re-proved on every use); default "
-                          "$RULECHECK_CACHE or ~/.cache/rulecheck")(f)
+                     help="the proof store's directory: lemmas and certificates per model, re-proved on every "
+                          "use (off: none); default $RULECHECK_CACHE or ~/.cache/rulecheck")(f)
     return click.option("--rlimit", type=NATURAL, default=PROVE_RLIMIT, show_default=True,
                         help="Z3's deterministic resource limit per query (0: none)")(f)
 
@@ -160,7 +160,7 @@ def proof_options(f):
 def check_options(f):
     """The options of `rulecheck check` beyond the common ones (checks/pipelines/check.py)."""
     opts = [
-        click.option("--z3-budget", type=NATURAL, default=3_000_000, show_default=True,
+        click.option("--z3-budget", type=NATURAL, default=CHECK_RLIMIT, show_default=True,
                      help="rlimit per Spacer proof attempted by check (0: explicit checks only)"),
         click.option("--minimise", is_flag=True,
                      help="shrink each counterexample to the fewest factions, strongholds and faces that still fail"),
@@ -169,8 +169,8 @@ def check_options(f):
                           "with exit 3 when the bounds tell strongholds apart)"),
         search_options,
         click.option("--proof-cache", default=None, metavar="DIR|off",
-                     help="where Spacer attempts are cached (proofs as re-checked certificates); default "
-                          "$RULECHECK_CACHE or ~/.cache/rulecheck"),
+                     help="the proof store's directory: Spacer attempts per model, proofs as re-checked "
+                          "certificates (off: none); default $RULECHECK_CACHE or ~/.cache/rulecheck"),
         click.option("--scenarios", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
                      help="also replay every *.scenario.yaml under DIR recorded with this proposal's setup"),
         click.option("--as-printed", is_flag=True,
@@ -195,7 +195,7 @@ def sweep_options(f):
                      help="also prove every invariant for games of any length on every distinct model (as "
                           "'rulecheck prove'), with a \"proved iff\" statement per invariant"),
         click.option("--proof-cache", default=None, metavar="DIR|off",
-                     help="with --prove: the lemma store (default: the user cache; off: none)"),
+                     help="with --prove: the proof store's directory (default: the user cache; off: none)"),
     ]
     return _stacked(f, opts)
 

@@ -16,6 +16,8 @@ from checks.clock import Clock
 # `prove --spacer-rlimit`: Spacer's rlimit per property (engine auto) once inferred lemmas are its facts;
 # its proofs are stored with the lemmas, so a larger budget is paid once per model (docs/lemmas.md).
 LEMMA_SPACER_RLIMIT = 20_000_000
+# `check --z3-budget`: the rlimit of each Spacer attempt in check (the seed's `spacer` records use it).
+CHECK_RLIMIT = 3_000_000
 # `prove --rlimit`: the budget of each Spacer, 1-induction and BMC query without lemmas (`prove`, `sweep --prove`).
 PROVE_RLIMIT = 150_000_000
 

@@ -1,4 +1,4 @@
-"""Shared fixtures (the explored default profile, the small bounds; toy models: tests/toys.py), an isolated proof cache,
+"""Shared fixtures (the explored default profile, the small bounds; toy models: tests/toys.py), an isolated proof store,
 and the test tiers.
 
 Tiers: `python -m pytest -m fast` is the edit-test loop (1,139 tests, 287 s of CPU, 2 min 43 s on two idle cores,
@@ -52,7 +52,7 @@ def explored_config():
 
 
 def pytest_configure(config):
-    # NOTE(isolated-cache): the proof cache of `rulecheck check` defaults to the user's
+    # NOTE(isolated-cache): the proof store of `check` and `prove` defaults to the user's
     # ~/.cache/rulecheck; tests (and the subprocesses they start) use a fresh one per session.
     os.environ["RULECHECK_CACHE"] = tempfile.mkdtemp(prefix="rulecheck-test-cache-")
     # The console script's garbage-collector settings (checks/launch.py): the suite builds hundreds of

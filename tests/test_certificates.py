@@ -19,15 +19,15 @@ from checks.analyses.certify import settle_stored
 from checks.analyses.prove import prove
 from checks.analyses.quick_z3 import quick_proofs
 from model.digest import transition_digest
-from checks.engines import lemmacache, proofcache
+from checks.engines import lemmacache
 from checks.engines.cachedirs import CacheWarning
 from checks.engines.induction import HornSystem, fingerprint
-from checks.engines.lemmacache import LemmaCache, to_data
+from checks.engines.lemmacache import LemmaCache, spacer_key, to_data
 from checks.results import CheckResult, reconcile
 from model.expr import Const, Var
 from tests.toys import counter_model
 
-RLIMIT = 1000  # the proof cache's key includes check's rlimit; any value works for a forged entry
+RLIMIT = 1000  # a Spacer record's key includes check's rlimit; any value works for a forged record
 GENUINE = "(declare-fun x@0 () Int) (assert (<= x@0 3))"  # x <= 3: inductive on the correct counter
 
 
@@ -79,21 +79,26 @@ def test_a_certificate_is_a_formula_over_the_current_state_only(text, why):
     assert refused and why in refused[0], refused
 
 
-# -- the proof cache of `check` and the lemma cache of `prove` -------------------------------------------
+# -- check's Spacer records and prove's lemmas, in the one proof store ----------------------------------
 
-def test_check_refuses_a_forged_proof_cache_entry_and_drops_it(broken, tmp_path):
-    k = proofcache.key(fingerprint(HornSystem(broken), "bounded"), RLIMIT, 0)
-    (tmp_path / proofcache.FILE).write_text(json.dumps(
-        {k: {"invariant": "bounded", "verdict": "proved", "certificate": forged(broken, "bounded")}}))
+def spacer_entry(model, name: str, certificate: str) -> dict:
+    """A proof store entry holding only check's record that `certificate` proves `name` on `model`."""
+    k = spacer_key(fingerprint(HornSystem(model), name), RLIMIT, 0)
+    return {"spacer": {name: {"key": k, "verdict": "proved", "certificate": certificate}}}
+
+
+def test_check_refuses_a_forged_spacer_record_and_drops_it(broken, tmp_path):
+    (tmp_path / lemmacache.FILE).write_text(json.dumps(
+        {transition_digest(broken): spacer_entry(broken, "bounded", forged(broken, "bounded"))}))
     stats: dict = {}
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        proved, _ = quick_proofs(broken, 0, RLIMIT, tmp_path, stats)
+    proved, _ = quick_proofs(broken, 0, RLIMIT, tmp_path, stats)
     assert proved == [] and stats["certificates_rechecked"] == []
-    said = cache_warnings(record)
+    said = stats["warnings"]
     assert len(said) == 1 and "bounded is not a proof" in said[0] and "x@1" in said[0], said
     # dropped from the file; Spacer's own attempt (out of this tiny rlimit) is what it holds now
-    assert json.loads((tmp_path / proofcache.FILE).read_text())[k] == {"invariant": "bounded", "verdict": "unknown"}
+    k = spacer_key(fingerprint(HornSystem(broken), "bounded"), RLIMIT, 0)
+    assert json.loads((tmp_path / lemmacache.FILE).read_text())[transition_digest(broken)] == {
+        "spacer": {"bounded": {"key": k, "verdict": "unknown"}}}
 
 
 def test_prove_refuses_a_forged_lemma_cache_certificate(broken, tmp_path):
@@ -159,32 +164,26 @@ def test_a_truncated_lemma_cache_is_ignored_with_a_warning(broken, tmp_path):
 
 
 def test_a_proof_of_another_model_is_refused_by_check(broken, tmp_path):
-    """The correct counter's genuine certificate under the broken counter's key: not a proof there."""
-    k = proofcache.key(fingerprint(HornSystem(broken), "bounded"), RLIMIT, 0)
-    (tmp_path / proofcache.FILE).write_text(json.dumps(
-        {k: {"invariant": "bounded", "verdict": "proved", "certificate": GENUINE}}))
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        proved, _ = quick_proofs(broken, 0, RLIMIT, tmp_path, {})
-    assert proved == [] and any("consecution" in w for w in cache_warnings(record)), cache_warnings(record)
+    """The correct counter's genuine certificate under the broken counter's digest: not a proof there."""
+    (tmp_path / lemmacache.FILE).write_text(json.dumps(
+        {transition_digest(broken): spacer_entry(broken, "bounded", GENUINE)}))
+    stats: dict = {}
+    proved, _ = quick_proofs(broken, 0, RLIMIT, tmp_path, stats)
+    assert proved == [] and any("consecution" in w for w in stats["warnings"]), stats
 
 
-def test_the_shipped_seeds_are_verified_like_any_entry(broken, tmp_path, monkeypatch):
-    """A forged entry in either shipped seed (the package's own files, edited in place) proves nothing."""
-    k = proofcache.key(fingerprint(HornSystem(broken), "bounded"), RLIMIT, 0)
-    seed = tmp_path / "seed" / proofcache.FILE
-    seed.parent.mkdir()
-    seed.write_text(json.dumps({k: {"invariant": "bounded", "verdict": "proved",
-                                    "certificate": forged(broken, "bounded")}}))
-    monkeypatch.setattr(proofcache, "SEED", seed)
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        proved, _ = quick_proofs(broken, 0, RLIMIT, tmp_path / "user", {})
-    assert proved == [] and any(str(seed) in w for w in cache_warnings(record))
+def test_the_shipped_seed_is_verified_like_any_entry(broken, tmp_path, monkeypatch):
+    """A forged entry in the shipped seed (the package's own file, edited in place) proves nothing, for
+    check (its Spacer record) or for prove (its certificate)."""
     lseed = tmp_path / "seed" / (lemmacache.FILE + ".gz")
+    lseed.parent.mkdir()
     lseed.write_bytes(gzip.compress(json.dumps({transition_digest(broken): {
-        "lemmas": [], "invariants": [], "certificates": {"bounded": forged(broken, "bounded")}}}).encode()))
+        "lemmas": [], "invariants": [], "certificates": {"bounded": forged(broken, "bounded")}}
+        | spacer_entry(broken, "bounded", forged(broken, "bounded"))}).encode()))
     monkeypatch.setattr(lemmacache, "SEED", lseed)
+    stats: dict = {}
+    proved, _ = quick_proofs(broken, 0, RLIMIT, tmp_path / "user", stats)
+    assert proved == [] and any(str(lseed) in w for w in stats["warnings"]), stats
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         [r] = prove(broken, ["bounded"], depth=6, samples=[broken], cache=LemmaCache(tmp_path / "user"))
@@ -197,9 +196,9 @@ BUGGY = "name: custody bug\nbounds:\n  turns: 1\ndefects: [eome-duplicates-token
 @pytest.mark.heavy
 def test_the_issue_37_reproduction_check_on_the_seeded_defect(tmp_path, monkeypatch):
     """The issue's reproduction: the forged certificate for `token-conservation`, written by hand into
-    the proof cache for a proposal with `eome-duplicates-token`. Before: `check` printed the check
+    the proof store for a proposal with `eome-duplicates-token`. Before: `check` printed the check
     both violated (explicit, 9 steps) and proved (Spacer). Now the certificate is refused (it mentions
-    next-state symbols), dropped from the cache, and the check is violated, once."""
+    next-state symbols) with one warning, dropped from the store, and the check is violated, once."""
     from checks.analyses import quick_z3
     from checks.formats.proposal import resolve
     from checks.pipelines import check as checking
@@ -208,21 +207,18 @@ def test_the_issue_37_reproduction_check_on_the_seeded_defect(tmp_path, monkeypa
     buggy = tmp_path / "buggy.yaml"
     buggy.write_text(BUGGY)
     model = GAME.build(resolve(GAME, str(buggy)), unbounded=True)
-    k = proofcache.key(fingerprint(HornSystem(model), "token-conservation"), RLIMIT, 0)
     store = tmp_path / "store"
     store.mkdir()
-    (store / proofcache.FILE).write_text(json.dumps({k: {
-        "invariant": "token-conservation", "verdict": "proved", "certificate": forged(model, "token-conservation")}}))
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        run = checking.check(Options(proposal=str(buggy), fmt="json"), z3_budget=RLIMIT, jobs=1,
-                             proof_cache=str(store))
+    digest = transition_digest(model)
+    (store / lemmacache.FILE).write_text(json.dumps(
+        {digest: spacer_entry(model, "token-conservation", forged(model, "token-conservation"))}))
+    run = checking.check(Options(proposal=str(buggy), fmt="json"), z3_budget=RLIMIT, jobs=1, proof_cache=str(store))
     rows = [c for c in json.loads(run.stdout)["checks"] if c["id"] == "token-conservation"]
     assert [(c["verdict"], c["engine"], c["depth"]) for c in rows] == [("violated", "explicit", 9)]
-    assert run.code == 12 and run.stderr == []  # no contradiction reached the report
-    said = cache_warnings(record)
-    assert len(said) == 1 and "token-conservation is not a proof" in said[0] and "@1" in said[0], said
-    assert json.loads((store / proofcache.FILE).read_text()).get(k, {}).get("verdict") != "proved"
+    assert run.code == 12  # no contradiction reached the report: the one line on stderr is the refusal
+    assert len(run.stderr) == 1 and "token-conservation is not a proof" in run.stderr[0] and "@1" in run.stderr[0]
+    kept = json.loads((store / lemmacache.FILE).read_text())[digest]["spacer"]
+    assert kept.get("token-conservation", {}).get("verdict") != "proved"
 
 
 # -- contradicting verdicts (NOTE(contradiction) in checks/results.py) -------------------------------------

@@ -71,7 +71,7 @@ def interrupt(args: list[str], after, sig: int, tmp_path) -> tuple[int, float, s
 
 @pytest.mark.parametrize("args, after, sig", [
     # during the explicit search (--jobs: every core, so the vector engine's workers and the guards' child
-    # run), then during Spacer (no proof cache, so Spacer really runs)
+    # run), then during Spacer (no proof store, so Spacer really runs)
     pytest.param(["check", "--proof-cache", "off"], 1.5, signal.SIGINT, id="check-search-INT"),
     pytest.param(["check", "--proof-cache", "off"], 8.0, signal.SIGINT, id="check-spacer-INT"),
     # in the lemma inference (no cache: minutes of it; by 6 s the models are built)

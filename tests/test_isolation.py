@@ -285,7 +285,7 @@ def _fails_for(name: str):
 
 
 def _fingerprint_failing(name: str):
-    """The proof cache's key of invariant `name` cannot be computed: that invariant's Spacer attempt fails."""
+    """The Spacer record's key of invariant `name` cannot be computed: that invariant's Spacer attempt fails."""
     from checks.engines.induction import fingerprint
 
     def fake(system, invariant):

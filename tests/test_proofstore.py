@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from checks.engines import lemmacache, proofcache
+from checks.engines import lemmacache
 from checks.engines.cachedirs import CacheWarning
 from checks.engines.lemmacache import LemmaCache
-from checks.engines.proofcache import ProofCache
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILE = "assassinate-leaders"  # the smallest embedded profile: its seed entries re-check in about a second
@@ -38,15 +37,14 @@ def test_the_lock_file_is_never_followed_through_a_symlink(tmp_path, store, targ
     if target_exists:
         target.write_text("keep me")
         os.utime(target, (1_000_000_000, 1_000_000_000))
-    name = proofcache.FILE if store == "proofs" else lemmacache.FILE
+    name = lemmacache.FILE
     (cache_dir / (name + ".lock")).symlink_to(target)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        if store == "proofs":
-            c = ProofCache(cache_dir)
-            c.put("a" * 64, {"invariant": "i", "verdict": "unknown"})
+        c = LemmaCache(cache_dir, use_seed=False)
+        if store == "proofs":  # check's Spacer record
+            c.record_spacer("a" * 64, "i", {"key": "b" * 64, "verdict": "unknown"})
         else:
-            c = LemmaCache(cache_dir, use_seed=False)
             c.put("a" * 64, [("x", Var("x") <= 3)], [])
         c.save()
     if target_exists:
@@ -69,37 +67,35 @@ def profile_model():
 
 @pytest.mark.parametrize("damage", ["certificate-edited", "garbage-certificate", "known-unknown"])
 def test_a_damaged_user_proof_entry_does_not_hide_the_shipped_proof(profile_model, tmp_path, monkeypatch, damage):
-    """check's proof cache: the user's entry for a key the seed proves is edited, garbage, or says
+    """check's Spacer records: the user's record for a property the seed proves is edited, garbage, or says
     `unknown`: the shipped certificate is still verified and used (no Spacer run at all: every
-    invariant of this profile has a shipped entry under check's default budget)."""
+    invariant of this profile has a shipped record under check's default budget)."""
     from checks.analyses import quick_z3
-    from checks.engines.induction import HornSystem, fingerprint
-    system = HornSystem(profile_model)
-    seed = json.loads(proofcache.SEED.read_text())
-    keys = {p.name: proofcache.key(fingerprint(system, p.name), 3_000_000, 0) for p in profile_model.invariants}
-    proved = sorted(n for n, k in keys.items() if seed.get(k, {}).get("verdict") == "proved")
+    from model.digest import transition_digest
+    key = transition_digest(profile_model)
+    seed = LemmaCache(None)
+    seed.use_seed = True
+    shipped = {p.name: dict(seed.spacer_records(key, p.name)).get("seed") for p in profile_model.invariants}
+    proved = sorted(n for n, r in shipped.items() if r and r["verdict"] == "proved")
     name = proved[0]
-    entry = dict(seed[keys[name]])
+    record = dict(shipped[name])
     if damage == "certificate-edited":
-        entry["certificate"] = entry["certificate"].replace("(assert", "(assert (not", 1) + ")"
+        record["certificate"] = record["certificate"].replace("(assert", "(assert (not", 1) + ")"
     elif damage == "garbage-certificate":
-        entry["certificate"] = "\x00 not smt (((("
+        record["certificate"] = "\x00 not smt (((("
     else:
-        entry = {"invariant": name, "verdict": "unknown"}
-    (tmp_path / proofcache.FILE).write_text(json.dumps({keys[name]: entry}))
+        record = {"key": record["key"], "verdict": "unknown"}
+    (tmp_path / lemmacache.FILE).write_text(json.dumps({key: {"spacer": {name: record}}}))
 
     def no_spacer(*a, **k):
         raise AssertionError("Spacer ran: a stored entry hid the shipped proof (or the shipped seed is stale: "
                              "see test_the_shipped_seed_matches_every_embedded_profile)")
     monkeypatch.setattr(quick_z3, "spacer", no_spacer)
     stats: dict = {}
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        got, _ = quick_z3.quick_proofs(profile_model, 0, 3_000_000, tmp_path, stats)
+    got, _ = quick_z3.quick_proofs(profile_model, 0, 3_000_000, tmp_path, stats)
     assert sorted(r.id for r in got) == proved and sorted(stats["certificates_rechecked"]) == proved
-    if damage != "known-unknown":
-        assert len(cache_warnings(record)) == 1 and keys[name] not in json.loads((tmp_path / proofcache.FILE)
-                                                                                  .read_text())
+    if damage != "known-unknown":  # the user's damaged record is forgotten, with one warning
+        assert len(stats["warnings"]) == 1 and not (tmp_path / lemmacache.FILE).read_text().count(name)
 
 
 @pytest.mark.heavy

@@ -1,6 +1,6 @@
 """A read-only install and unwritable cache places (issue 37; NOTE(read-only) in checks/engines/cachedirs.py).
 
-Every cache the tool writes (numba's compiled code, the proof cache, the lemma cache) degrades to
+Every cache the tool writes (numba's compiled code, the proof store) degrades to
 memory where its place cannot be written, with one warning on stderr per cache, and the verdicts are
 the same as with writable caches.
 """
@@ -88,7 +88,7 @@ def test_check_prove_and_mutate_run_from_a_read_only_install(tmp_path):
         lines = r.stderr.splitlines()
         assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
         numba = [s for s in lines if "numba's compiled-code cache has no writable place" in s]
-        proofs = [s for s in lines if "the proof cache cannot be written" in s]
+        proofs = [s for s in lines if "the proof store cannot be written" in s]
         assert len(numba) == 1 and len(proofs) == 1, (how, lines)
         writable = rulecheck(ROOT, tmp_path / "home-ok", work, *check, RULECHECK_CACHE=str(tmp_path / "cache"))
         assert writable.returncode == 4 and "warning" not in writable.stderr, writable.stderr
@@ -114,19 +114,18 @@ def test_an_unwritable_store_keeps_this_runs_entries_in_memory_and_warns_once(tm
     """A cache directory that cannot be created (its parent is a regular file: unwritable even for
     root): `save` writes nothing, warns once per store, and the entries stay usable for the run."""
     from checks.engines.lemmacache import LemmaCache
-    from checks.engines.proofcache import ProofCache
     from model.expr import Var
     (tmp_path / "file").write_text("")
     where = tmp_path / "file" / "cache"
+    record_ = {"key": "c" * 64, "verdict": "unknown"}
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        pc, lc = ProofCache(where), LemmaCache(where, use_seed=False)
-        assert pc.warnings == []  # a missing place is an empty cache, not a damaged one
-        pc.put("a" * 64, {"invariant": "i", "verdict": "unknown"})
-        pc.save()
+        lc = LemmaCache(where, use_seed=False)  # a missing place is an empty store, not a damaged one: no warning
+        lc.record_spacer("a" * 64, "i", record_)
         lc.put("b" * 64, [("x", Var("x") <= 3)], [])
         lc.save()
-    said = [str(w.message) for w in record if issubclass(w.category, CacheWarning)]
-    assert len(said) == 2 and all("cannot be written" in s and "Not a directory" in s for s in said), said
-    assert pc.get("a" * 64) == {"invariant": "i", "verdict": "unknown"} and lc.get("b" * 64) is not None
+        lc.save()  # still unwritable: the same warning, which the CLI prints once (cachedirs.reported)
+    said = {str(w.message) for w in record if issubclass(w.category, CacheWarning)}
+    assert len(said) == 1 and all("cannot be written" in s and "Not a directory" in s for s in said), said
+    assert lc.spacer_records("a" * 64, "i") == [("user", record_)] and lc.get("b" * 64) is not None
     assert not where.exists()

@@ -585,9 +585,4 @@ def _done(out: Inference, t0: float, t2) -> Inference:
     return out
 
 
-def lemma_slots(lemmas: list, schema) -> frozenset:
-    """Slots the lemmas read (for reports)."""
-    return frozenset().union(*[slots_read(e, schema) for _, e in lemmas]) if lemmas else frozenset()
-
-
 __all__ = ["Candidate", "Failure", "Inference", "infer", "recheck", "state_table"]

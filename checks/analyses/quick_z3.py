@@ -118,25 +118,41 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
                  budget: CheckConfig | None = None) -> tuple[list[CheckResult], int]:
     """Spacer on the unbounded-turn model, each invariant under a small rlimit; only proofs are kept.
 
-    Attempts are cached (checks/engines/proofcache.py): a stored proof is a certificate re-checked before
-    it is reported, a stored `unknown` under the same rlimit on the same encoding is not repeated.
-    `stats` (if given) receives how many proofs came from re-checked certificates and how many
-    attempts were skipped as known-unknown. Permissions are left to `rulecheck prove`
-    (`stats["permissions_left_to_prove"]`): a cold attempt on each, even their encoding for the cache key,
-    would cost check its 10 s. `budget`'s clock (--timeout) bounds the attempts: each
+    Attempts are kept in the proof store (checks/engines/lemmacache.py: the entry of the model's
+    transition digest, field `spacer`): a stored proof is a certificate re-checked before it is reported,
+    a stored `unknown` under the same rlimit on the same encoding is not repeated.
+    `stats` (if given) receives how many proofs came from re-checked certificates, how many attempts
+    were skipped as known-unknown, and the store's warnings. Permissions are left to `rulecheck prove`
+    (`stats["permissions_left_to_prove"]`): a cold attempt on each, even their encoding for the store's
+    key, would cost check its 10 s. `budget`'s clock (--timeout) bounds the attempts: each
     Spacer query gets what is left, and those not reached are listed in `stats["timed_out"]` (their
     invariants keep their explicit verdicts; nothing more is claimed).
     """
-    from checks.engines.certificates import certificate_problem
-    from checks.engines.induction import fingerprint
-    from checks.engines.proofcache import ProofCache, default_dir, key
+    from checks.engines.cachedirs import default_dir, reported
     budget = budget or CheckConfig()
     if budget.out_of_time():  # nothing is attempted, not even the encoding
         if stats is not None:
             stats.update({"certificates_rechecked": [], "known_unknown_skipped": [], "shipped": 0, "cache": None,
                           "timed_out": [p.name for p in model.invariants]})
         return [], len(model.invariants)
-    cache = ProofCache(default_dir() if cache_dir == "default" else cache_dir)
+    told: list = []  # check runs this in a forked child (checks/pipelines/check.py): the store's warnings
+    with reported(told.append):  # travel in `stats`, as `rulecheck: warning: ...` lines
+        out, counts = _stored_or_spacer(model, seed, rlimit, default_dir() if cache_dir == "default" else cache_dir,
+                                        budget)
+    if stats is not None:
+        stats.update({k: v for k, v in counts.items() if v or k not in ("timed_out", "permissions_left_to_prove")}
+                     | ({"warnings": told} if told else {}))
+    return out, len(model.invariants)
+
+
+def _stored_or_spacer(model, seed: int, rlimit: int, cache_dir, budget: CheckConfig) -> tuple[list, dict]:
+    """`quick_proofs`' work: each invariant's stored proof re-checked, else Spacer; (the proofs, the counts)."""
+    from checks.engines.certificates import certificate_problem
+    from checks.engines.induction import fingerprint
+    from checks.engines.lemmacache import LemmaCache, spacer_key
+    from model.digest import transition_digest
+    cache = LemmaCache(cache_dir)
+    digest = transition_digest(model) if cache.path is not None else None
     out = []
     system = HornSystem(model)
     rechecked, skipped, shipped, timed_out, left = [], [], 0, [], []
@@ -146,27 +162,27 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
         if p.kind == "permission":  # NOTE(permissions): Spacer on a permission is `prove`'s (check keeps its 10 s)
             left.append(p.name)
             return None
-        k = key(fingerprint(system, p.name), rlimit, seed) if cache.path is not None else None
-        shipped += bool(k and cache.in_seed(k))
-        hits = cache.candidates(k) if k else []  # the user's entry first, then the shipped one
+        k = spacer_key(fingerprint(system, p.name), rlimit, seed) if digest else None
+        hits = cache.spacer_records(digest, p.name) if digest else []  # the user's record first, then the seed's
+        shipped += any(origin == "seed" and hit["key"] == k for origin, hit in hits)
         t0 = time.perf_counter()
-        if _stored_proof(cache, k, hits, lambda text: certificate_problem(system, p.name, text), p.name):
+        if _stored_proof(cache, digest, hits, lambda text: certificate_problem(system, p.name, text), p.name):
             rechecked.append(p.name)
             return CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
                                seconds=time.perf_counter() - t0,
                                detail="proved for games of any length (Spacer; stored inductive invariant "
                                       "re-checked)")
-        if any(hit.get("verdict") == "unknown" for _, hit in hits):
+        if any(hit["verdict"] == "unknown" and hit["key"] == k for _, hit in hits):
             skipped.append(p.name)
             return None
         r = spacer(model, p.name, seed=seed, rlimit=rlimit, system=system, timeout_ms=budget.ms_left())
-        if k:
+        if digest:
             if r.verdict == "proved" and r.certificate:
-                cache.put(k, {"invariant": p.name, "verdict": "proved", "certificate": r.certificate})
+                cache.record_spacer(digest, p.name, {"key": k, "verdict": "proved", "certificate": r.certificate})
             elif r.verdict == "unknown" and "resource limit" in (r.reason or ""):  # deterministic, unlike time
-                cache.put(k, {"invariant": p.name, "verdict": "unknown"})
-            else:
-                cache.drop(k)
+                cache.record_spacer(digest, p.name, {"key": k, "verdict": "unknown"})
+            elif any(origin == "user" for origin, _ in hits):
+                cache.record_spacer(digest, p.name, None)
         if r.verdict == "proved":
             return CheckResult(id=p.name, kind=p.kind, verdict="proved", engine="spacer", rules=p.rules,
                                seconds=r.seconds, detail="proved for games of any length (Spacer)")
@@ -181,13 +197,9 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
         if r is not None:
             out.append(r)
     cache.save()
-    if stats is not None:
-        stats.update({"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
-                      "cache": str(cache.path) if cache.path else None}
-                     | ({"timed_out": timed_out} if timed_out else {})
-                     | ({"permissions_left_to_prove": left} if left else {}) | ({"warnings": cache.warnings}
-                                                                          if cache.warnings else {}))
-    return out, len(model.invariants)
+    return out, {"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
+                 "cache": str(cache.path) if cache.path else None, "timed_out": timed_out,
+                 "permissions_left_to_prove": left}
 
 
 def proof_error(exc: BaseException, p) -> CheckResult:
@@ -196,15 +208,15 @@ def proof_error(exc: BaseException, p) -> CheckResult:
                         what=f"the Spacer proof of {p.name}")
 
 
-def _stored_proof(cache, k: str | None, hits: list, problem, name: str) -> bool:
-    """Does a stored certificate for `name` verify (`problem(text)` is None)? The user's entry is tried
-    first, then the shipped one: an entry that fails never hides a valid one behind it (issue 40). A
-    user's proof that fails is dropped from the cache, with a warning (it was edited, or damaged)."""
+def _stored_proof(cache, digest: str | None, hits: list, problem, name: str) -> bool:
+    """Does a stored certificate for `name` verify (`problem(text)` is None)? The user's record is tried
+    first, then the shipped one: a record that fails never hides a valid one behind it (issue 40). A
+    user's proof that fails is forgotten, with a warning (it was edited, or damaged)."""
     for origin, hit in hits:
-        if hit.get("verdict") != "proved":
+        if hit["verdict"] != "proved":
             continue
-        why = problem(hit.get("certificate"))
+        why = problem(hit["certificate"])
         if why is None:
             return True
-        cache.refused(k, origin, f"the stored certificate for {name} is not a proof ({why}); it is not used")
+        cache.refused_certificate(origin, name, why, key=digest)
     return False

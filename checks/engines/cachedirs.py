@@ -1,10 +1,10 @@
 """Where the tool's caches live, and what happens when a place cannot be written.
 
-Three caches are written between runs: numba's compiled probe loops (checks/engines/visited.py), the
-proof cache and the lemma cache (checks/engines/proofcache.py, lemmacache.py). None of them is ever
-needed for a verdict. NOTE(read-only): on a system-wide install, a read-only container layer or with
-`HOME` not writable, each degrades to memory for the run (numba compiles in memory; the stores keep
-this run's entries in memory and write nothing), and says so once on stderr: every degradation is a
+Two caches are written between runs: numba's compiled probe loops (checks/engines/visited.py) and the
+proof store (checks/engines/lemmacache.py). Neither is ever needed for a verdict. NOTE(read-only):
+on a system-wide install, a read-only container layer or with `HOME` not writable, each degrades to
+memory for the run (numba compiles in memory; the store keeps this run's entries in memory and
+writes nothing), and says so once on stderr: every degradation is a
 `CacheWarning`, which the CLI prints as `rulecheck: warning: ...`, each distinct message once
 (checks/cli.py). docs/inputs.md, "Cache directories".
 
@@ -33,7 +33,7 @@ def chosen_dir(option: str | None) -> Path | None:
 
 
 def default_dir() -> Path | None:
-    """The proof and lemma caches' directory: `$RULECHECK_CACHE` ("off": none), else
+    """The proof store's directory: `$RULECHECK_CACHE` ("off": none), else
     `$XDG_CACHE_HOME/rulecheck`, else `~/.cache/rulecheck`; None when there is no home to find."""
     env = os.environ.get("RULECHECK_CACHE")
     if env:
@@ -43,7 +43,7 @@ def default_dir() -> Path | None:
         try:
             base = str(Path.home() / ".cache")
         except (RuntimeError, KeyError):  # no HOME and no password entry: no place for a cache
-            warn("no home directory to keep the proof cache in; this run's proofs stay in memory "
+            warn("no home directory to keep the proof store in; this run's proofs stay in memory "
                  "(set RULECHECK_CACHE to a writable directory)")
             return None
     return Path(base) / "rulecheck"

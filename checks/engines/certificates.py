@@ -1,7 +1,7 @@
 """What a stored proof must be before it counts: the one verifier of every proof store.
 
-Two kinds of proof are stored between runs (checks/engines/proofcache.py, checks/engines/lemmacache.py,
-their shipped seeds) and read back from files anyone can edit, so nothing stored is trusted:
+Two kinds of proof are stored between runs (the proof store, checks/engines/lemmacache.py, and its
+shipped seed) and read back from files anyone can edit, so nothing stored is trusted:
 
 - A Spacer certificate: SMT-LIB text claimed to be an inductive invariant C of a model's transition
   system that implies a property P. `certificate_problem` accepts it only when it IS one:

@@ -1,5 +1,5 @@
-"""Reading the files a user hands the tool (proposals, scenarios), with limits. (The proof cache, read
-by an engine below this layer, applies the same rules itself: checks/engines/proofcache.py.)
+"""Reading the files a user hands the tool (proposals, scenarios), with limits. (The proof store, read
+by an engine below this layer, applies the same rules itself: checks/engines/storefile.py.)
 
 Everything a file can do to the reader is bounded before the file's structure is built: its
 size, its encoding (UTF-8 only; a binary file, a UTF-16/32 file, a NUL or ESC byte is refused at

@@ -11,16 +11,17 @@ import os
 import time
 from pathlib import Path
 
+from checks.config import CHECK_RLIMIT
 from checks.analyses.verdicts import DEADLOCK_RULES, coverage, make_explorer, run_explicit
 from checks.engines.explicit import DOMAIN, Exploration
 from checks.pipelines.common import GAME, Options, Run, UsageProblem, report, stats, written
 from checks.results import error_result, isolated
 
 # Regenerates the shipped proof seed for one embedded profile (docs/checking.md, "Proof cache").
-SEED_COMMAND = "RULECHECK_CACHE=checks/engines rulecheck check --proposal {profile}"
+SEED_COMMAND = "python -m checks.pipelines.reseed spacer {profile}"
 
 
-def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, symmetry: bool = False,
+def check(opts: Options, z3_budget: int = CHECK_RLIMIT, minimise: bool = False, symmetry: bool = False,
           proof_cache: str | None = None, engine: str = "scalar", jobs: int | None = None,
           scenarios: str | None = None, turns: int | None = None, as_printed: bool = False) -> Run:
     """Every check on the selected proposal: explicit invariants and witnesses, hidden-identity on the
@@ -76,7 +77,7 @@ def check(opts: Options, z3_budget: int = 3_000_000, minimise: bool = False, sym
     results += _deviations(opts, named, as_printed, notes)
     run = report(opts, results, prop, len(ex.states) if ex is not None else None, time.perf_counter() - t0, model,
                  extra, notes)
-    run.stderr[:0] = [f"rulecheck: warning: {w}" for w in warnings]
+    run.stderr[:0] = warnings  # the proof store's, as `rulecheck: warning: ...` lines (quick_proofs)
     return run
 
 
@@ -182,7 +183,7 @@ def _spacer_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list)
                        "note": "invariants not listed as proved were not proved within check's budget; "
                                "run rulecheck prove for the full attempt"} | cache_stats
     if prop.source == "embedded" and cache_dir is not None and not cache_stats.get("shipped"):
-        notes.append(f"the shipped Spacer certificates (checks/engines/spacer-proofs.json) do not match this "
+        notes.append(f"the shipped proof store (checks/engines/inferred-lemmas.json.gz) has no Spacer record for this "
                      f"encoding of the embedded profile '{prop.name}', so Spacer ran from scratch; regenerate "
                      f"them with: {SEED_COMMAND.format(profile=prop.name)}")
     if cache_stats.get("timed_out"):
@@ -194,7 +195,7 @@ def _spacer_proofs(opts, prop, z3_budget, proof_cache, extra: dict, notes: list)
                      f"of any length")
     if cache_stats.get("known_unknown_skipped"):
         notes.append(f"Spacer not re-run on {len(cache_stats['known_unknown_skipped'])} invariant(s) it could "
-                     f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof cache; "
+                     f"not prove within rlimit {z3_budget:,} on this identical encoding before (proof store; "
                      f"--proof-cache off retries them); their verdicts above are the explicit ones")
     return out
 

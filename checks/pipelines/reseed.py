@@ -7,6 +7,7 @@ them all. Two maintainer commands (docs/lemmas.md, "The lemma cache"):
     python -m checks.pipelines.reseed unite [--all] [--jobs N] DIR...
     python -m checks.pipelines.reseed extend [--spacer-rlimit N] --out DIR PROFILE...
     python -m checks.pipelines.reseed transfer [--out DIR] [--jobs N] [--keep-stale] [PROFILE...]
+    python -m checks.pipelines.reseed spacer [--jobs N] [PROFILE...]
 
 `unite` adds the entries of the lemma caches in DIR... to the seed (`lemmacache.reseed`) and then
 replaces each entry of an embedded profile by its cone (`infer.cone`): the lemmas the unsat cores
@@ -29,6 +30,10 @@ trimmed as by `unite`, and the stale entries (declared as a seeded proposal, und
 any more) are dropped unless `--keep-stale`. The seeded proposals are the embedded profiles and the
 seed neighbours: the proposal files in `checks/engines/seed-neighbours/`, models no profile is near
 (docs/lemmas.md, "Seed neighbours"), named `neighbour:<file stem>`.
+
+`spacer` records `rulecheck check`'s Spacer attempts (no facts, check's default budget and seed) on
+each seeded proposal (or each one named) in its seed entry, field `spacer`, replacing the old records:
+a fresh machine's `check` then re-checks certificates instead of running Spacer. The lemmas are untouched.
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ from checks.analyses.certify import settle_stored, usable
 from checks.analyses.transfer import declarations
 from checks.analyses.infer import Inference, cone, guard_round, recheck, state_table
 from checks.clock import Clock
+from checks.config import CHECK_RLIMIT
 from model.digest import transition_digest
 from checks.analyses.templates import Miner
 from checks.engines.induction import HornSystem, spacer
@@ -72,6 +78,8 @@ def seeded_models() -> dict:
 def trim_entry(model, entry: dict) -> dict:
     """The entry with only the lemmas its proofs need, or the entry itself when the smaller one does
     not re-prove everything the whole one does."""
+    if "lemmas" not in entry:  # check's Spacer records only
+        return entry
     lemmas = [(str(t), from_data(d)) for t, d in entry["lemmas"]]
     names = [str(n) for n in entry["invariants"]]
     certificates = dict(entry.get("certificates") or {})
@@ -205,6 +213,23 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
                   in current else entry)
 
 
+def _spacer_one(args: tuple) -> None:
+    """check's Spacer attempts on one seeded proposal (`args`: its name, a store directory), into that store."""
+    from checks.analyses.quick_z3 import quick_proofs
+    proofs, attempted = quick_proofs(GAME.build(seeded()[args[0]], unbounded=True), 0, CHECK_RLIMIT, args[1])
+    print(f"{args[0]}: check's Spacer proved {len(proofs)} of {attempted}", flush=True)
+
+
+def spacer_records(profiles: list, jobs: int = 1) -> int:
+    """check's Spacer attempts, made from nothing (no user store), for `profiles` (default: every seeded
+    proposal), replacing their entries' records in the seed; the number of entries."""
+    out = Path(tempfile.mkdtemp(prefix="rulecheck-spacer-"))
+    _pooled(_spacer_one, [(p, out) for p in profiles or sorted(seeded())], jobs)
+    new = _load(out / FILE)
+    return reseed([out], trim=lambda k, entry: {**entry, "spacer": new[k]["spacer"]} if "spacer" in new.get(k, {})
+                  else entry)
+
+
 def main(argv: list | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m checks.pipelines.reseed", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -223,8 +248,13 @@ def main(argv: list | None = None) -> None:
     t.add_argument("--jobs", type=int, default=1, help="profiles searched at once (processes)")
     t.add_argument("--keep-stale", action="store_true", help="keep the entries of the profiles' old models")
     t.add_argument("--spacer-rlimit", type=int, default=20_000_000)
+    c = sub.add_parser("spacer", help="record check's Spacer attempts in the seed entries")
+    c.add_argument("profiles", nargs="*", help="these profiles or neighbour:<stem> (default: every seeded one)")
+    c.add_argument("--jobs", type=int, default=1, help="proposals attempted at once (processes)")
     a = ap.parse_args(argv)
-    if a.cmd == "transfer":
+    if a.cmd == "spacer":
+        print(f"{spacer_records(a.profiles, a.jobs)} entries in {SEED.name}")
+    elif a.cmd == "transfer":
         print(f"{transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)} entries in {SEED.name}")
     elif a.cmd == "unite":
         print(f"{unite(a.dirs, a.all, a.jobs)} entries in {SEED.name}")
