@@ -207,3 +207,33 @@ def test_check_warns_on_stderr_about_a_malformed_store_and_still_runs(tmp_path):
     assert "warning: the proof store" in r.output and "not JSON" in r.output and "Traceback" not in r.output
     json.loads((tmp_path / FILE).read_text())  # rebuilt: valid JSON again
     assert (tmp_path / (FILE + ".corrupt")).read_text() == "{broken"
+
+
+@pytest.mark.heavy
+def test_reseed_spacer_replaces_the_records_of_the_named_proposals_and_nothing_else(tmp_path, monkeypatch):
+    """`reseed spacer P`: P's entry gets exactly the records of the new attempt (the old ones go), its lemmas
+    stay, every other entry is unchanged. The attempt is stubbed (its real cost is check's Spacer)."""
+    import functools
+    import gzip
+    import shutil
+    from checks.engines import lemmacache
+    from checks.pipelines import reseed as R
+    from model.digest import transition_digest
+    from model.moritani import GAME
+    seed = tmp_path / "seed.json.gz"
+    shutil.copy(lemmacache.SEED, seed)
+    monkeypatch.setattr(R, "reseed", functools.partial(lemmacache.reseed, seed=seed))
+    digest = transition_digest(GAME.build(GAME.profiles["assassinate-leaders"], unbounded=True))
+    record = {"key": "0" * 64, "verdict": "unknown"}
+
+    def attempt(args):
+        c = LemmaCache(args[1], use_seed=False)
+        c.record_spacer(digest, "token-conservation", record)
+        c.save()
+    monkeypatch.setattr(R, "_spacer_one", attempt)
+    before = json.loads(gzip.decompress(seed.read_bytes()))
+    assert len(before[digest]["spacer"]) > 1
+    R.spacer_records(["assassinate-leaders"])
+    after = json.loads(gzip.decompress(seed.read_bytes()))
+    assert after[digest] == dict(before[digest], spacer={"token-conservation": record})
+    assert {k: e for k, e in after.items() if k != digest} == {k: e for k, e in before.items() if k != digest}

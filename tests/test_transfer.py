@@ -35,15 +35,16 @@ def test_a_lemma_over_a_slot_the_model_lacks_is_dropped():
     assert [n for n, _ in kept] == ["ok"]
 
 
-def armed(top: int = 3):
-    """tests/test_infer.py's four-slot model, with the counter's bound `top` (3 there)."""
+def armed(top: int = 3, z_top: int = 3):
+    """tests/test_infer.py's four-slot model, with the counter's bound `top` (3 there) and the clock's
+    declared bound `z_top` (it only reaches 2)."""
     from model.domains import Bool, IntRange
     from model.game import GameModel
     from model.properties import always
     from model.rule import Rule
     from model.schema import Field, Schema
     sch = Schema((Field("armed", Bool()), Field("x", IntRange(0, top)), Field("y", IntRange(0, 1)),
-                  Field("z", IntRange(0, 3))))
+                  Field("z", IntRange(0, z_top))))
     rules = (Rule("inc", (), ~Var("armed") & (Var("x") < top), {("x", ()): Var("x") + 1}, ("T1",)),
              Rule("arm", (), ~Var("armed") & Var("x").eq(0), {("armed", ()): True}, ("T2",)),
              Rule("fire", (), Var("armed") & (Var("x") >= 1), {("y", ()): 1}, ("T3",)),
@@ -77,6 +78,28 @@ def test_a_model_one_bound_away_is_proved_from_the_stored_entry(tmp_path):
     kept, _, _ = stored.get(transition_digest(b))
     assert not {"x < 0", "w = 1"} & {n for n, _ in kept}
     assert stored.entries[transition_digest(b)]["declarations"] == {"bound:x": 4}
+
+
+def test_a_fast_path_transfer_stores_the_lemmas_and_the_hints_proved_with_them_without_a_cone(tmp_path,
+                                                                                               monkeypatch):
+    """The nearby entry's lemmas re-prove on the new model as they stand and a hint of the new model is
+    proved with them: the entry stored is those lemmas and the hint, with no cone computed (the lemmas were
+    trimmed on their own model; the cone took 15 of a 28 s cold `prove`, docs/lemmas.md)."""
+    import dataclasses
+    from checks.analyses import prove as P
+    a = armed()
+    assert prove(a, ["quiet"], samples=[a], cache=LemmaCache(tmp_path, use_seed=False),
+                 declarations={"bound:z": 3})[0].verdict == "proved"
+    b = dataclasses.replace(armed(z_top=4), hints=(("hint: y is 0 or 1", Var("y") <= Const(1)),))
+    monkeypatch.setattr(P, "cone", lambda *a, **k: pytest.fail("a cone was computed for a fast-path transfer"))
+    stats: dict = {}
+    [r] = prove(b, ["quiet"], samples=[b], cache=LemmaCache(tmp_path, use_seed=False), stats=stats,
+                declarations={"bound:z": 4})
+    inf = stats["inference"]
+    assert r.verdict == "proved" and inf["transferred_from"] == transition_digest(a), (r.detail, inf)
+    assert inf["states_mined"] == 0 and inf["transferred"] == inf["lemmas"], inf  # nothing explored: the fast path
+    kept, _, _ = LemmaCache(tmp_path, use_seed=False).get(transition_digest(b))
+    assert "hint: y is 0 or 1" in {n for n, _ in kept}
 
 
 def test_a_search_reports_its_progress_only_when_asked(tmp_path, capsys):

@@ -314,9 +314,10 @@ def _transferred(out: Inference, model, start: list, start_names, wanted, seed: 
     settled = settle(facts, left) if settle is not None and left else {}
     if any(n not in settled for n, _ in left):
         return False
-    out.settled, out.transferred = settled, len(start)
+    out.settled = settled
     _conclude(out, model, facts, names, [], [], np.zeros((0, len(model.schema)), dtype=np.int32), seed, rlimit,
               clock, ls)
+    out.transferred = len(out.lemmas)  # the hints proved with them count as on the mined path: no cone to trim
     return True
 
 
