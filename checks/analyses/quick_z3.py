@@ -140,8 +140,7 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
         out, counts = _stored_or_spacer(model, seed, rlimit, default_dir() if cache_dir == "default" else cache_dir,
                                         budget)
     if stats is not None:
-        stats.update({k: v for k, v in counts.items() if v or k not in ("timed_out", "permissions_left_to_prove")}
-                     | ({"warnings": told} if told else {}))
+        stats.update(counts | ({"warnings": told} if told else {}))
     return out, len(model.invariants)
 
 
@@ -197,9 +196,9 @@ def _stored_or_spacer(model, seed: int, rlimit: int, cache_dir, budget: CheckCon
         if r is not None:
             out.append(r)
     cache.save()
-    return out, {"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
-                 "cache": str(cache.path) if cache.path else None, "timed_out": timed_out,
-                 "permissions_left_to_prove": left}
+    return out, ({"certificates_rechecked": rechecked, "known_unknown_skipped": skipped, "shipped": shipped,
+                  "cache": str(cache.path) if cache.path else None}
+                 | ({"timed_out": timed_out} if timed_out else {}) | ({"permissions_left_to_prove": left} if left else {}))
 
 
 def proof_error(exc: BaseException, p) -> CheckResult:

@@ -114,7 +114,7 @@ def _entry_ok(k, v) -> bool:
 
 def _load(path: Path) -> dict:
     """The well-formed entries of a cache file; a damaged or missing file is an empty cache (the search runs)."""
-    return storefile.read_entries(path, FILE, _entry_ok)[0]
+    return storefile.read_entries(path, _entry_ok)[0]
 
 
 def _seed_entry(text: str, key: str) -> dict | None:
@@ -155,7 +155,7 @@ class LemmaCache:
         self.entries: dict[str, dict] = {}
         self._rebuild = False  # the file on disk is damaged: the next save writes a clean one
         if self.path is not None:
-            self.entries, problem = storefile.read_entries(self.path, FILE, _entry_ok)
+            self.entries, problem = storefile.read_entries(self.path, _entry_ok)
             if problem:  # the valid entries are used (each verified); a save writes a clean file
                 self._rebuild = True
                 warn(f"the proof store {self.path}: {problem}; "
@@ -191,6 +191,10 @@ class LemmaCache:
             entry = self.entries.get(key) if origin == "user" else self._from_seed(key)
             if entry is not None:
                 yield origin, entry
+
+    def _others(self, key: str) -> dict:
+        """The user's entry for `key` without prove's fields: check's records, which a change to the lemmas keeps."""
+        return {f: v for f, v in self.entries.get(key, {}).items() if f not in LEMMA_FIELDS}
 
     def _set(self, key: str, entry: dict | None) -> None:
         if entry:
@@ -235,14 +239,14 @@ class LemmaCache:
         the entry's other records stay."""
         warn(f"the proof store {SEED if origin == 'seed' else self.path}: {why}; it is not used")
         if origin == "user" and key in self.entries:
-            self._set(key, {f: v for f, v in self.entries[key].items() if f not in LEMMA_FIELDS})
+            self._set(key, self._others(key))
 
     def put(self, key: str, lemmas: list, invariants: list, certificates: dict | None = None,
             declarations: dict | None = None) -> None:
         """Store prove's part of an entry (check's records stay); `declarations`
         (checks/analyses/transfer.py) let a model with no entry of its own find this one as its nearest."""
-        entry: dict[str, object] = {f: v for f, v in self.entries.get(key, {}).items() if f not in LEMMA_FIELDS}
-        entry |= {"lemmas": [[t, to_data(e)] for t, e in lemmas], "invariants": list(invariants)}
+        entry: dict[str, object] = self._others(key) | {"lemmas": [[t, to_data(e)] for t, e in lemmas],
+                                                         "invariants": list(invariants)}
         if certificates:
             entry["certificates"] = dict(sorted(certificates.items()))
         if declarations:
@@ -264,9 +268,8 @@ class LemmaCache:
             return
         found = lemma_entry.get("certificates")
         merged = {**(found if isinstance(found, dict) else {}), **certificates}
-        mine = {f: v for f, v in self.entries.get(key, {}).items() if f not in LEMMA_FIELDS}
-        lemma_part = {f: v for f, v in lemma_entry.items() if f in LEMMA_FIELDS}
-        self._set(key, {**lemma_part, **mine, "certificates": dict(sorted(merged.items()))})
+        self._set(key, {f: v for f, v in lemma_entry.items() if f in LEMMA_FIELDS} | self._others(key)
+                  | {"certificates": dict(sorted(merged.items()))})
 
     def spacer_records(self, key: str, name: str) -> list:
         """[(origin, record)] of check's Spacer attempts on property `name` of the model `key`: the user's
@@ -285,7 +288,7 @@ class LemmaCache:
         if self.path is None or not (self._touched or self._rebuild):
             return
         mine = {k: self.entries.get(k) for k in self._touched}
-        merged, why = storefile.merge_into(self.path, mine, self._read, FILE, _entry_ok)
+        merged, why = storefile.merge_into(self.path, mine, self._read, _entry_ok)
         if merged is None:
             unwritable("the proof store", self.path.parent, why)
             return

@@ -29,7 +29,7 @@ MAX_BYTES = 64 << 20
 KEY = re.compile(r"[0-9a-f]{64}")  # a model's digest (sha256, hex)
 
 
-def read_entries(path: Path, name: str, entry_ok) -> tuple[dict, str | None]:
+def read_entries(path: Path, entry_ok) -> tuple[dict, str | None]:
     """(the valid entries, what is wrong with the file or None). A missing file is an empty store.
     `entry_ok(key, value)` says which entries are well formed."""
     try:
@@ -100,20 +100,19 @@ def _locked(path: Path):
         os.close(fd)
 
 
-def merge_into(path: Path, mine: dict, read: dict, name: str, entry_ok) -> tuple:
+def merge_into(path: Path, mine: dict, read: dict, entry_ok) -> tuple:
     """Merge this run's entries `mine` ({key: entry, or None when removed}; `read`: those keys' entries as
     this run read them) into the store file at `path` as it is now (`merge_entry`), under its lock,
-    atomically; a damaged file is kept aside as `<name>.corrupt`. (the merged entries, None), or
+    atomically; a damaged file is kept aside as `<file>.corrupt`. (the merged entries, None), or
     (None, why) when the place cannot be written (that only costs time on the next run: NOTE(read-only)
     in checks/engines/cachedirs.py)."""
-    merged = None
-    why = None
+    merged, why = None, None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(path.with_name(name + ".lock")):
-            current, problem = read_entries(path, name, entry_ok)
+        with _locked(path.with_name(path.name + ".lock")):
+            current, problem = read_entries(path, entry_ok)
             if problem and path.exists() and not current:
-                os.replace(path, path.with_name(name + ".corrupt"))  # kept, not lost
+                os.replace(path, path.with_name(path.name + ".corrupt"))  # kept, not lost
             merged = dict(current)
             for k, entry in sorted(mine.items()):
                 out = merge_entry(read.get(k), entry, current.get(k))
