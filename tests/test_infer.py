@@ -243,6 +243,30 @@ def test_every_query_of_an_inference_is_bounded_by_its_timeout(monkeypatch):
     assert asked and all(ms is not None and ms <= 60_000 for ms in asked), asked
 
 
+def test_pruning_drops_what_breaks_induction_and_renumbers_the_rest():
+    """`LemmaSolver.prune` (a transfer's fast path): a lemma false in the initial state and one a step breaks
+    are dropped, the rest is left inductive with its base case, and the solver's later questions (cores)
+    are asked about what is left, numbered again. A budget too small for one query says why, never "holds"."""
+    from checks.engines.houdini import LemmaSolver
+    from model.expr import Var
+    from tests.toys import counter_model
+    lemmas = [("x >= 1", Var("x") >= 1), ("x <= 3", Var("x") <= 3), ("x <= 2", Var("x") <= 2),
+              ("done => x = 3", ~Var("done") | Var("x").eq(3))]
+    ls = LemmaSolver(counter_model(limit=3), lemmas)
+    assert ls.prune(10 ** 9) is None
+    assert [n for n, _ in ls.lemmas] == ["x <= 3", "done => x = 3"]
+    assert ls.confirm() is None  # the same conjunction, re-checked from its base case
+    core = ls.used(Var("done") | (Var("x") <= 3))
+    assert core is not None and all(0 <= i < 2 for i in core)
+    starved = LemmaSolver(counter_model(limit=3), lemmas)
+    assert starved.prune(1) is not None
+    # `extend`: lemmas added to a verified conjunction are re-checked (their step, everything assumed).
+    assert ls.extend([("x <= 2 or done", (Var("x") <= 2) | Var("done"))]) is not None
+    grown = LemmaSolver(counter_model(limit=3), lemmas[1:2])
+    assert grown.confirm() is None and grown.extend([("x <= 4", Var("x") <= 4)]) is None
+    assert grown.extend([("x >= 1", Var("x") >= 1)]) == "base case: sat"
+
+
 def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     """`cone`: of the survivors, the lemmas the proved invariant's step needs, closed under their own
     steps' needs; that set alone re-proves the invariant, and it is what `prove` stores."""

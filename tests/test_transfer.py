@@ -102,6 +102,27 @@ def test_a_fast_path_transfer_stores_the_lemmas_and_the_hints_proved_with_them_w
     assert "hint: y is 0 or 1" in {n for n, _ in kept}
 
 
+def test_transferred_lemmas_that_fail_here_are_pruned_without_exploring(tmp_path):
+    """The counter's bound 3 -> 4: of the nearby entry's lemmas, `x <= 3` held there (the counter stopped at 3)
+    but a step breaks it here, and `z >= 1` is false in the initial state. Both are dropped through the
+    monolithic encoding, counterexample by counterexample (the fast path, docs/lemmas.md); what is left proves
+    `quiet` with nothing explored or mined, and the entry stored for the new model lacks both."""
+    a, b = armed(3), armed(4)
+    c = LemmaCache(tmp_path, use_seed=False)
+    lemmas = [("armed => x <= 0", ~Var("armed") | (Var("x") <= Const(0))), ("x <= 3", Var("x") <= Const(3)),
+              ("z >= 1", Var("z") >= Const(1)), ("z <= 2", Var("z") <= Const(2))]
+    c.put(transition_digest(a), lemmas, ["quiet"], declarations={"bound:x": 3})
+    c.save()
+    stats: dict = {}
+    [r] = prove(b, ["quiet"], samples=[b], cache=LemmaCache(tmp_path, use_seed=False), stats=stats,
+                declarations={"bound:x": 4})
+    inf = stats["inference"]
+    assert r.verdict == "proved" and inf["transferred_from"] == transition_digest(a), (r.detail, inf)
+    assert inf["states_mined"] == 0 and inf["houdini_runs"] == [], inf
+    kept, names, _ = LemmaCache(tmp_path, use_seed=False).get(transition_digest(b))
+    assert {n for n, _ in kept} == {"armed => x <= 0", "z <= 2"} and names == ["quiet"]
+
+
 def test_a_search_reports_its_progress_only_when_asked(tmp_path, capsys):
     """Progress lines (round, candidates, properties left) go to the callback the pipeline passes when
     stderr is a terminal; without one, a search prints nothing."""

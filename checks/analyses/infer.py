@@ -72,6 +72,9 @@ GOALS = 32             # at most this many dropped candidates become the next ro
 # queries, 9.1 M units, 8.3 s), a blocking round's failure queries about 0.5 M. The budgets are about
 # what the old wall-clock ones (360 s per Houdini run, 300 s of blocking rounds) gave an idle core.
 HOUDINI_SPEND = 1_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
+# Resource units for pruning a nearby entry's lemmas through the monolithic encoding (a transfer's fast
+# path): the 20 random proposals of seeds 0 and 1 needed 1 to 12 queries of 12 to 23 M units each.
+PRUNE_SPEND = 250_000_000
 BLOCK_SPEND = 400_000_000      # resource units of all blocking rounds together (queries and Houdini)
 
 
@@ -182,11 +185,9 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
     `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
-    (checks/analyses/transfer.py), offered first; the mined candidates then go only after what they
-    leave (with the survivors as facts), and the presence round is skipped. `start_names`: the
-    properties that entry proved. When those lemmas and properties are inductive as they stand and
-    `settle` proves the rest, nothing is explored or mined (`_transferred`); otherwise `more`
-    (lemmas of other nearby entries) join them as candidates.
+    (checks/analyses/transfer.py), and `start_names` the properties it proved, go first (`_transferred`);
+    the mined candidates go only after what they leave, and the presence round is skipped. `more`:
+    lemmas of other nearby entries, offered if something is left.
     Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
     given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
@@ -196,8 +197,10 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     sch = model.schema
     if clock.out() or (timeout is not None and timeout <= 0):
         return _cut(out, t0)
+    carried = None  # after a transfer: the solver that re-proved the nearby entry's lemmas it kept (its `lemmas`)
     if start is not None:
-        if _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle):
+        done, carried = _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle)
+        if done:
             return _cut(out, t0) if clock.out() else _done(out, t0, None)
         out.seconds["fast path"] = time.perf_counter() - t0  # its re-check and Spacer: not the exploration's
     X, used = state_table(samples, sch, max_states, seed)
@@ -220,24 +223,24 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
-    first = cands if start is None else _true_on(sch, X, list(start) + list(more))
-    h = _houdini(out, model, invs + _offered(model, first), seed, rlimit, clock, HOUDINI_SPEND)
+    kept = list(carried.lemmas) if carried is not None else []
+    first = cands if start is None else _true_on(sch, X, list(start) + list(more), kept)
+    h = _houdini(out, model, _offered(model, invs, first, kept), seed, rlimit, clock, HOUDINI_SPEND, kept)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
         return _done(out, t0, t2)
     names = {n for n, _ in invs}
-    facts = h.survivors
-    left = [iv for iv in invs if iv[0] not in {n for n, _ in facts} and (wanted is None or iv[0] in wanted)]
+    facts = kept + h.survivors
+    proved_so_far = {n for n, _ in facts} | set(out.settled)  # settled: by the fast path's Spacer
+    left = [iv for iv in invs if iv[0] not in proved_so_far and (wanted is None or iv[0] in wanted)]
     _say(out, "first Houdini run done", left)
     if start is not None:
-        out.transferred = len(h.survivors) - (len(invs) - len(left))
+        out.transferred = sum(n not in names for n, _ in facts)
         facts, left = _after_transfer(out, model, mined_now, facts, left, seed, rlimit, clock, settle)
         cands = first + (mined[0] if mined else [])
         out.candidates = len(cands)
     elif left and not clock.out():
-        tp = time.perf_counter()
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
-        out.seconds["presence"] = time.perf_counter() - tp
     if start is None:
         # A cheaper engine first (Spacer with the facts assumed): blocking rounds are the search's
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
@@ -250,11 +253,16 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     if out.cut or clock.out():
         return _cut(out, t0)
     t3 = time.perf_counter()
-    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock)
+    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock,
+              _extended(carried, facts[len(kept):], clock))
     out.seconds["check"] = time.perf_counter() - t3
-    if clock.out():
-        return _cut(out, t0)
-    return _done(out, t0, None)
+    return _cut(out, t0) if clock.out() else _done(out, t0, None)
+
+
+def _extended(carried: LemmaSolver | None, new: list, clock) -> LemmaSolver | None:
+    """The fast path's solver with the lemmas added since (`LemmaSolver.extend`: only their step is re-checked);
+    None when there is none or they do not re-check there (`_conclude` then re-checks the whole conjunction)."""
+    return carried if carried is not None and carried.extend(new, clock.rest()) is None else None
 
 
 def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock,
@@ -298,27 +306,27 @@ def _cut(out: Inference, t0: float) -> Inference:
 
 
 def _transferred(out: Inference, model, start: list, start_names, wanted, seed: int, rlimit: int, clock,
-                 settle) -> bool:
-    """The fast path of a transfer: the nearby entry's lemmas and properties, re-proved on this model
-    as they stand (one base and one step query, the final re-check's), and `settle` (its certificates,
-    Spacer) for the other properties. True when that proves every property wanted (`out` is then the
-    result); False sends the caller down the mined path (exploration, Houdini, the rounds)."""
+                 settle) -> tuple[bool, LemmaSolver | None]:
+    """The fast path of a transfer: the nearby entry's lemmas and properties and the model's hints, re-proved
+    through the monolithic encoding with what fails here dropped (`LemmaSolver.prune`), then `settle` (its
+    certificates, Spacer) for the other properties. (True, _) when that proves every property wanted (`out`
+    is the result); else (False, the solver whose `lemmas` are the facts kept, None if the pruning did not
+    end) for the mined path, `out.settled` keeping what Spacer proved with those facts assumed."""
     props = {p.name: p.predicate for p in model.invariants}
     facts = list(start) + [(n, props[n]) for n in start_names if n in props]
-    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.rest())
+    ls, why = verified_lemmas(model, facts + _new_hints(model, facts), seed, rlimit, clock.rest(), prune=PRUNE_SPEND)
     if why is not None or clock.out():
-        return False
-    facts = with_hints(model, facts, ls, seed, rlimit, clock)
-    names = {n for n in start_names if n in props}
+        return False, None
+    names = {n for n, _ in ls.lemmas if n in props and n in start_names}
+    facts = list(ls.lemmas)
     left = [(n, e) for n, e in props.items() if n not in names and (wanted is None or n in wanted)]
-    settled = settle(facts, left) if settle is not None and left else {}
-    if any(n not in settled for n, _ in left):
-        return False
-    out.settled = settled
+    out.settled = settle(facts, left) if settle is not None and left else {}
+    if any(n not in out.settled for n, _ in left):
+        return False, ls
     _conclude(out, model, facts, names, [], [], np.zeros((0, len(model.schema)), dtype=np.int32), seed, rlimit,
               clock, ls)
     out.transferred = len(out.lemmas)  # the hints proved with them count as on the mined path: no cone to trim
-    return True
+    return True, ls
 
 
 # NOTE(hints): a game may offer candidate lemmas of its own (`GameModel.hints`: facts its author knows hold
@@ -333,35 +341,35 @@ def _new_hints(model, known: list) -> list:
     return [(n, e) for n, e in model.hints if n not in names]
 
 
-def _offered(model, cands: list) -> list:
-    """The first Houdini run's candidates ([(text, Expr)]): `cands` (mined or transferred) and the hints."""
-    offer = [(c.text, c.expr) for c in cands]
-    return offer + _new_hints(model, offer)
+def _offered(model, invs: list, cands: list, facts: list) -> list:
+    """The first Houdini run's candidates ([(text, Expr)]): the invariants `invs`, `cands` (mined or
+    transferred) and the hints, each unless among the `facts`."""
+    known = {n for n, _ in facts}
+    offer = [iv for iv in invs if iv[0] not in known] + [(c.text, c.expr) for c in cands]
+    return offer + _new_hints(model, offer + facts)
 
 
 def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, clock) -> list:
     """`facts` (an inductive conjunction, already re-checked by `ls`) and the hints Houdini proves with them
-    assumed. Each kept hint is added to `ls` and its step re-checked there (one query each, every fact and hint
-    assumed), so `ls` answers for the larger conjunction without re-checking the whole of it again.
-    """
+    assumed, added to `ls` and re-checked there (`LemmaSolver.extend`: their step, everything assumed)."""
     offer = _new_hints(model, facts)
     if not offer or clock.out():
         return facts
     h = houdini(model, offer, seed, rlimit, clock.rest(), facts=facts)
     if h.verdict != "proved" or not h.survivors:
         return facts
-    ls.add(h.survivors)
-    for name, e in h.survivors:
-        if not ls.holds_next(e, clock.rest()):  # Houdini and the monolithic encoding disagree: a tool bug
-            raise RuntimeError(f"the hint {name!r}, kept by Houdini, does not re-check through the whole "
-                               f"transition relation")
+    why = ls.extend(h.survivors, clock.rest())
+    if why is not None and not clock.out():  # Houdini and the monolithic encoding disagree: a tool bug
+        raise RuntimeError(f"the hints {[n for n, _ in h.survivors]}, kept by Houdini, do not re-check through the "
+                           f"whole transition relation ({why})")
     return facts + h.survivors
 
 
-def _true_on(schema, X, lemmas: list) -> list:
-    """Transferred lemmas as candidates: those true on every mined state of this model (the others
-    are not invariants here, and Houdini would drop them one counterexample at a time)."""
-    cands = [Candidate(t, e, frozenset()) for t, e in lemmas]
+def _true_on(schema, X, lemmas: list, facts: list) -> list:
+    """Transferred lemmas as candidates: those not among the `facts` and true on every mined state of this
+    model (the others are not invariants here, and Houdini would drop them one counterexample at a time)."""
+    known = {n for n, _ in facts}
+    cands = [Candidate(t, e, frozenset()) for t, e in lemmas if t not in known]
     if not cands or not len(X):
         return cands
     ok = compile_table(schema, [c.expr for c in cands])(X).all(axis=1)
@@ -411,15 +419,17 @@ def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list
     """Two-literal presence candidates (checks/analyses/presence.py) aimed at the slots the goals
     left read (a step property's pre- and post-state), offered with those goals to Houdini with
     `facts` assumed. Returns the facts and the goals left after it."""
+    t0 = time.perf_counter()
     props = {p.name: p for p in model.invariants}
     sch = model.schema
     near = frozenset().union(*[slots_read(props[n].step if props[n].step is not None else e, sch) for n, e in left])
     cands = presence(miner, near, sch.slot(model.dispatch) if model.dispatch else None, {n for n, _ in facts})
-    if not cands:
-        return facts, left
     out.candidates += len(cands)
     out.presence = len(cands)
-    return _offer(out, model, [(c.text, c.expr) for c in cands], facts, left, seed, rlimit, clock)
+    offer = [(c.text, c.expr) for c in cands]
+    got = _offer(out, model, offer, facts, left, seed, rlimit, clock) if cands else (facts, left)
+    out.seconds["presence"] = time.perf_counter() - t0
+    return got
 
 
 def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
@@ -456,12 +466,10 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     invariants = [n for n in invariants if n in props]
     facts = list(lemmas) + [(n, props[n]) for n in invariants]
     clock = Clock(timeout)
-    ls = None
-    if _new_hints(model, facts):  # the stored entry first, as it stands: a hint never rescues a wrong entry
-        ls, why = verified_lemmas(model, facts, seed, rlimit, clock.rest())
-        if why is not None:
-            return None
-        facts = with_hints(model, facts, ls, seed, rlimit, clock)
+    ls, why = verified_lemmas(model, facts, seed, rlimit, clock.rest())  # as it stands: a hint never rescues it
+    if why is not None:
+        return None
+    facts = with_hints(model, facts, ls, seed, rlimit, clock)
     out = Inference("unknown", reason="stored lemmas")
     # The properties the entry does not prove get their induction failure (the state pair) as after
     # a search; no mined table here, so whether the pre-state is reachable is not looked up.

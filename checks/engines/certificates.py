@@ -148,14 +148,17 @@ def lemma_problem(schema, e, depth: int = 0) -> str | None:
     return f"{type(e).__name__} is not a current-state expression"
 
 
-def verified_lemmas(model, facts: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None):
+def verified_lemmas(model, facts: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
+                    prune: int = 0):
     """(LemmaSolver, None) when `facts` ([(name, Expr)]) are current-state expressions whose
     conjunction is inductive with its base case (Init => L, L /\\ T => L'); else (None, why not).
-    The solver answers the later questions about the same conjunction (cores, failures)."""
+    The solver answers the later questions about the same conjunction (cores, failures). `prune`: the
+    resource units to spend on dropping the facts that keep the conjunction from being inductive
+    (`LemmaSolver.prune`; 0: none); the solver's `lemmas` are then the facts kept."""
     for n, e in facts:
         why = lemma_problem(model.schema, e)
         if why:
             return None, f"lemma {str(n)[:60]!r}: {why}"
     ls = LemmaSolver(model, facts, seed, rlimit)
-    why = ls.confirm(timeout)
+    why = ls.prune(prune, timeout) if prune else ls.confirm(timeout)
     return (ls, None) if why is None else (None, why)

@@ -88,13 +88,14 @@ class _Table:
 
 def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
             budget: int = CLOSURE_BUDGET, facts: Sequence = (), spend: int = 0,
-            queries: int = MAX_QUERIES, progress=None) -> HoudiniOutcome:
+            queries: int = MAX_QUERIES, progress=None, whole: "LemmaSolver | None" = None) -> HoudiniOutcome:
     """The largest subset of `candidates` ([(name, Expr)]) whose conjunction is inductive on `model`
     relative to `facts` ([(name, Expr)], an inductive conjunction proved before, e.g. an earlier
     round's survivors: assumed in every pre-state, never re-checked). `rlimit`: each query's resource
     limit; `spend`: all queries' together (0: none); `queries`: at most this many; `timeout`: seconds
     of the user's overall cap (a run it stops is `cut`). `progress(line)`: every 100 queries, how many
-    candidates are left."""
+    candidates are left. `whole`: a LemmaSolver whose lemmas are the candidates, asked about the whole
+    transition relation whatever their number (`LemmaSolver.prune`)."""
     clock = Clock(timeout)
     out = HoudiniOutcome("unknown", [])
     exprs = [e for _, e in candidates]
@@ -106,9 +107,12 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
         for i in np.flatnonzero(alive & ~ok):
             out.dropped[candidates[i][0]] = "initial state"
         alive &= ok
-    whole = alive.sum() <= WHOLE
-    q = (_Whole if whole else _Queries)(model, exprs, alive, seed, rlimit, [e for _, e in facts])
-    cm = CompiledModel.build(model)
+    fx = [e for _, e in facts]
+    if whole is not None or alive.sum() <= WHOLE:
+        q: _Queries | _Whole = _Whole(whole or LemmaSolver(model, candidates, seed, rlimit), alive, fx)
+    else:
+        q = _Queries(model, exprs, alive, seed, rlimit, fx)
+    cm: list = []  # the model's generated successors, built at the first counterexample
     start = spent(q.solver)
     while True:
         left = clock.left()
@@ -121,7 +125,7 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
         out.rounds += 1
         if progress is not None and out.rounds % 100 == 0:
             progress(f"prove: Houdini query {out.rounds}: {int(alive.sum()):,} candidates left")
-        q.limit(rlimit, spend - out.rlimit if spend else 0)
+        _limit(q.solver, rlimit, spend - out.rlimit if spend else 0)
         r = q.check(alive, left)
         out.rlimit = spent(q.solver) - start
         if r is None:
@@ -138,7 +142,8 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
         if q.spurious(pre, table, alive):
             continue  # the pre-state breaks a candidate the query left out: asked again with it
         out.ctis += 1
-        broken = closure(cm, table, alive, pre, post, budget)
+        cm = cm or [CompiledModel.build(model)]
+        broken = closure(cm[0], table, alive, pre, post, budget)
         if not broken.any():
             out.reason = "a counterexample to induction that breaks no candidate (encoding disagreement)"
             break
@@ -196,9 +201,6 @@ class _Queries:
         self.core: dict = {}      # action -> candidates its last unsat answer used
         self.pending = list(range(len(model.actions)))
         self.n: int | None = None  # the action last asked about
-
-    def limit(self, rlimit: int, rest: int) -> None:
-        _limit(self.solver, rlimit, rest)
 
     def _arm(self, n: int) -> None:
         enc, s = self.enc, self.solver
@@ -266,42 +268,33 @@ class _Queries:
 
 
 class _Whole:
-    """One incremental solver asked about the whole transition relation at once: some alive candidate
-    fails at step 1. Fewer, larger queries: the better trade for a small set of candidates."""
+    """One incremental solver (a LemmaSolver's, its lemmas the candidates) asked about the whole transition
+    relation at once: some alive candidate fails at step 1. Fewer, larger queries: the better trade for a
+    small set of candidates, and for a large one that few counterexamples break (a transferred lemma set)."""
 
-    def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: Sequence = ()):
-        self.model = model
-        self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
-        ctx = enc.ctx
-        self.solver = s = z3.SolverFor("QF_LIA", ctx=ctx)
-        s.set("random_seed", seed)
-        if rlimit:
-            s.set("rlimit", rlimit)
-        s.add(enc.domain(0), enc.trans(0), enc.domain(1))
+    def __init__(self, ls: "LemmaSolver", alive, facts: Sequence = ()):
+        self.ls, self.solver, self.hold = ls, ls.solver, ls.lits
+        enc, ctx, s = ls.enc, ls.enc.ctx, ls.solver
         for e in facts:
             s.add(enc.as_bool(enc.translate(e, 0)))
-        self.hold = [z3.Bool(f"hold#{i}", ctx) for i in range(len(exprs))]
-        self.fail = [z3.Bool(f"fail#{i}", ctx) for i in range(len(exprs))]
-        fails = []
-        for i in np.flatnonzero(alive):
-            s.add(z3.Implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
-            fails.append(z3.And(self.fail[i], z3.Not(enc.as_bool(enc.translate(exprs[i], 1)))))
-        self.goal = z3.Bool("goal", ctx)
-        s.add(z3.Implies(self.goal, _or(ctx, fails)))
-
-    def limit(self, rlimit: int, rest: int) -> None:
-        _limit(self.solver, rlimit, rest)
+        self.fail = [z3.Bool(f"fail#{ls._n}#{i}", ctx) for i in range(len(ls.lits))]
+        fails = _or(ctx, [z3.And(self.fail[i], z3.Not(ls.at0[i])) for i in np.flatnonzero(alive)])
+        # At step 1 by one substitution of the whole disjunction: measured faster to build, and to solve, than
+        # each lemma translated at step 1 again (docs/lemmas.md).
+        self.goal = ls._goal(z3.substitute(fails, *zip(enc.state(0), enc.state(1))))
 
     def check(self, alive, left: float | None):
         if left is not None:
             self.solver.set("timeout", max(1, int(left * 1000)))
-        return decide(self.solver, self.goal, *[self.hold[i] for i in np.flatnonzero(alive)])
+        # The alive candidates' `fail` literals are assumed too (a dropped one's is false for good): the goal is
+        # then a plain disjunction, which Z3 was measured to decide in about 60% of the time it takes when
+        # it may choose which of them to set (docs/lemmas.md).
+        on = np.flatnonzero(alive)
+        return decide(self.solver, self.goal, *[self.hold[i] for i in on], *[self.fail[i] for i in on])
 
     def counterexample(self) -> tuple:
-        m = self.solver.model()
-        enc = self.enc
-        act = self.model.actions[m.eval(enc.act(0), model_completion=True).as_long()].label
-        return enc.read_state(m, 0), enc.read_state(m, 1), act
+        pre, act, post = self.ls.step_read()
+        return pre, post, act
 
     def spurious(self, pre, table, alive) -> bool:
         return False  # every alive candidate is assumed
@@ -375,10 +368,11 @@ class LemmaSolver:
 
     def __init__(self, model: GameModel, lemmas: list, seed: int = 0, rlimit: int = 0):
         self.model = model
-        self.lemmas = list(lemmas)
+        self.lemmas: list = []
         self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
         self.solver = s = z3.SolverFor("QF_LIA", ctx=enc.ctx)
         s.set("random_seed", seed)
+        self.rlimit = rlimit
         if rlimit:
             s.set("rlimit", rlimit)
         s.add(enc.domain(0), enc.trans(0), enc.domain(1))
@@ -386,13 +380,11 @@ class LemmaSolver:
         self.at0: list = []
         self.index: dict = {}
         self._n = 0
-        self.add([])
+        self.add(list(lemmas))
 
     def add(self, lemmas: list) -> None:
         """More lemmas (under fresh literals, assumed by every later question)."""
         enc = self.enc
-        if not self.lits:
-            lemmas, self.lemmas = self.lemmas, []
         for name, e in lemmas:
             lit = z3.Bool(f"lemma#{len(self.lits)}", enc.ctx)
             self.index[lit.get_id()] = len(self.lits)
@@ -401,26 +393,55 @@ class LemmaSolver:
             self.lemmas.append((name, e))
             self.solver.add(z3.Implies(lit, self.at0[-1]))
 
+    def prune(self, spend: int, timeout: float | None = None) -> str | None:
+        """Houdini through this solver's monolithic encoding (`houdini(whole=self)`) within `spend` resource
+        units: the lemmas it drops are forgotten (the rest numbered again) and the rest's base case checked.
+        None when what is left is inductive (as after `confirm`: Houdini's last query is the step), else why not."""
+        clock = Clock(timeout)
+        h = houdini(self.model, self.lemmas, timeout=timeout, rlimit=self.rlimit, spend=spend, whole=self)
+        self.solver.set("rlimit", self.rlimit)  # 0: none, as before
+        if h.verdict != "proved":
+            return f"step: {h.reason}"
+        kept = {id(e) for _, e in h.survivors}
+        keep = [i for i, (_, e) in enumerate(self.lemmas) if id(e) in kept]
+        self.lits, self.at0, self.lemmas = ([xs[i] for i in keep] for xs in (self.lits, self.at0, self.lemmas))
+        self.index = {lit.get_id(): i for i, lit in enumerate(self.lits)}
+        return self._base(clock.rest())
+
+    def extend(self, lemmas: list, timeout: float | None = None) -> str | None:
+        """Add `lemmas` to the conjunction this solver has verified (`confirm`, `prune`) and re-check the
+        larger one (`confirm` from the first new lemma on). None when it is inductive, else why not."""
+        n = len(self.lits)
+        self.add(lemmas)
+        return self.confirm(timeout, since=n)
+
     def _goal(self, formula) -> z3.BoolRef:
         self._n += 1
         g = z3.Bool(f"goal#{self._n}", self.enc.ctx)
         self.solver.add(z3.Implies(g, formula))
         return g
 
-    def confirm(self, timeout: float | None = None) -> str | None:
-        """None when Init => L and L /\\ T => L' (both unsat); else why not."""
+    def confirm(self, timeout: float | None = None, since: int = 0) -> str | None:
+        """None when Init => L and L /\\ T => L' (both unsat); else why not. `since`: only the lemmas from that
+        index on are asked about at step 1 (the others' steps held with fewer lemmas assumed: `extend`)."""
+        why = self._base(timeout)
+        if why is not None or since == len(self.lits):
+            return why
+        self._limit(timeout)
         enc = self.enc
-        base = z3.SolverFor("QF_LIA", ctx=enc.ctx)
-        base.add(enc.init(0), enc.domain(0), z3.Not(z3.And(self.at0 or [z3.BoolVal(True, enc.ctx)])))
-        if timeout is not None:
-            base.set("timeout", max(1, int(timeout * 1000)))
-            self.solver.set("timeout", max(1, int(timeout * 1000)))
-        r = decide(base)
-        if r != z3.unsat:
-            return f"base case: {r}"
-        at1 = z3.substitute(_and(enc.ctx, self.at0), *zip(enc.state(0), enc.state(1)))
+        at1 = z3.substitute(_and(enc.ctx, self.at0[since:]), *zip(enc.state(0), enc.state(1)))
         r = decide(self.solver, self._goal(z3.Not(at1)), *self.lits)
         return None if r == z3.unsat else f"step: {r}"
+
+    def _base(self, timeout: float | None) -> str | None:
+        """None when Init => L (unsat), else why not."""
+        enc = self.enc
+        base = z3.SolverFor("QF_LIA", ctx=enc.ctx)
+        base.add(enc.init(0), enc.domain(0), z3.Not(_and(enc.ctx, self.at0)))
+        if timeout is not None:
+            base.set("timeout", max(1, int(timeout * 1000)))
+        r = decide(base)
+        return None if r == z3.unsat else f"base case: {r}"
 
     def _limit(self, left: float | None) -> None:
         """The next query's timeout: what is left of the caller's budget (None: leave it as it is). Every
@@ -429,45 +450,37 @@ class LemmaSolver:
         if left is not None:
             self.solver.set("timeout", max(1, int(left * 1000)))
 
+    def _step(self, c0, left: float | None):
+        """Is there a step from a state satisfying `c0` (a Z3 formula over the step-0 state) and every lemma
+        to one violating it? `left`: seconds of the budget left for the query."""
+        self._limit(left)
+        enc = self.enc
+        c1 = z3.substitute(c0, *zip(enc.state(0), enc.state(1)))
+        return decide(self.solver, self._goal(z3.And(c0, z3.Not(c1))), *self.lits)
+
     def used(self, predicate, left: float | None = None) -> list | None:
         """Indices of lemmas that the step P /\\ L /\\ T => P' uses (an unsat core), or None if it fails
         (or `left` seconds were not enough)."""
-        self._limit(left)
-        enc = self.enc
-        g = self._goal(z3.And(enc.as_bool(enc.translate(predicate, 0)),
-                              z3.Not(enc.as_bool(enc.translate(predicate, 1)))))
-        if decide(self.solver, g, *self.lits) != z3.unsat:
-            return None
-        return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
+        return self.used_by_certificate(self.enc.as_bool(self.enc.translate(predicate, 0)), left)
 
     def used_by_certificate(self, c0, left: float | None = None) -> list | None:
         """Indices of lemmas that the step of a Spacer certificate C (a Z3 formula over the step-0
         state: `checks.engines.certificates.state_formula` parses and checks the stored text) uses,
         C /\\ L /\\ T => C'; None if the step fails. `left`: seconds of the budget left for the query."""
-        self._limit(left)
-        enc = self.enc
-        c1 = z3.substitute(c0, *zip(enc.state(0), enc.state(1)))
-        if decide(self.solver, self._goal(z3.And(c0, z3.Not(c1))), *self.lits) != z3.unsat:
+        if self._step(c0, left) != z3.unsat:
             return None
         return sorted(self.index[c.get_id()] for c in self.solver.unsat_core() if c.get_id() in self.index)
-
-    def holds_next(self, predicate, left: float | None = None) -> bool:
-        """True when every step from a state satisfying every lemma reaches one satisfying `predicate`
-        (unsat); False when it may not or the solver could not say within `left` seconds."""
-        self._limit(left)
-        enc = self.enc
-        g = self._goal(z3.Not(enc.as_bool(enc.translate(predicate, 1))))
-        return decide(self.solver, g, *self.lits) == z3.unsat
 
     def failure(self, predicate, left: float | None = None):
         """(pre, action label, post): a step from a state satisfying P and every lemma to one violating
         P, or None (no such step, or the solver could not say within `left` seconds)."""
-        self._limit(left)
         enc = self.enc
-        g = self._goal(z3.And(enc.as_bool(enc.translate(predicate, 0)),
-                              z3.Not(enc.as_bool(enc.translate(predicate, 1)))))
-        if decide(self.solver, g, *self.lits) != z3.sat:
+        if self._step(enc.as_bool(enc.translate(predicate, 0)), left) != z3.sat:
             return None
-        m = self.solver.model()
+        return self.step_read()
+
+    def step_read(self) -> tuple:
+        """(pre, action label, post) of the solver's model after a sat answer."""
+        m, enc = self.solver.model(), self.enc
         act = self.model.actions[m.eval(enc.act(0), model_completion=True).as_long()].label
         return enc.read_state(m, 0), act, enc.read_state(m, 1)
