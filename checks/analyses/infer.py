@@ -73,7 +73,7 @@ GOALS = 32             # at most this many dropped candidates become the next ro
 # what the old wall-clock ones (360 s per Houdini run, 300 s of blocking rounds) gave an idle core.
 HOUDINI_SPEND = 1_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
 # Resource units for pruning a nearby entry's lemmas through the monolithic encoding (a transfer's fast
-# path): the 20 random proposals of seeds 0 and 1 needed 1 to 12 queries of 12 to 23 M units each.
+# path): 16 of the 20 random proposals of seeds 0 and 1 needed 1 to 11 queries, the last of 12 to 23 M units.
 PRUNE_SPEND = 250_000_000
 BLOCK_SPEND = 400_000_000      # resource units of all blocking rounds together (queries and Houdini)
 
