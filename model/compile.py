@@ -151,7 +151,7 @@ class CompiledModel:
     def build(cls, model: GameModel) -> "CompiledModel":
         schema = model.schema
         tables: dict = {}
-        bool_slots = {i for i, f in enumerate(schema.slot_fields) if f.domain.values[0] is False}
+        bool_slots = {i for i, f in enumerate(schema.slot_fields) if f.domain.least is False}
         lines = []
         for n, a in enumerate(model.actions):
             lines.append(f"def g{n}(s): return {to_source(a.guard, schema, tables)}")
@@ -243,8 +243,8 @@ class StateChecks:
     @classmethod
     def build(cls, model: GameModel) -> "StateChecks":
         schema = model.schema
-        ranges = [f"{f.domain.values[0]} <= s[{i}] <= {f.domain.values[-1]}"
-                  for i, f in enumerate(schema.slot_fields) if f.domain.values[0] is not False]
+        ranges = [f"{f.domain.least} <= s[{i}] <= {f.domain.greatest}"
+                  for i, f in enumerate(schema.slot_fields) if f.domain.least is not False]
         tables: dict = {}
         preds = [to_source(p.predicate, schema, tables) for p in model.invariants]
         ns: dict = dict(tables)

@@ -25,6 +25,8 @@ class Bool:
     def values(self) -> tuple:
         return (False, True)
 
+    least, greatest = False, True  # `values[0]` and `values[-1]` (NOTE(wide-range) on IntRange)
+
     def contains(self, v) -> bool:
         return v is True or v is False
 
@@ -48,6 +50,16 @@ class IntRange:
     def values(self) -> tuple:
         return tuple(range(self.lo, self.hi + 1))
 
+    # NOTE(wide-range): an unbounded model's public-ID range has a million values; `values` builds them all
+    # (3 ms each time), and building the schema asked for them once per slot. Ends are read here instead.
+    @property
+    def least(self) -> int:
+        return self.lo
+
+    @property
+    def greatest(self) -> int:
+        return self.hi
+
     def contains(self, v) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and self.lo <= v <= self.hi
 
@@ -69,6 +81,14 @@ class Enum:
     @property
     def values(self) -> tuple:
         return tuple(range(len(self.labels)))
+
+    @property
+    def least(self) -> int:
+        return 0
+
+    @property
+    def greatest(self) -> int:
+        return len(self.labels) - 1
 
     def contains(self, v) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(self.labels)

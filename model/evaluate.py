@@ -62,7 +62,7 @@ def apply(a: GroundAction, s: State, schema: Schema) -> State:
     for name, idx, value in a.effects:
         slot = schema.slot(name, tuple(eval_expr(i, s, schema) for i in idx))
         v = eval_expr(value, s, schema)
-        out[slot] = bool(v) if isinstance(schema.slot_fields[slot].domain.values[0], bool) else v
+        out[slot] = bool(v) if schema.slot_is_bool[slot] else v
     return tuple(out)
 
 

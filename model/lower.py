@@ -224,12 +224,12 @@ class _Lowering:
                 return Lit(self.bind[s])
             lo, hi = sch.slot_range[s]
             if self.in_domain and lo == hi:
-                return Lit(sch.slot_fields[s].domain.values[0])
+                return Lit(sch.slot_fields[s].domain.least)
             return Read(s, Kind.BOOL if sch.slot_is_bool[s] else Kind.INT)
         field = sch.field(f)
         table = sch.slots_of(f)
         combos = list(itertools.product(*(d.values for d in field.dims)))
-        kind = Kind.BOOL if field.domain.values[0] is False else Kind.INT
+        kind = Kind.BOOL if field.domain.least is False else Kind.INT
         return Gather(f, tuple(tuple(d.values) for d in field.dims), tuple(table[c] for c in combos), index, kind)
 
     def junction(self, is_and: bool, xs: tuple) -> Low:

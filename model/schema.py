@@ -62,8 +62,8 @@ class Schema:
         object.__setattr__(self, "_slots", slots)
         object.__setattr__(self, "slot_names", tuple(names))
         object.__setattr__(self, "slot_fields", tuple(owners))
-        object.__setattr__(self, "slot_range", tuple((int(f.domain.values[0]), int(f.domain.values[-1])) for f in owners))
-        object.__setattr__(self, "slot_is_bool", tuple(f.domain.values[0] is False for f in owners))
+        object.__setattr__(self, "slot_range", tuple((int(f.domain.least), int(f.domain.greatest)) for f in owners))
+        object.__setattr__(self, "slot_is_bool", tuple(f.domain.least is False for f in owners))
 
     @property
     def by_name(self) -> dict:

@@ -124,7 +124,7 @@ def _plain(config: CheckConfig, max_states: int | None = None, engine: str | Non
 def state_matrix(ex, schema) -> np.ndarray:
     """The explored states as an (n, slots) integer matrix, from either engine's store (bools as 0/1):
     one byte per slot when every domain fits one, else int64, so that both engines give the same bytes."""
-    wide = any(int(f.domain.values[-1]) > 255 or int(f.domain.values[0]) < 0 for f in schema.slot_fields)
+    wide = any(int(f.domain.greatest) > 255 or int(f.domain.least) < 0 for f in schema.slot_fields)
     dtype = np.int64 if wide else np.uint8
     return ex.state_matrix(dtype)
 

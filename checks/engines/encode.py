@@ -12,7 +12,7 @@ import itertools
 import z3
 
 from checks.interrupt import INTERRUPTS
-from model.domains import Bool, IntRange
+from model.domains import Bool
 from model.expr import Add, And, Const, Div, Eq, Expr, Ite, Le, Lt, Not, Or, Param, Sub, Var
 from model.game import GameModel
 
@@ -35,9 +35,7 @@ def decide(solver, *assumptions):
 
 def domain_bounds(dom) -> tuple[int, int]:
     """Least and greatest value of a finite domain (without enumerating a wide IntRange)."""
-    if isinstance(dom, IntRange):
-        return dom.lo, dom.hi
-    return 0, len(dom.values) - 1
+    return int(dom.least), int(dom.greatest)
 
 
 class Encoder:

@@ -354,7 +354,7 @@ class _Search:
         self.is_fault = [a.rule.kind == "fault" for a in model.actions]
         self.wlist = [self.checks.witnesses.get(a) for a in range(len(model.actions))]
         self.beyond = None  # BeyondDomain, once a state leaves the domains
-        self.bools = frozenset(i for i, f in enumerate(model.schema.slot_fields) if f.domain.values[0] is False)
+        self.bools = frozenset(i for i, f in enumerate(model.schema.slot_fields) if f.domain.least is False)
 
     def typed(self, s: tuple) -> tuple:
         """`s` with its Bool slots as bools (NOTE(packed): they travel as 0/1 inside the search)."""

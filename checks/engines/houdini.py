@@ -75,9 +75,9 @@ class _Table:
         both = compile_table(sch, list(exprs) + list(facts))
         self.ev = lambda X: both(X)[:n]
         self.facts_ok = lambda X: both(X)[n:].all(axis=0)
-        self.lo = np.array([int(f.domain.values[0]) for f in sch.slot_fields], dtype=np.int64)
+        self.lo = np.array([int(f.domain.least) for f in sch.slot_fields], dtype=np.int64)
         top = np.iinfo(np.int64).max
-        self.hi = np.array([top if i in model.unbounded_slots else int(f.domain.values[-1])
+        self.hi = np.array([top if i in model.unbounded_slots else int(f.domain.greatest)
                             for i, f in enumerate(sch.slot_fields)], dtype=np.int64)
 
     def rows(self, states) -> np.ndarray:
