@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from model.expr import And, Const, Eq, Expr, Var, substitute
+from model.expr import And, Const, Eq, Expr, Var, children, substitute
 from model.game import GameModel
 from model.lower import CODE, Gather, Lit, Low, Op, Read, load, lower, render, slots_read
 from model.schema import Schema
@@ -26,7 +26,64 @@ def to_source(e: Expr, schema: Schema, tables: dict) -> str:
     >>> to_source(Var("b").eq(0) | (Var("x") + 1 < 3), sch, {})
     '((not s[1]) or ((s[0] + 1) < 3))'
     """
-    return python_source(lower(e, schema), tables)
+    return SOURCES.source(e, schema, tables)
+
+
+class SourceMemo:
+    """The Python source of each expression over each schema, shared by every model built in this process.
+
+    NOTE(source-memo): a seeded defect, a mutant or another profile shares almost every guard, effect and
+    invariant with the models built before it, and printing them (lowering, then the Python printer) was
+    45% of building a seeded defect's model and explicit engine (`python benchmarks/build.py`). The source
+    is a pure function of the expression and the schema; the lookup tables it reads (`T_<field>`, a read at
+    a state-dependent index) are kept with it and added to the caller's. Schemas are numbered by value
+    once per run of lookups over one schema object. Cleared when it holds `limit` entries.
+
+    >>> from model.domains import IntRange
+    >>> from model.schema import Field, Schema
+    >>> memo, sch = SourceMemo(), Schema((Field("x", IntRange(0, 3)),))
+    >>> memo.source(Var("x") + 1, sch, {}), memo.source(Var("x") + 1, Schema(sch.fields), {}), len(memo.sources)
+    ('(s[0] + 1)', '(s[0] + 1)', 1)
+    >>> memo.source(Const(1), sch, {}), memo.source(Const(True), sch, {}), len(memo.sources)
+    ('1', 'True', 3)
+    """
+
+    def __init__(self, limit: int = 200_000):
+        self.limit = limit
+        self.sources: dict = {}
+        self.schemas: dict = {}
+        self.last: tuple = (None, -1)  # (schema object, its number): most lookups repeat the last schema
+
+    def source(self, e: Expr, schema: Schema, tables: dict) -> str:
+        if self.last[0] is not schema:
+            self.last = (schema, self.schemas.setdefault(schema, len(self.schemas)))
+        # Const(True) == Const(1) (a dataclass compares its values), but they print differently, and an int slot
+        # must never be given True: the key says which constants are booleans.
+        key = (self.last[1], e, _boolean_constants(e))
+        hit = self.sources.get(key)
+        if hit is None:
+            if len(self.sources) >= self.limit:
+                self.sources.clear()
+            own: dict = {}
+            hit = self.sources[key] = (python_source(lower(e, schema), own), own)
+        for k, v in hit[1].items():
+            tables.setdefault(k, v)
+        return hit[0]
+
+
+SOURCES = SourceMemo()
+
+
+def _boolean_constants(e: Expr) -> tuple:
+    """Which of the constants in `e` are booleans, in an order fixed by the tree's shape."""
+    out, todo = [], [e]
+    while todo:
+        n = todo.pop()
+        if type(n) is Const:
+            out.append(type(n.value) is bool)
+        else:
+            todo.extend(children(n))
+    return tuple(out)
 
 
 def python_source(x: Low, tables: dict) -> str:

@@ -145,22 +145,6 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
     return Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run().state_matrix(np.int32)
 
 
-class _Spend:
-    """A budget of Z3 resource units shared by several solvers' queries (deterministic)."""
-
-    def __init__(self, units: int):
-        self.units = units
-
-    def left(self) -> int:
-        return max(0, self.units)
-
-    def out(self) -> bool:
-        return self.units <= 0
-
-    def charge(self, units: int) -> None:
-        self.units -= units
-
-
 def _say(out: "Inference", stage: str, left: list) -> None:
     """A progress line (`prove` on a terminal): the stage, the properties proved so far and left."""
     if out.progress is not None:
@@ -270,21 +254,22 @@ def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: lis
     """Step 5: up to `rounds` blocking rounds within `block_spend` resource units together. Returns
     the facts, the goals left and every candidate the rounds offered (by text)."""
     goals, known, pool = list(left), {n for n, _ in facts}, {}
-    budget = _Spend(block_spend)
+    units = block_spend  # Z3 resource units left to the rounds' queries together (deterministic)
     for out.rounds in range(1, rounds + 1):
-        if not left or budget.out() or clock.out():
+        if not left or units <= 0 or clock.out():
             break
-        _say(out, f"blocking round {out.rounds} ({budget.left():,} resource units left)", left)
-        new = _block(model, miner, facts, goals, known, seed, rlimit, clock, budget)
-        if not new or clock.out():
+        _say(out, f"blocking round {out.rounds} ({units:,} resource units left)", left)
+        new, used = _block(model, miner, facts, goals, known, seed, rlimit, clock, units)
+        units -= used
+        if not new or units <= 0 or clock.out():  # a Houdini run's spend of 0 would mean no limit
             break
         out.candidates += len(new)
         pool.update({c.text: c for c in new})
         # Every candidate found so far is offered again: one dropped in an earlier round may be
         # inductive together with what a later round found (Houdini's drops are relative to its set).
         offer = [(c.text, c.expr) for t, c in pool.items() if t not in known]
-        h = _houdini(out, model, left + offer, seed, rlimit, clock, budget.left(), facts)
-        budget.charge(h.rlimit)
+        h = _houdini(out, model, left + offer, seed, rlimit, clock, units, facts)
+        units -= h.rlimit
         if h.verdict != "proved":
             out.reason = f"Houdini (blocking round {out.rounds}): {h.reason}"
             break
@@ -485,23 +470,25 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
 
 
 def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int, rlimit: int, clock,
-           budget: _Spend, tries: int = 4) -> list:
+           units: int, tries: int = 4) -> tuple[list, int]:
     """Candidates that block the induction failures of `goals` (invariants left, and candidates an
     earlier round offered and Houdini dropped): one failure's pre-state at a time, generalised
     against the mined states (`templates.generalise`); each next failure is asked with the
     candidates found so far assumed (a guess Houdini then checks), so that the candidates for every
-    case (each stronghold, each faction ...) are offered together rather than one case per round."""
+    case (each stronghold, each faction ...) are offered together rather than one case per round. Returns the
+    candidates and the resource units the queries spent (at most `units` and one query more)."""
     ls = LemmaSolver(model, facts + goals, seed, rlimit)
     found: dict = {}
+    used = 0
     for _ in range(tries):
         grew = False
         for name, e in goals:
-            if clock.out() or budget.out():
-                return list(found.values())
-            ls.solver.set("rlimit", max(1, min(x for x in (rlimit, budget.left()) if x)))
+            if clock.out() or used >= units:
+                return list(found.values()), used
+            ls.solver.set("rlimit", max(1, min(x for x in (rlimit, units - used) if x)))
             before = spent(ls.solver)
             cti = ls.failure(e, clock.rest())
-            budget.charge(spent(ls.solver) - before)
+            used += spent(ls.solver) - before
             if cti is None:
                 continue
             action = model.action(cti[1])
@@ -516,7 +503,7 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
             grew = True
         if not grew:
             break
-    return list(found.values())
+    return list(found.values()), used
 
 
 def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock, ls=None) -> None:
