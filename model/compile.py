@@ -33,11 +33,12 @@ class SourceMemo:
     """The Python source of each expression over each schema, shared by every model built in this process.
 
     NOTE(source-memo): a seeded defect, a mutant or another profile shares almost every guard, effect and
-    invariant with the models built before it, and printing them (lowering, then the Python printer) was
-    45% of building a seeded defect's model and explicit engine (`python benchmarks/build.py`). The source
-    is a pure function of the expression and the schema; the lookup tables it reads (`T_<field>`, a read at
-    a state-dependent index) are kept with it and added to the caller's. Schemas are numbered by value
-    once per run of lookups over one schema object. Cleared when it holds `limit` entries.
+    invariant with the models built before it, and printing them again (lowering, then the Python printer) made
+    building 40 seeded defects' models and explicit engines 1.49 times slower (`python benchmarks/compile.py`,
+    docs/performance.md). The source is a pure function of the expression and the schema; the lookup tables
+    it reads (`T_<field>`, a read at a state-dependent index) are kept with it and added to the caller's.
+    Schemas are numbered by value once per run of lookups over one schema object. Cleared when it holds
+    `limit` entries.
 
     >>> from model.domains import IntRange
     >>> from model.schema import Field, Schema

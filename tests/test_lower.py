@@ -81,3 +81,40 @@ def test_python_and_or_return_booleans_as_the_rules_do():
     e = Add((And((Var("x"), Var("y"))), Const(1)))
     s = (3, 2, False, 0, 0, 0, 0, False, False, False)
     assert eval_expr(e, s, SCHEMA) == 2 and _python(e)(s) == 2
+
+
+def test_the_source_memo_hands_a_repeated_expression_its_tables_and_keeps_booleans_apart():
+    """NOTE(source-memo) in model/compile.py: a read at a state-dependent index printed for one model is handed to
+    the next with its lookup table (an equal schema, another object), and a boolean constant, equal to 1 in Python,
+    never gets an integer's source (an integer slot must not be written True)."""
+    from model.compile import SourceMemo
+    memo, e = SourceMemo(), Var("arr", (Var("i"),)) + 1
+    first, second = {}, {}
+    a, b = memo.source(e, SCHEMA, first), memo.source(e, Schema(SCHEMA.fields), second)
+    assert a == b and first and second == first and len(memo.sources) == 1
+    f = load(f"def f(s): return {b}", "<test>", dict(second))["f"]
+    assert [f(s) for s in STATES] == [eval_expr(e, s, SCHEMA) for s in STATES]
+    ints, bools = Ite(Var("b"), Const(1), Const(0)), Ite(Var("b"), Const(True), Const(False))
+    assert ints == bools  # equal as values: the memo must tell them apart itself
+    assert memo.source(ints, SCHEMA, {}) != memo.source(bools, SCHEMA, {})
+    assert "True" in memo.source(bools, SCHEMA, {}) and "True" not in memo.source(ints, SCHEMA, {})
+
+
+def test_an_unbounded_model_is_built_compiled_and_encoded_without_enumerating_its_wide_ranges(monkeypatch):
+    """NOTE(wide-range) in model/domains.py: the unbounded model's public IDs range over a million values, and the
+    schema, the lowering, the explicit compiler, Houdini's bounds and the Z3 encoder read only their ends."""
+    from checks.engines.encode import Encoder
+    from checks.engines.houdini import houdini
+    from model.compile import CompiledModel
+    from model.moritani.build import _build
+    plain = IntRange.values
+
+    def values(self):
+        assert self.hi - self.lo < 10_000, f"{self.lo}..{self.hi} enumerated"
+        return plain.fget(self)
+    monkeypatch.setattr(IntRange, "values", property(values))
+    model = _build(None, None, (), None, True, None)  # not the process's memo: built here, under the patch
+    assert max(hi for _, hi in model.schema.slot_range) >= 1_000_000
+    CompiledModel.build(model)
+    Encoder(model, unbounded_slots=model.unbounded_slots).trans(0)
+    assert houdini(model, [("turn is at least 1", Var("turn") >= 1)]).verdict in ("proved", "unknown")
