@@ -39,10 +39,14 @@ print(json.dumps({"builds": len(setups) - 1, "seconds": secs, "peak_mb": peak / 
 """
 
 
-def measure(setting: str, n: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, setting, str(n), str(ROOT / "scenarios" / "engines")],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
+def child_json(source: str, *args: str) -> dict:
+    """Run `source` in a fresh interpreter at the project's root with `args`; its JSON line on stdout."""
+    out = subprocess.run([sys.executable, "-c", source, *args], capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(out.stdout)
+
+
+def measure(setting: str, n: int) -> dict:
+    return child_json(CHILD, setting, str(n), str(ROOT / "scenarios" / "engines"))
 
 
 def main() -> None:

@@ -11,12 +11,9 @@ tests/test_defects.py build them.
 """
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from build import child_json  # benchmarks/build.py: this script runs as `python benchmarks/compile.py`
 
 CHILD = r"""
 import json, sys, time
@@ -45,9 +42,7 @@ print(json.dumps({"models": n, "seconds": time.perf_counter() - t0}))
 
 
 def measure(setting: str, n: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, setting, str(n)], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    return json.loads(out.stdout)
+    return child_json(CHILD, setting, str(n))
 
 
 def main() -> None:

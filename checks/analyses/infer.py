@@ -208,8 +208,9 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
     t2 = time.perf_counter()
     kept = list(carried.lemmas) if carried is not None else []
-    first = cands if start is None else _true_on(sch, X, list(start) + list(more), kept)
-    h = _houdini(out, model, _offered(model, invs, first, kept), seed, rlimit, clock, HOUDINI_SPEND, kept)
+    known = {n for n, _ in kept}
+    first = cands if start is None else _true_on(sch, X, list(start) + list(more), known)
+    h = _houdini(out, model, _offered(model, invs, first, kept, known), seed, rlimit, clock, HOUDINI_SPEND, kept)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
         return _done(out, t0, t2)
@@ -326,10 +327,9 @@ def _new_hints(model, known: list) -> list:
     return [(n, e) for n, e in model.hints if n not in names]
 
 
-def _offered(model, invs: list, cands: list, facts: list) -> list:
+def _offered(model, invs: list, cands: list, facts: list, known: set) -> list:
     """The first Houdini run's candidates ([(text, Expr)]): the invariants `invs`, `cands` (mined or
-    transferred) and the hints, each unless among the `facts`."""
-    known = {n for n, _ in facts}
+    transferred) and the hints, each unless among the `facts` (`known`: their names)."""
     offer = [iv for iv in invs if iv[0] not in known] + [(c.text, c.expr) for c in cands]
     return offer + _new_hints(model, offer + facts)
 
@@ -350,10 +350,9 @@ def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, cloc
     return facts + h.survivors
 
 
-def _true_on(schema, X, lemmas: list, facts: list) -> list:
-    """Transferred lemmas as candidates: those not among the `facts` and true on every mined state of this
-    model (the others are not invariants here, and Houdini would drop them one counterexample at a time)."""
-    known = {n for n, _ in facts}
+def _true_on(schema, X, lemmas: list, known: set) -> list:
+    """Transferred lemmas as candidates: those not named in `known` (the facts) and true on every mined state of
+    this model (the others are not invariants here, and Houdini would drop them one counterexample at a time)."""
     cands = [Candidate(t, e, frozenset()) for t, e in lemmas if t not in known]
     if not cands or not len(X):
         return cands

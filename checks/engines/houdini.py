@@ -402,8 +402,8 @@ class LemmaSolver:
         self.solver.set("rlimit", self.rlimit)  # 0: none, as before
         if h.verdict != "proved":
             return f"step: {h.reason}"
-        kept = {id(e) for _, e in h.survivors}
-        keep = [i for i, (_, e) in enumerate(self.lemmas) if id(e) in kept]
+        kept = {id(pair) for pair in h.survivors}  # Houdini's survivors are the very pairs it was given
+        keep = [i for i, pair in enumerate(self.lemmas) if id(pair) in kept]
         self.lits, self.at0, self.lemmas = ([xs[i] for i in keep] for xs in (self.lits, self.at0, self.lemmas))
         self.index = {lit.get_id(): i for i, lit in enumerate(self.lits)}
         return self._base(clock.rest())
