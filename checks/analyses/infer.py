@@ -121,15 +121,8 @@ class Inference:
 def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
     """Reachable states of `models` (each explored under `max_states`) as rows over `schema`'s slots;
     models whose slots differ from the schema's are skipped. Returns (rows, models used)."""
-    rows, used = [], 0
-    for m in models:
-        if m.schema.slot_names != schema.slot_names:
-            continue
-        rows.append(_explore(m, max_states, seed))
-        used += 1
-    if not rows:
-        return np.zeros((0, len(schema)), dtype=np.int32), 0
-    return np.concatenate(rows), used
+    rows = [_explore(m, max_states, seed) for m in models if m.schema.slot_names == schema.slot_names]
+    return (np.concatenate(rows), len(rows)) if rows else (np.zeros((0, len(schema)), dtype=np.int32), 0)
 
 
 def _explore(model, max_states: int, seed: int) -> np.ndarray:
@@ -373,8 +366,7 @@ def _after_transfer(out: Inference, model, mined, facts: list, left: list, seed:
     offer = [(c.text, c.expr) for c in mined() if c.text not in known]
     if not offer:
         return facts, left
-    more, left = _offer(out, model, offer, facts, left, seed, rlimit, clock)
-    return more, left if more is facts else _settled(out, settle, more, left, clock)
+    return _offer(out, model, offer, facts, left, seed, rlimit, clock, settle)
 
 
 def _settled(out: Inference, settle, facts: list, left: list, clock) -> list:
@@ -387,15 +379,15 @@ def _settled(out: Inference, settle, facts: list, left: list, clock) -> list:
 
 
 def _offer(out: Inference, model, offer: list, facts: list, left: list, seed: int, rlimit: int,
-           clock) -> tuple[list, list]:
+           clock, settle=None) -> tuple[list, list]:
     """Candidates `offer` ([(text, Expr)]) with the goals `left` to Houdini, `facts` assumed: its survivors
-    become facts and the goals among them are proved. Returns the facts (the very list `facts` when Houdini
-    kept nothing new) and the goals left."""
+    become facts and the goals among them are proved; if it kept something new, `settle` (Spacer) again with
+    them as facts. Returns the facts (the very list `facts` when Houdini kept nothing new) and the goals left."""
     h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
     if h.verdict != "proved" or not h.survivors:
         return facts, left
-    kept = {n for n, _ in h.survivors}
-    return facts + h.survivors, [iv for iv in left if iv[0] not in kept]
+    kept, more = {n for n, _ in h.survivors}, facts + h.survivors
+    return more, _settled(out, settle, more, [iv for iv in left if iv[0] not in kept], clock)
 
 
 def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
@@ -427,14 +419,12 @@ def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, se
     dispatch = sch.slot(model.dispatch) if model.dispatch else None
     known = {n for n, _ in facts}
     cands = [c for c in miner.guarded_by(miner.guards(exclude=dispatch)) if c.text not in known]
-    more = facts
-    if cands:
-        out.candidates += len(cands)
-        out.guards = len(cands)
-        more, left = _offer(out, model, [(c.text, c.expr) for c in cands], facts, left, seed, rlimit, clock)
+    out.candidates, out.guards = out.candidates + len(cands), len(cands) or out.guards
+    # Spacer again after it: the guard round's facts are what it lacked on the Grumman profiles (docs/lemmas.md).
+    got = _offer(out, model, [(c.text, c.expr) for c in cands], facts, left, seed, rlimit, clock, settle) \
+        if cands else (facts, left)
     out.seconds["guards"] = time.perf_counter() - t0
-    # Spacer again: the guard round's facts are what it lacked on the Grumman profiles (docs/lemmas.md).
-    return more, left if more is facts else _settled(out, settle, more, left, clock)
+    return got
 
 
 def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 0,
