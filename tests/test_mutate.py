@@ -141,6 +141,26 @@ def test_an_id_dealt_off_the_sequence_is_killed_by_the_epoch_invariant(small_set
     assert r.trace is not None and r.trace.replay(build_mutant(model, m)) == []
 
 
+@pytest.mark.parametrize("mid, killed_by, depth", [
+    # The advisor's reaction leaves the queue without BG's choice opening: only legal games remain, and only the
+    # witnesses see the choice gone (A1, A25; no trace: the complete search never reaches it).
+    ("drop-effect@resolve_advisor.stage", ["witness-advisor-accompanies", "witness-advisor-entry"], None),
+    # The unpaid Extortion's return sends the Mentat back to the placement step (A5 placement-first, H28, R7).
+    ("replace-value@recover_extortion.stage=15", ["placement-before-extortion"], 22),
+    # The visitors' step taken for a faction whose turn has not just ended (R27, A20).
+    ("drop-conjunct@visitors_to_tanks.guard/1.3.1", ["visitors-of-the-finished-player"], 10),
+])
+def test_the_survivors_of_the_eighteenth_session_are_killed(small_setup, mid, killed_by, depth):
+    """The three survivors of `rulecheck mutate` (sample 200, default profile, eighteenth session), each killed by
+    the check written for it from the rules text (docs/mutation.md); a killing trace replays on the mutant."""
+    model, mutants, ref = small_setup
+    m = by_id(mutants, mid)
+    r = check_mutant(m, model, model, ref, CheckConfig())
+    assert (r.verdict, r.extra["killed_by"], r.depth) == ("killed", killed_by, depth)
+    if depth is not None:
+        assert r.trace is not None and r.trace.replay(build_mutant(model, m)) == []
+
+
 def test_an_invalid_mutant_is_invalid(small_setup):
     model, mutants, ref = small_setup
     m = by_id(mutants, "shift-constant@reveal_sneak_attack.tstatus[5]/key0+1")  # tstatus[6] does not exist

@@ -33,9 +33,10 @@ def verdicts(model, symmetry):
 @pytest.mark.heavy  # several seconds: the default run, not the edit-test loop (-m fast)
 def test_default_bounds_are_refused_because_of_the_ambassador():
     """The Ecaz Ambassador sits in Carthag only (R-catalogue A2): Z3 names whichever rule it finds first
-    that tells the strongholds apart through an Ambassador slot (pend_ambassador, or the ambassador_due
-    monitor an arrival into its stronghold sets), and the same bounds without the Ambassador are accepted."""
-    with pytest.raises(ModelError, match=r"refused.*\b(pend_ambassador|ambassador_due)\b"):
+    that tells the strongholds apart through the Ambassador (a slot of it, pend_ambassador or the
+    ambassador_due monitor an arrival into its stronghold sets, or its effect's payment), and the same bounds
+    without the Ambassador are accepted."""
+    with pytest.raises(ModelError, match=r"refused.*\b(pend_ambassador|ambassador_due|ambassador_effect)\b"):
         verify(build_model())
     verify(build_model(Bounds(ambassador=None)))
 

@@ -208,9 +208,9 @@ def reaction_rules(c: Ctx) -> list[Rule]:
     loc = v("entry_loc")
     bg = c.fac("Bene Gesserit")
     rules = [
-        Rule("resolve_advisor", (), react & may_resolve(c, "advisor"),
-             {("pend_advisor", ()): v("pend_advisor") - 1,
-              ("stage", ()): c.st("advisor")}, ("A1", "A25"), kind="scheduler"),
+        Rule("resolve_advisor", (), react & may_resolve(c, "advisor"), {("pend_advisor", ()): v("pend_advisor") - 1}
+             | ({} if c.has("advisor-choice-skipped") else {("stage", ()): c.st("advisor")}),  # the bug: no choice
+             ("A1", "A25"), kind="scheduler"),
         Rule("resolve_ambassador", (), react & may_resolve(c, "ambassador"),
              {("pend_ambassador", ()): False,
               ("stage", ()): c.st("ambassador")}, ("A2",), kind="scheduler"),

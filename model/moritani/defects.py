@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from model.errors import ModelError, choices
 from model.moritani.config import (ALLY_SEPARATION, AMBASSADOR_VS_TERROR, NEXUS_CARD_ON_ALLIANCE, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
-                                   HOMEWORLD_OCCUPATION, SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL)
+                                   EXTORTION_MENTAT_ORDER, HOMEWORLD_OCCUPATION, SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL)
 from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, RELOCATION_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
                                      GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
                                      SETUP_BOUNDS,
@@ -91,9 +91,13 @@ DEFECTS: tuple[Defect, ...] = (
     Defect("atomics-spares-advisors", "advisors-never-alone", ("R36", "R25", "A25"),
            "Atomics kills only the forces that occupy the territory: BG's advisors survive it, alone in the "
            "Aftermath", interpretation=(BG_ADVISORS_OCCUPY.COEXIST,), depth=9),
+    # Under A5's unordered reading: under placement-first the re-opened step is already caught, three steps
+    # earlier, by `placement-before-extortion` (defect recovery-reopens-step), and a state that violates a check
+    # is not expanded, so the second placement would never be reached.
     Defect("recovery-reopens-placement", "placement-once", ("H28", "A5"),
            "recovering Extortion re-opens the Mentat placement step, and the re-opened step does not consult "
-           "the turn's record (placementTurn), so a second placement follows", depth=23),
+           "the turn's record (placementTurn), so a second placement follows",
+           interpretation=(EXTORTION_MENTAT_ORDER.UNORDERED,), depth=26),
     Defect("reload-reopens-placement", "faults-change-nothing", ("H1",),
            "a reload re-runs the Mentat start handler and offers a second placement", depth=1),
     Defect("ally-triggers-terror", "trigger-legality", ("R12",),
@@ -123,6 +127,15 @@ DEFECTS: tuple[Defect, ...] = (
            "retrying an accepted Assassination reveal draws a second victim", depth=9),
     Defect("advisor-entry-overwrites-terror", "no-lost-obligation", ("H9", "H36"),
            "the accompanying advisors' entry overwrites the Terror entry queued behind it", depth=11),
+    Defect("advisor-choice-skipped", "witness-advisor-accompanies", ("A1", "A25"),
+           "the arrival scheduler takes the queued advisor reaction off the queue without opening BG's choice, so "
+           "no advisor ever accompanies a shipment (only legal games remain)", depth=45),
+    Defect("recovery-reopens-step", "placement-before-extortion", ("A5", "H28", "R7"),
+           "recovering Extortion sends the Mentat back to the placement step; the step consults the turn's record "
+           "and only lets Moritani decline again, but the opportunity was offered twice", depth=20),
+    Defect("visitors-of-anyone", "visitors-of-the-finished-player", ("R27", "A20"),
+           "the end-of-turn visitor hook takes the first faction it finds at the recorded stronghold, not the one "
+           "whose turn ended: it clears the record and the visitor keeps its forces beside its ally", depth=8),
     Defect("alliance-swap-one-sided", "alliance-symmetry", ("H21", "R20"),
            "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies", depth=9),
     # An over-restriction (no refusal at all): the permission `may-refuse-extortion` sees the payer's state first,

@@ -213,7 +213,8 @@ def extortion_rules(c: Ctx) -> list[Rule]:
         Rule("recover_extortion", (), c.stage_is("extortion_pay") & v("payer").eq(n),
              {("tstatus", (Const(ext),)): c.Status.index("supply"), ("tloc", (Const(ext),)): c.none_dest}
              | ({} if c.has("ids-not-rotated") else c.rotate_ids(ext)) | settle
-             | ({("stage", ()): Const(c.st("mentat_place"))} if c.has("recovery-reopens-placement") else {}),
+             | ({("stage", ()): Const(c.st("mentat_place"))}
+                if c.has("recovery-reopens-placement") or c.has("recovery-reopens-step") else {}),
              ("R37", "H4", "H12", "H25", "H28"), kind="system",
              doc="nobody paid: Extortion returns to supply unrevealed, with fresh public IDs"),
     ]

@@ -145,6 +145,12 @@ def witnesses(c: Ctx) -> list[Property]:
                   fires=(("karama_eome_preempt",) if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE)
                          else ("karama_eome",))),
     ]
+    if c.fac("Bene Gesserit") is not None:
+        # A25: the accompanying advisor is BG's own entry, with its own Terror decision (H36). A scheduler that
+        # never opens the advisor's choice leaves only legal games; these two witnesses see the choice vanish.
+        out += [sometimes("witness-advisor-accompanies", fires=("accompany",), rules=("A1", "A25")),
+                sometimes("witness-advisor-entry", fires=("open_queued_entry",), rules=("A25", "H36"),
+                          doc="the accompanying advisor's own entry gets its Terror decision")]
     if c.face("Sabotage") is not None:
         out.append(sometimes("witness-no-gift", fires=("no_gift",), rules=("R40",)))
     if c.face("Extortion") is not None:

@@ -32,7 +32,7 @@ one at position `mover - 1`.
 """
 from __future__ import annotations
 
-from model.expr import Const, Expr, Param, implies, ite, lift, post
+from model.expr import Arg, Const, Expr, Fired, Param, implies, ite, lift, post
 from model.moritani.config import ALLY_ENTRY, ALLY_SEPARATION
 from model.moritani.context import Ctx
 from model.properties import Monitor, Property, always_step, sometimes
@@ -193,6 +193,8 @@ def visit_rules(c: Ctx) -> list[Rule]:
         left, adv = here - lost, v("advisors", l)
         eff[("advisors", (l,))] = ite(g.eq(bg) & (adv > left), left, adv)
     guard = visit_pending(c) & l.eq(v("visit")) & c.any_of(g.eq(gi) & just_finished(c, gi) for gi in range(n))
+    if c.has("visitors-of-anyone"):  # the bug: any faction at the recorded stronghold, not the one that finished
+        guard = visit_pending(c) & l.eq(v("visit")) & (v("mover") >= 1)
     return [Rule("visitors_to_tanks", (P("g", c.F), P("l", c.L)), guard, eff, ("R25", "R26", "R27", "A20"), kind="system",
                  doc="the player that just finished entered beside its ally this turn: its visiting forces "
                      "(ship-visitors) or all its forces there (ship-and-move) go to the Tanks")]
@@ -302,7 +304,21 @@ def properties(c: Ctx) -> list[Property]:
     owed = c.any_of(due(c, g, l, formed) for g in counted(c) for l in c.holds)
     return [always_step("allies-separate", implies(moves_on, ~owed), IDS,
                         "play moves past a player only once its forces beside an earlier-moving ally are gone "
-                        "(Ecaz coexists; Basic spares the formation turn)")]
+                        "(Ecaz coexists; Basic spares the formation turn)")] + visit_properties(c)
+
+
+def visit_properties(c: Ctx) -> list[Property]:
+    """R27, A20 (ally entry allowed): the visitors go to the Tanks at the end of their owner's own Shipment &
+    Movement, so the step that sends them is taken for the player whose turn has just ended (position
+    `mover - 1` of this turn's storm order, written here from the order table, not from the rule's guard).
+    Taken for anyone else it clears the engine's visit record and the visitor keeps its forces."""
+    if entry(c) == ALLY_ENTRY.REFUSED:
+        return []
+    g, v = Arg("g", -1), c.v
+    finished = c.any_of(v("turn").eq(t) & v("mover").eq(pos + 1) & g.eq(f)
+                        for t in c.turns() for pos, f in enumerate(c.order(t)))
+    return [always_step("visitors-of-the-finished-player", implies(Fired(("visitors_to_tanks",)), finished),
+                        ("R27", "A20"), "visitors are sent to the Tanks only for the player whose turn has just ended")]
 
 
 def separated(c: Ctx, f: int):

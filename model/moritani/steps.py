@@ -17,7 +17,8 @@ import itertools
 
 from model.expr import Arg, Const, Expr, Fired, count, half_up, implies, ite, post, sum_of
 from model.moritani import crossship, intrusion, relocation, revival, separation, setup
-from model.moritani.config import ADVISOR_INTO_AFTERMATH, EXTORTION_PAYERS, KARAMA_EOME_TIMING, SABOTAGE_GIFT_OVERFLOW
+from model.moritani.config import (ADVISOR_INTO_AFTERMATH, EXTORTION_MENTAT_ORDER, EXTORTION_PAYERS, KARAMA_EOME_TIMING,
+                                   SABOTAGE_GIFT_OVERFLOW)
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
 from model.moritani.monitors import becomes, changed, custody_changed
 from model.properties import Property, always, always_step
@@ -35,6 +36,8 @@ def step_properties(c: Ctx) -> list[Property]:
         out.append(_terror_needs_an_entry(c))
     if c.face("Extortion") is not None:
         out += [_extortion_payer(c), _extortion_queue(c)]
+        if c.chose(EXTORTION_MENTAT_ORDER.PLACEMENT_FIRST):
+            out.append(_placement_before_extortion(c))
     if c.face("Sabotage") is not None:
         out.append(_gift_is_a_transfer(c))
     if c.face("Robbery") is not None:
@@ -54,6 +57,17 @@ def _no_offer_after_preemption(c: Ctx) -> Property:
     offers = tuple(f"offer_alliance_{k}" for k in c.faces)
     return always_step("no-offer-after-preemptive-karama", implies(Fired(offers), ~c.v("karama_preempted")),
                        ("R30", "A4"), "no alliance offer for the rest of a phase in which Karama prevented it")
+
+
+def _placement_before_extortion(c: Ctx) -> Property:
+    """A5 (placement first, the user's decision of 28 Sep 2026), H28: a Mentat Pause settles the placement or
+    relocation and its Karama response, then credits the 5, then asks the payers in storm order. Once the
+    collection has begun the placement step does not open again, so a recovered Extortion is not offered for
+    redeployment in the same Mentat (even a step that would refuse it is a second opportunity, R7)."""
+    collecting = c.stage_is("extortion_collect", "extortion_pay")
+    placing = post("stage").eq(c.st("mentat_place")) | post("stage").eq(c.st("placement_karama"))
+    return always_step("placement-before-extortion", implies(collecting, ~placing), ("A5", "H28", "R7"),
+                       "once the Extortion collection has begun, the Mentat placement step does not open again")
 
 
 def delta(c: Ctx, name: str, *idx):
