@@ -267,6 +267,45 @@ def test_pruning_drops_what_breaks_induction_and_renumbers_the_rest():
     assert grown.extend([("x >= 1", Var("x") >= 1)]) == "base case: sat"
 
 
+def test_a_lemma_added_after_pruning_assumes_nothing_pruning_dropped():
+    """NOTE(literal-names) in checks/engines/houdini.py: after `prune` dropped lemmas, the lemmas `extend` adds are
+    asked about with only themselves and the kept ones assumed. "not done" is false once the counter finishes;
+    when a new lemma's literal took the name of the dropped "x <= 2", the re-check assumed x <= 2 and called it
+    inductive (the step that breaks it starts from x = 3)."""
+    from checks.engines.houdini import LemmaSolver
+    from model.expr import Var
+    from tests.toys import counter_model
+    lemmas = [("x >= 1", Var("x") >= 1), ("x <= 3", Var("x") <= 3), ("x <= 2", Var("x") <= 2),
+              ("done => x = 3", ~Var("done") | Var("x").eq(3))]
+    ls = LemmaSolver(counter_model(limit=3), lemmas)
+    assert ls.prune(10 ** 9) is None and [n for n, _ in ls.lemmas] == ["x <= 3", "done => x = 3"]
+    assert ls.extend([("not done", ~Var("done"))]) == "step: sat"
+    assert ls.failure(~Var("done")) is not None  # and the failure is found, from x = 3
+
+
+def test_a_hint_dropped_by_one_houdini_run_is_offered_to_the_next(monkeypatch):
+    """NOTE(hints): a hint is a candidate of every Houdini run that offers candidates, not of the first one only.
+    On a transfer the first run may drop it for want of a lemma the mined candidates bring later (a proposal
+    of ally-entry ship-and-move transferred from printed-rules lost `visit-recorded` so, and with it
+    atomics-kills-all). One that is already a fact is not offered again."""
+    import checks.analyses.infer as inf
+    from checks.clock import Clock
+    from model.expr import Var
+    from tests.toys import counter_model
+    model = counter_model(limit=3).with_changes(hints=(("hint: x <= 3", Var("x") <= 3),))
+    offered = []
+
+    def spy(out, model, cands, *args, **kw):
+        offered.append([n for n, _ in cands])
+        return inf.houdini(model, cands)
+    monkeypatch.setattr(inf, "_houdini", spy)
+    out = inf.Inference("unknown")
+    facts, left = inf._offer(out, model, [("x >= 0", Var("x") >= 0)], [], [], 0, 0, Clock(None))
+    assert offered[-1] == ["x >= 0", "hint: x <= 3"] and "hint: x <= 3" in [n for n, _ in facts]
+    inf._offer(out, model, [("x <= 4", Var("x") <= 4)], facts, [], 0, 0, Clock(None))
+    assert offered[-1] == ["x <= 4"]
+
+
 def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     """`cone`: of the survivors, the lemmas the proved invariant's step needs, closed under their own
     steps' needs; that set alone re-proves the invariant, and it is what `prove` stores."""

@@ -383,6 +383,8 @@ def _offer(out: Inference, model, offer: list, facts: list, left: list, seed: in
     """Candidates `offer` ([(text, Expr)]) with the goals `left` to Houdini, `facts` assumed: its survivors
     become facts and the goals among them are proved; if it kept something new, `settle` (Spacer) again with
     them as facts. Returns the facts (the very list `facts` when Houdini kept nothing new) and the goals left."""
+    # The hints again (NOTE(hints)): one an earlier run dropped may be inductive with the facts found since.
+    offer = offer + _new_hints(model, left + offer + facts)
     h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
     if h.verdict != "proved" or not h.survivors:
         return facts, left

@@ -380,13 +380,19 @@ class LemmaSolver:
         self.at0: list = []
         self.index: dict = {}
         self._n = 0
+        self._made = 0  # literals made so far: never reused, though `prune` forgets some (NOTE(literal-names))
         self.add(list(lemmas))
 
     def add(self, lemmas: list) -> None:
         """More lemmas (under fresh literals, assumed by every later question)."""
         enc = self.enc
         for name, e in lemmas:
-            lit = z3.Bool(f"lemma#{len(self.lits)}", enc.ctx)
+            # NOTE(literal-names): Z3 makes one constant per name, and `prune` leaves the dropped lemmas'
+            # implications in the solver. A name made from the list's length named a new lemma after one that
+            # pruning dropped, so assuming the new lemma assumed the dropped one too: `extend` then called a
+            # lemma false on a reachable state inductive.
+            lit = z3.Bool(f"lemma#{self._made}", enc.ctx)
+            self._made += 1
             self.index[lit.get_id()] = len(self.lits)
             self.lits.append(lit)
             self.at0.append(enc.as_bool(enc.translate(e, 0)))
