@@ -328,6 +328,26 @@ def test_a_stored_entry_keeps_only_the_lemmas_its_proofs_need(tmp_path):
     assert again["quiet"].verdict == "proved" and "stored for these rules" in again["quiet"].detail
 
 
+def test_the_cone_follows_a_chain_of_needs_to_its_end():
+    """`cone` asks about a whole frontier at once (`LemmaSolver.used_together`) and goes on while the cores add
+    lemmas: c = 0 needs b = 0, which needs a = 0, two levels down; a lemma nothing needs is left out."""
+    from checks.analyses.infer import cone, recheck
+    from model.domains import IntRange
+    from model.expr import Var
+    from model.game import GameModel
+    from model.properties import always
+    from model.rule import Rule
+    from model.schema import Field, Schema
+    sch = Schema(tuple(Field(n, IntRange(0, 2)) for n in ("a", "b", "c")))
+    shift = Rule("shift", (), Var("c") < 2, {("c", ()): Var("b"), ("b", ()): Var("a"), ("a", ()): Var("a")}, ("T1",))
+    model = GameModel("shift", sch, ((0, 0, 0),), (shift,), (always("c-zero", Var("c").eq(0), ("T1",)),),
+                      terminal=Var("c").eq(2))
+    lemmas = [("c <= 2", Var("c") <= 2), ("a = 0", Var("a").eq(0)), ("b = 0", Var("b").eq(0))]
+    kept = cone(model, lemmas, ["c-zero"])
+    assert [n for n, _ in kept] == ["a = 0", "b = 0"]
+    assert recheck(model, kept, ["c-zero"]) is not None and recheck(model, kept[1:], ["c-zero"]) is None
+
+
 def test_a_seed_entry_is_trimmed_only_when_the_trimmed_one_proves_as_much():
     """`reseed unite` keeps of an entry the lemmas its proofs need; an entry whose certificate would
     not re-check with the trimmed lemmas stays whole (here one that proves nothing at all)."""

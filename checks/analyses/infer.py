@@ -554,14 +554,18 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
             return list(lemmas)
         todo += [i for i in core if i not in need]
         need.update(core)
+    # One core per frontier, not per lemma: the lemmas whose steps the last cores added are asked about together
+    # (`LemmaSolver.used_together`), until a core adds nothing. Then the steps of all of `need` were proved
+    # from `need` alone, so `need` is inductive. (One query per lemma: 2,180 queries, 33 s, on a transfer
+    # of 4,664 lemmas, measured 2026-12-05.)
     while todo:
         if clock.out():
             return list(lemmas)
-        core = ls.used(facts[todo.pop()][1], clock.rest())
+        core = ls.used_together(todo, clock.rest())
         if core is None:
             return list(lemmas)
-        todo += [i for i in core if i not in need]
-        need.update(core)
+        todo = sorted(set(core) - need)
+        need.update(todo)
     return [f for i, f in enumerate(lemmas) if i in need]
 
 

@@ -469,6 +469,12 @@ class LemmaSolver:
         (or `left` seconds were not enough)."""
         return self.used_by_certificate(self.enc.as_bool(self.enc.translate(predicate, 0)), left)
 
+    def used_together(self, indices: list, left: float | None = None) -> list | None:
+        """An unsat core of the step of the lemmas at `indices` together (L /\\ T => their conjunction at step 1):
+        one query for a whole frontier of a cone (`checks.analyses.infer.cone`), not one per lemma; None if the
+        step fails (or `left` seconds were not enough)."""
+        return self.used_by_certificate(_and(self.enc.ctx, [self.at0[i] for i in indices]), left)
+
     def used_by_certificate(self, c0, left: float | None = None) -> list | None:
         """Indices of lemmas that the step of a Spacer certificate C (a Z3 formula over the step-0
         state: `checks.engines.certificates.state_formula` parses and checks the stored text) uses,
