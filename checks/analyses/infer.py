@@ -312,7 +312,9 @@ def _transferred(out: Inference, model, start: list, start_names, wanted, seed: 
 # of every reachable state but that are inductive only with lemmas the search finds, such as the engine's
 # visit record against the rules' `visited` monitor, model/moritani/separation.py). They are candidates like
 # the mined ones: offered to Houdini with the facts proved so far, kept only where proved, never assumed;
-# on a stored entry's re-check too, so that an entry stored before a hint existed gains it.
+# on a stored entry's re-check too, so that an entry stored before a hint existed gains it. Every run that
+# offers candidates offers the hints not yet proved (`_offered`, `_offer`): a transfer's first run may drop
+# one for want of a lemma that only the mined candidates bring (docs/lemmas.md, twentieth session).
 
 def _new_hints(model, known: list) -> list:
     """The model's hints whose names are not among `known` ([(name, Expr)])."""
