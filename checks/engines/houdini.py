@@ -27,6 +27,7 @@ the same largest inductive subset; it only arrives in fewer rounds.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -380,19 +381,16 @@ class LemmaSolver:
         self.at0: list = []
         self.index: dict = {}
         self._n = 0
-        self._made = 0  # literals made so far: never reused, though `prune` forgets some (NOTE(literal-names))
+        self._made = itertools.count()  # literal numbers, never reused (NOTE(literal-names))
         self.add(list(lemmas))
 
     def add(self, lemmas: list) -> None:
         """More lemmas (under fresh literals, assumed by every later question)."""
         enc = self.enc
         for name, e in lemmas:
-            # NOTE(literal-names): Z3 makes one constant per name, and `prune` leaves the dropped lemmas'
-            # implications in the solver. A name made from the list's length named a new lemma after one that
-            # pruning dropped, so assuming the new lemma assumed the dropped one too: `extend` then called a
-            # lemma false on a reachable state inductive.
-            lit = z3.Bool(f"lemma#{self._made}", enc.ctx)
-            self._made += 1
+            # NOTE(literal-names): one Z3 constant per name, and a pruned lemma's implication stays in the solver:
+            # a name reused after `prune` assumed the dropped lemma too (docs/lemmas.md, twentieth session).
+            lit = z3.Bool(f"lemma#{next(self._made)}", enc.ctx)
             self.index[lit.get_id()] = len(self.lits)
             self.lits.append(lit)
             self.at0.append(enc.as_bool(enc.translate(e, 0)))
@@ -470,9 +468,8 @@ class LemmaSolver:
         return self.used_by_certificate(self.enc.as_bool(self.enc.translate(predicate, 0)), left)
 
     def used_together(self, indices: list, left: float | None = None) -> list | None:
-        """An unsat core of the step of the lemmas at `indices` together (L /\\ T => their conjunction at step 1):
-        one query for a whole frontier of a cone (`checks.analyses.infer.cone`), not one per lemma; None if the
-        step fails (or `left` seconds were not enough)."""
+        """An unsat core of the step of the lemmas at `indices` together (one query for a frontier of
+        `infer.cone`); None if the step fails (or `left` seconds were not enough)."""
         return self.used_by_certificate(_and(self.enc.ctx, [self.at0[i] for i in indices]), left)
 
     def used_by_certificate(self, c0, left: float | None = None) -> list | None:
