@@ -131,6 +131,11 @@ def test_a_search_reports_its_progress_only_when_asked(tmp_path, capsys):
     prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path / "a", use_seed=False), progress=lines.append)
     assert any(line.startswith("prove: Houdini run 1:") for line in lines), lines
     assert any("properties left" in line for line in lines), lines
+    # A few properties left are named: which one a search is stuck on is what its user needs to know.
+    from checks.analyses.infer import Inference, _say
+    named: list = []
+    _say(Inference("unknown", progress=named.append), "guard round", [("atomics-kills-all", None)])
+    assert named == ["prove: guard round; 0 proved by Spacer so far; properties left: 1 (atomics-kills-all)"]
     capsys.readouterr()
     prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path / "b", use_seed=False))
     assert capsys.readouterr().err == ""

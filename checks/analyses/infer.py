@@ -139,9 +139,10 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
 
 
 def _say(out: "Inference", stage: str, left: list) -> None:
-    """A progress line (`prove` on a terminal): the stage, the properties proved so far and left."""
+    """A progress line (`prove` on a terminal): the stage, the properties proved so far and left (3 or fewer: named)."""
     if out.progress is not None:
-        out.progress(f"prove: {stage}; {len(out.settled)} proved by Spacer so far, {len(left)} properties left")
+        few = f" ({', '.join(n for n, _ in left)})" if 0 < len(left) <= 3 else ""
+        out.progress(f"prove: {stage}; {len(out.settled)} proved by Spacer so far; properties left: {len(left)}{few}")
 
 
 def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock, spend: int, facts=()):
