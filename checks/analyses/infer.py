@@ -313,8 +313,9 @@ def _transferred(out: Inference, model, start: list, start_names, wanted, seed: 
 # of every reachable state but that are inductive only with lemmas the search finds, such as the engine's
 # visit record against the rules' `visited` monitor, model/moritani/separation.py). They are candidates like
 # the mined ones: offered to Houdini with the facts proved so far, kept only where proved, never assumed;
-# on a stored entry's re-check too, so that an entry stored before a hint existed gains it. Every run that offers
-# candidates offers the hints not yet proved: one may need a lemma only the mined candidates bring (`_offer`).
+# on a stored entry's re-check too, so that an entry stored before a hint existed gains it. The runs of `_offer`
+# (a transfer's mined candidates, the guard round) offer the hints not yet proved again: one may need a lemma only
+# the mined candidates bring. The blocking rounds do not (their candidates are aimed at the goals' failures).
 
 def _new_hints(model, known: list) -> list:
     """The model's hints whose names are not among `known` ([(name, Expr)])."""
