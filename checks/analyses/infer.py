@@ -232,16 +232,11 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     if out.cut or clock.out():
         return _cut(out, t0)
     t3 = time.perf_counter()
-    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock,
-              _extended(carried, facts[len(kept):], clock))
+    # After a transfer only the new lemmas' steps are re-checked (`extend`); if they fail there, `_conclude` checks all.
+    ls = carried if carried is not None and carried.extend(facts[len(kept):], clock.rest()) is None else None
+    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock, ls)
     out.seconds["check"] = time.perf_counter() - t3
     return _cut(out, t0) if clock.out() else _done(out, t0, None)
-
-
-def _extended(carried: LemmaSolver | None, new: list, clock) -> LemmaSolver | None:
-    """The fast path's solver with the lemmas added since (`LemmaSolver.extend`: only their step is re-checked);
-    None when there is none or they do not re-check there (`_conclude` then re-checks the whole conjunction)."""
-    return carried if carried is not None and carried.extend(new, clock.rest()) is None else None
 
 
 def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock,

@@ -42,14 +42,8 @@ def distance(a: dict, b: dict) -> int:
 def nearest(entries, decl: dict, exclude: str | None = None):
     """(distance, key) of the entry nearest to `decl` among `entries` ((key, declarations) pairs),
     ties broken by key so the choice is the same on every machine; None when none declares anything."""
-    best = None
-    for key, theirs in entries:
-        if key == exclude or not isinstance(theirs, dict):
-            continue
-        d = (distance(decl, theirs), key)
-        if best is None or d < best:
-            best = d
-    return best
+    return min(((distance(decl, theirs), key) for key, theirs in entries
+                if key != exclude and isinstance(theirs, dict)), default=None)
 
 
 def donors(entries, decl: dict, base: str, most: int = 2) -> list:

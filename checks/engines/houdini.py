@@ -217,8 +217,7 @@ class _Queries:
     def check(self, alive, left: float | None):
         """The next action's query: unsat (and none left: done), sat, or unknown. Returns None while
         an unsat answer leaves actions to ask."""
-        if left is not None:
-            self.solver.set("timeout", max(1, int(left * 1000)))
+        _timeout(self.solver, left)
         while self.pending:
             n = self.pending.pop(0)
             if not (self.affects[n] & alive).any():
@@ -285,8 +284,7 @@ class _Whole:
         self.goal = ls._goal(z3.substitute(fails, *zip(enc.state(0), enc.state(1))))
 
     def check(self, alive, left: float | None):
-        if left is not None:
-            self.solver.set("timeout", max(1, int(left * 1000)))
+        _timeout(self.solver, left)
         # The alive candidates' `fail` literals are assumed too (a dropped one's is false for good): the goal is
         # then a plain disjunction, which Z3 was measured to decide in about 60% of the time it takes when
         # it may choose which of them to set (docs/lemmas.md).
@@ -311,6 +309,13 @@ def _limit(solver, rlimit: int, rest: int) -> None:
     both = [x for x in (rlimit, rest) if x]
     if both:
         solver.set("rlimit", max(1, min(both)))
+
+
+def _timeout(solver, left: float | None) -> None:
+    """The next query's timeout: what is left of the caller's budget (None: leave it as it is). Every query of an
+    inference is bounded so (issue 40: a blocking round's query asked with none ran 454 s of a 120 s `--timeout`)."""
+    if left is not None:
+        solver.set("timeout", max(1, int(left * 1000)))
 
 
 def _or(ctx, terms: list, mk=z3.Z3_mk_or, empty: bool = False):
@@ -431,7 +436,7 @@ class LemmaSolver:
         why = self._base(timeout)
         if why is not None or since == len(self.lits):
             return why
-        self._limit(timeout)
+        _timeout(self.solver, timeout)
         enc = self.enc
         at1 = z3.substitute(_and(enc.ctx, self.at0[since:]), *zip(enc.state(0), enc.state(1)))
         r = decide(self.solver, self._goal(z3.Not(at1)), *self.lits)
@@ -442,22 +447,14 @@ class LemmaSolver:
         enc = self.enc
         base = z3.SolverFor("QF_LIA", ctx=enc.ctx)
         base.add(enc.init(0), enc.domain(0), z3.Not(_and(enc.ctx, self.at0)))
-        if timeout is not None:
-            base.set("timeout", max(1, int(timeout * 1000)))
+        _timeout(base, timeout)
         r = decide(base)
         return None if r == z3.unsat else f"base case: {r}"
-
-    def _limit(self, left: float | None) -> None:
-        """The next query's timeout: what is left of the caller's budget (None: leave it as it is). Every
-        query of an inference is bounded so (issue 40: one blocking round's query, asked with no timeout,
-        ran 454 s of a 120 s `prove --timeout`)."""
-        if left is not None:
-            self.solver.set("timeout", max(1, int(left * 1000)))
 
     def _step(self, c0, left: float | None):
         """Is there a step from a state satisfying `c0` (a Z3 formula over the step-0 state) and every lemma
         to one violating it? `left`: seconds of the budget left for the query."""
-        self._limit(left)
+        _timeout(self.solver, left)
         enc = self.enc
         c1 = z3.substitute(c0, *zip(enc.state(0), enc.state(1)))
         return decide(self.solver, self._goal(z3.And(c0, z3.Not(c1))), *self.lits)

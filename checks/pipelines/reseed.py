@@ -252,13 +252,10 @@ def main(argv: list | None = None) -> None:
     c.add_argument("profiles", nargs="*", help="these profiles or neighbour:<stem> (default: every seeded one)")
     c.add_argument("--jobs", type=int, default=1, help="proposals attempted at once (processes)")
     a = ap.parse_args(argv)
-    if a.cmd == "spacer":
-        print(f"{spacer_records(a.profiles, a.jobs)} entries in {SEED.name}")
-    elif a.cmd == "transfer":
-        print(f"{transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)} entries in {SEED.name}")
-    elif a.cmd == "unite":
-        print(f"{unite(a.dirs, a.all, a.jobs)} entries in {SEED.name}")
     if a.cmd != "extend":
+        run = {"spacer": lambda: spacer_records(a.profiles, a.jobs), "unite": lambda: unite(a.dirs, a.all, a.jobs),
+               "transfer": lambda: transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)}
+        print(f"{run[a.cmd]()} entries in {SEED.name}")
         return
     for profile in a.profiles:
         print(f"{profile}: proved {extend(profile, Path(a.out), a.spacer_rlimit) or 'nothing more'}", flush=True)
