@@ -40,7 +40,9 @@ def test_the_hints_hold_on_every_reachable_state(profile):
     from model.evaluate import eval_expr
     from model.moritani.profiles import PROFILES
     m = build_model(SMALL, PROFILES[profile].interpretation, ())
-    assert [n for n, _ in m.hints] == ["visit-recorded"]
+    per_faction = [f"{k}[{f}]" for f in m.vocabulary.bounds.factions
+                   for k in ("visited-finished", "visit-of-the-acting", "visitors-gone")]  # ship-and-move only
+    assert [n for n, _ in m.hints] == ["visit-recorded"] + (per_faction if profile == "treachery-online" else [])
     ex = Explorer(m, CheckConfig()).run()
     visits = 0
     for s in ex.states:

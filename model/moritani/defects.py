@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from model.errors import ModelError, choices
-from model.moritani.config import (ALLY_SEPARATION, AMBASSADOR_VS_TERROR, NEXUS_CARD_ON_ALLIANCE, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
+from model.moritani.config import (ALLY_ENTRY, ALLY_SEPARATION, AMBASSADOR_VS_TERROR, NEXUS_CARD_ON_ALLIANCE, BG_ADVISORS_OCCUPY, ENTRY_CAUSES, GRUMMAN_ADDITION, GRUMMAN_REMOVAL,
                                    EXTORTION_MENTAT_ORDER, HOMEWORLD_OCCUPATION, SNEAK_ATTACK_IS_SHIPMENT, STACK_REVEAL)
 from model.moritani.profiles import (ASSASSINATE_BOUNDS, CROSS_SHIP_BOUNDS, DECK_BOUNDS, RELOCATION_BOUNDS, GRUMMAN_BOUNDS, GRUMMAN_OCCUPIED_BOUNDS,
                                      GRUMMAN_SMALL_BOUNDS, NEXUS_BETRAYAL_BOUNDS, NEXUS_CUNNING_BOUNDS, REVIVAL_BOUNDS,
@@ -136,6 +136,9 @@ DEFECTS: tuple[Defect, ...] = (
     Defect("visitors-of-anyone", "visitors-of-the-finished-player", ("R27", "A20"),
            "the end-of-turn visitor hook takes the first faction it finds at the recorded stronghold, not the one "
            "whose turn ended: it clears the record and the visitor keeps its forces beside its ally", depth=8),
+    Defect("ally-visit-unrecorded", "visitors-leave", ("R27", "A20"),
+           "an entry beside the ally is not recorded as a visit, so the forces that came are never sent to the Tanks",
+           interpretation=(ALLY_ENTRY.SHIP_AND_MOVE,), depth=8),
     Defect("alliance-swap-one-sided", "alliance-symmetry", ("H21", "R20"),
            "Enemy of My Enemy acceptance leaves the former partners pointing at their old allies", depth=9),
     # An over-restriction (no refusal at all): the permission `may-refuse-extortion` sees the payer's state first,

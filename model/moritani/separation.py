@@ -221,7 +221,9 @@ def visit_lemma(c: Ctx) -> list[tuple[str, Expr]]:
     """Stage consistency of the engine's `visit` record with the `visited` monitor (R25-R27, A20): a recorded
     visit is the acting player's while its arrival is resolved, and the player's that just finished once play
     is back in Shipment & Movement. Without it the induction of `atomics-kills-all` fails at
-    `visitors_to_tanks` from states where the two disagree (unreachable ones). [] under `refused`."""
+    `visitors_to_tanks` from states where the two disagree (unreachable ones). Under ship-and-move, per faction,
+    the facts `visitors-leave` is inductive with on nexus-treachery and treachery-online (docs/lemmas.md,
+    twenty-first session). [] under `refused`."""
     if entry(c) == ALLY_ENTRY.REFUSED:
         return []
     v = c.v
@@ -232,7 +234,25 @@ def visit_lemma(c: Ctx) -> list[tuple[str, Expr]]:
             cases.append(who & c.stage_is("ship_move") & v("mover").eq(pos + 1))
             cases.append(who & ~c.stage_is("ship_move") & v("mover").eq(pos))
     # A recorded visit beside the ally is where the acting (or just finished) player entered.
-    return [("visit-recorded", implies(v("visit").ne(c.none_dest), c.any_of(cases)))]
+    out = [("visit-recorded", implies(v("visit").ne(c.none_dest), c.any_of(cases)))]
+    if entry(c) == ALLY_ENTRY.SHIP_AND_MOVE:  # for `visitors-leave` (ship-and-move)
+        for f in range(len(c.bounds.factions)):
+            # A player enters at most once a turn, and play then moves past it: a recorded entry is the acting
+            # player's (its arrival still resolving) or a finished one's; while the acting or just finished
+            # player's forces stand there beside its ally, the engine's visit record names the place.
+            at = [(t, pos) for t in c.turns() for pos, h in enumerate(c.order(t)) if h == f]
+            done = c.any_of(v("turn").eq(t) & (v("mover") > pos) for t, pos in at)
+            acting = c.any_of(v("turn").eq(t) & v("mover").eq(pos) for t, pos in at) & ~c.stage_is("ship_move")
+            out.append((f"visited-finished[{c.bounds.factions[f]}]",
+                        implies(v("visited", f).ne(c.none_dest), done | acting)))
+            out.append((f"visit-of-the-acting[{c.bounds.factions[f]}]", implies(
+                acting & v("visited", f).ne(c.none_dest), v("visit").eq(v("visited", f)))))
+            # Once its visit is settled, the player that just finished has no forces left there (or no ally).
+            left = c.any_of(v("visited", f).eq(l) & (v("forces", f, l) > 0) for l in c.holds)
+            out.append((f"visitors-gone[{c.bounds.factions[f]}]", implies(
+                c.stage_is("ship_move") & just_finished(c, f) & v("visit").eq(c.none_dest) & left,
+                v("ally", f).eq(c.none_ally))))
+    return out
 
 
 def visit_lost(c: Ctx, f: int):
@@ -317,8 +337,19 @@ def visit_properties(c: Ctx) -> list[Property]:
     g, v = Arg("g", -1), c.v
     finished = c.any_of(v("turn").eq(t) & v("mover").eq(pos + 1) & g.eq(f)
                         for t in c.turns() for pos, f in enumerate(c.order(t)))
-    return [always_step("visitors-of-the-finished-player", implies(Fired(("visitors_to_tanks",)), finished),
-                        ("R27", "A20"), "visitors are sent to the Tanks only for the player whose turn has just ended")]
+    out = [always_step("visitors-of-the-finished-player", implies(Fired(("visitors_to_tanks",)), finished),
+                       ("R27", "A20"), "visitors are sent to the Tanks only for the player whose turn has just ended")]
+    if entry(c) == ALLY_ENTRY.SHIP_AND_MOVE:
+        # The penalty itself, from the `visited` monitor and the forces, not from the engine's visit record: when
+        # play moves past a player, none of its forces stand where it entered beside its ally (ship-and-move: all
+        # of them go). Under ship-visitors only the visitors go, a count no rule-side record keeps (not written).
+        moves_on = c.stage_is("ship_move") & (post("mover").ne(v("mover")) | post("stage").ne(v("stage")))
+        kept = c.any_of(just_finished(c, f) & v("visited", f).eq(l) & ally_with_forces(c, Const(f), l)
+                        & (post("forces", f, l) > 0) for f in range(len(c.bounds.factions)) for l in c.holds)
+        out.append(always_step("visitors-leave", implies(moves_on, ~kept), ("R26", "R27", "A20"),
+                               "play moves past a player only once its forces where it entered beside its ally "
+                               "are gone (ship-and-move)"))
+    return out
 
 
 def separated(c: Ctx, f: int):
