@@ -232,7 +232,6 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     if out.cut or clock.out():
         return _cut(out, t0)
     t3 = time.perf_counter()
-    # After a transfer only the new lemmas' steps are re-checked (`extend`); if they fail there, `_conclude` checks all.
     ls = carried if carried is not None and carried.extend(facts[len(kept):], clock.rest()) is None else None
     _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock, ls)
     out.seconds["check"] = time.perf_counter() - t3
@@ -496,7 +495,8 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
 
 
 def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock, ls=None) -> None:
-    """Re-check the conjunction through the monolithic encoding (unless `ls` is that check, done);
+    """Re-check the conjunction through the monolithic encoding (unless `ls` is that check, done: after a transfer,
+    the fast path's solver whose `extend` re-checked only the new lemmas' steps);
     cores for the proved invariants, failures for the others."""
     ls, why = (ls, None) if ls is not None else verified_lemmas(model, facts, seed, rlimit, clock.rest())
     if why is not None:
