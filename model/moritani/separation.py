@@ -74,11 +74,21 @@ def counted(c: Ctx) -> tuple:
     return tuple(f for f in range(len(c.bounds.factions)) if f not in skip)
 
 
+def seats(c: Ctx, g: int) -> list:
+    """(turn, position) of faction g in each turn's storm order."""
+    return [(t, pos) for t in c.turns() for pos, h in enumerate(c.order(t)) if h == g]
+
+
 def just_finished(c: Ctx, g: int):
     """Faction g is the player whose Shipment & Movement turn has just ended (position `mover - 1`)."""
     v = c.v
-    return c.any_of(v("turn").eq(t) & v("mover").eq(pos + 1)
-                    for t in c.turns() for pos, h in enumerate(c.order(t)) if h == g)
+    return c.any_of(v("turn").eq(t) & v("mover").eq(pos + 1) for t, pos in seats(c, g))
+
+
+def moves_on(c: Ctx):
+    """The step moves play past the player that just finished: the next player acts, or the phase ends."""
+    v = c.v
+    return c.stage_is("ship_move") & (post("mover").ne(v("mover")) | post("stage").ne(v("stage")))
 
 
 def _shares(c: Ctx, g: int, l: int, ignore_order: bool = False):
@@ -240,9 +250,8 @@ def visit_lemma(c: Ctx) -> list[tuple[str, Expr]]:
             # A player enters at most once a turn, and play then moves past it: a recorded entry is the acting
             # player's (its arrival still resolving) or a finished one's; while the acting or just finished
             # player's forces stand there beside its ally, the engine's visit record names the place.
-            at = [(t, pos) for t in c.turns() for pos, h in enumerate(c.order(t)) if h == f]
-            done = c.any_of(v("turn").eq(t) & (v("mover") > pos) for t, pos in at)
-            acting = c.any_of(v("turn").eq(t) & v("mover").eq(pos) for t, pos in at) & ~c.stage_is("ship_move")
+            done = c.any_of(v("turn").eq(t) & (v("mover") > pos) for t, pos in seats(c, f))
+            acting = c.any_of(v("turn").eq(t) & v("mover").eq(pos) for t, pos in seats(c, f)) & ~c.stage_is("ship_move")
             out.append((f"visited-finished[{c.bounds.factions[f]}]",
                         implies(v("visited", f).ne(c.none_dest), done | acting)))
             out.append((f"visit-of-the-acting[{c.bounds.factions[f]}]", implies(
@@ -320,9 +329,8 @@ def properties(c: Ctx) -> list[Property]:
     reach the Tanks outside Atomics only as such a separation (see `atomics-kills-all`)."""
     v = c.v
     formed = v("allied_this_turn") if graced(c) else Const(False)
-    moves_on = c.stage_is("ship_move") & (post("mover").ne(v("mover")) | post("stage").ne(v("stage")))
     owed = c.any_of(due(c, g, l, formed) for g in counted(c) for l in c.holds)
-    return [always_step("allies-separate", implies(moves_on, ~owed), IDS,
+    return [always_step("allies-separate", implies(moves_on(c), ~owed), IDS,
                         "play moves past a player only once its forces beside an earlier-moving ally are gone "
                         "(Ecaz coexists; Basic spares the formation turn)")] + visit_properties(c)
 
@@ -343,10 +351,9 @@ def visit_properties(c: Ctx) -> list[Property]:
         # The penalty itself, from the `visited` monitor and the forces, not from the engine's visit record: when
         # play moves past a player, none of its forces stand where it entered beside its ally (ship-and-move: all
         # of them go). Under ship-visitors only the visitors go, a count no rule-side record keeps (not written).
-        moves_on = c.stage_is("ship_move") & (post("mover").ne(v("mover")) | post("stage").ne(v("stage")))
         kept = c.any_of(just_finished(c, f) & v("visited", f).eq(l) & ally_with_forces(c, Const(f), l)
                         & (post("forces", f, l) > 0) for f in range(len(c.bounds.factions)) for l in c.holds)
-        out.append(always_step("visitors-leave", implies(moves_on, ~kept), ("R26", "R27", "A20"),
+        out.append(always_step("visitors-leave", implies(moves_on(c), ~kept), ("R26", "R27", "A20"),
                                "play moves past a player only once its forces where it entered beside its ally "
                                "are gone (ship-and-move)"))
     return out
