@@ -199,6 +199,33 @@ def half_up(a) -> Expr:
     return Div(Add((lift(a), Const(1))), 2)
 
 
+def primed(e: Expr) -> Expr:
+    """`e` read in the step's post-state: each state field becomes its `post(...)` (step properties only;
+    a field's index must be a constant, and `e` must not read the step already).
+
+    >>> show(primed(Var("hand", (Const(0),)) + 1))
+    "(hand[0]' + 1)"
+    """
+    match e:
+        case Const() | Param():
+            return e
+        case Var(index=idx) if all(isinstance(i, Const) for i in idx):
+            return Post(e)
+        case Var() | Post() | Fired() | Arg():
+            raise ValueError(f"primed() takes a current-state expression with constant indices, not {e!r}")
+        case Not(arg=a):
+            return Not(primed(a))
+        case And(args=xs) | Or(args=xs) | Add(args=xs):
+            return type(e)(tuple(primed(x) for x in xs))
+        case Eq(a=a, b=b) | Lt(a=a, b=b) | Le(a=a, b=b) | Sub(a=a, b=b):
+            return type(e)(primed(a), primed(b))
+        case Div(a=a, k=k):
+            return Div(primed(a), k)
+        case Ite(cond=c, then=t, other=o):
+            return Ite(primed(c), primed(t), primed(o))
+    raise TypeError(f"unknown expression node {e!r}")
+
+
 def children(e: Expr) -> tuple:
     match e:
         case Const() | Param() | Fired() | Arg():

@@ -38,13 +38,14 @@ def test_junit_has_one_testcase_per_check_and_the_seeded_failure(buggy_run):
     root = ET.parse(buggy_run / "junit.xml").getroot()
     (suite,) = root.findall("testsuite")
     cs = cases(root)
-    # 17 invariants (12 of the contract; placement-recorded since 2026-12-04) + 31 step properties
-    # + 22 permissions (issue 33) + no-deadlock + domain + 18 witnesses + hidden-identity for 3 rivals = 93
-    # (placement-before-extortion, visitors-of-the-finished-player and the two advisor witnesses since 2026-12-05)
-    assert len(root.findall(".//testcase")) == len(cs) == 93
+    # 17 invariants (12 of the contract; placement-recorded since 2026-12-04) + 33 step properties
+    # + 22 permissions (issue 33) + no-deadlock + domain + 18 witnesses + hidden-identity for 3 rivals = 95
+    # (placement-before-extortion, visitors-of-the-finished-player and the two advisor witnesses since 2026-12-05;
+    # hands-grow-by-draws and discards-stop-at-the-limit since the twenty-second session)
+    assert len(root.findall(".//testcase")) == len(cs) == 95
     # The custody bug also leaves hidden state (a returned token's location) that differs between
     # two games the rivals cannot tell apart, so the leak check is inconclusive (an error), not holds.
-    assert suite.get("tests") == "93" and suite.get("failures") == "2" and suite.get("errors") == "3"
+    assert suite.get("tests") == "95" and suite.get("failures") == "2" and suite.get("errors") == "3"
     failed = sorted(n for n, c in cs.items() if c.find("failure") is not None)
     # the seeded violation, and a witness that is vacuous on one-turn bounds
     assert failed == ["token-conservation", "witness-sneak-into-aftermath"]

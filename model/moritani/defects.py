@@ -212,6 +212,11 @@ DEFECTS: tuple[Defect, ...] = (
     Defect("assassination-skips-close", "entry-closes", ("H40", "H20"),
            "after the Assassination victim is drawn the engine resumes the arrival's reactions without closing "
            "the entry", depth=8),
+    Defect("robbery-card-lost", "hands-grow-by-draws", ("R39",),
+           "Robbery's card option draws the top card, but the card never reaches Moritani's hand", depth=8),
+    Defect("robbery-discard-at-the-limit", "discards-stop-at-the-limit", ("R39", "H18"),
+           "Robbery's card makes Moritani discard when it brings the hand to its limit, not over it (>= for >)",
+           bounds=(("moritani_hand", 2),), depth=9),
     Defect("robbery-takes-both", "one-effect-per-reveal", ("R39",),
            "after Robbery's spice is taken the whole choice stays open, so Moritani can take again: the card too, "
            "or the spice twice", depth=9),

@@ -126,7 +126,11 @@ def _robbery(c: Ctx) -> list[Rule]:
     elif c.has("robbery-rounding-to-bank"):  # the bug: Moritani gets half rounded down, the bank the odd one
         gains = {("spice", (Const(M),)): v("spice", M) + Div(v("spice", e), 2), ("bank", ()): v("bank") + take
                  - Div(v("spice", e), 2)}
+    if c.has("robbery-discard-at-the-limit"):  # the bug: a draw that reaches the limit discards, `>=` for `>`
+        over = v("hand", M) + 1 >= c.hand_limit(M)
     card: Effects = {("hand", (Const(M),)): v("hand", M) + 1, ("stage", ()): ite(over, c.st("robbery_discard"), done)}
+    if c.has("robbery-card-lost"):  # the bug: the top card is taken off the deck and never reaches the hand
+        del card[("hand", (Const(M),))]
     if deck.enabled(c):  # A16: the top card of a finite deck, if there is one
         reshuffle = deck.robbery_reshuffles(c)
         over = v("hand", M) + ite(deck.drew(c, reshuffle), 1, 0) > c.hand_limit(M)

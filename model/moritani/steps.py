@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 
 from model.expr import Arg, Const, Expr, Fired, count, half_up, implies, ite, post, sum_of
-from model.moritani import crossship, intrusion, relocation, revival, separation, setup
+from model.moritani import cards, crossship, intrusion, relocation, revival, separation, setup
 from model.moritani.config import (ADVISOR_INTO_AFTERMATH, EXTORTION_MENTAT_ORDER, EXTORTION_PAYERS, KARAMA_EOME_TIMING,
                                    SABOTAGE_GIFT_OVERFLOW)
 from model.moritani.context import MENTAT_STAGES, TERROR_STAGES, Ctx
@@ -48,7 +48,7 @@ def step_properties(c: Ctx) -> list[Property]:
         out.append(_assassinate_forfeit(c))
     if c.chose(KARAMA_EOME_TIMING.PRE_EMPTIVE_PHASE):
         out.append(_no_offer_after_preemption(c))
-    return out + separation.properties(c) + intrusion.properties(c)
+    return out + separation.properties(c) + intrusion.properties(c) + cards.properties(c)
 
 
 def _no_offer_after_preemption(c: Ctx) -> Property:
