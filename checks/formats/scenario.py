@@ -371,7 +371,7 @@ def replay_matching(game, proposal, directory: str, model=None, also=None) -> tu
     >>> from model.moritani import GAME
     >>> results, skipped = replay_matching(GAME, GAME.profiles["default"], "scenarios/acceptance")
     >>> sorted({r.verdict for r in results}), len(results) + skipped
-    (['holds'], 18)
+    (['holds'], 19)
     """
     import time
     from checks.results import CheckResult, error_result, isolated

@@ -178,6 +178,18 @@ def visit_effects(c: Ctx, f, to, n, moving: bool) -> dict:
     return out
 
 
+def settle_advisors(c: Ctx, g, l, left) -> dict:
+    """coexist: the advisors at `l` once faction `g` keeps only `left` forces there. BG's advisors cannot
+    outnumber its forces left; advisors left with no other faction's forces become fighters (R25, A25; the
+    engines flip them right after the ally-presence losses: treachery.online `FlipBeneGesseritWhenAlone`)."""
+    if not c.advisors_coexist():
+        return {}
+    v, bg = c.v, c.fac("Bene Gesserit")
+    adv = v("advisors", l)
+    company = c.any_of(ite(g.eq(f), left, v("forces", f, l)) > 0 for f in range(len(c.bounds.factions)) if f != bg)
+    return {("advisors", (l,)): ite(g.eq(bg), ite(adv > left, left, adv), ite(company, adv, 0))}
+
+
 def visit_pending(c: Ctx):
     if entry(c) == ALLY_ENTRY.REFUSED:
         return Const(False)
@@ -197,11 +209,7 @@ def visit_rules(c: Ctx) -> list[Rule]:
     else:
         lost = ite(v("ally", g).ne(c.none_ally), here, 0)
         clear = {("visit", ()): c.none_dest}
-    eff = {("forces", (g, l)): here - lost, ("tanks", (g,)): v("tanks", g) + lost} | clear
-    if c.advisors_coexist():  # BG's advisors there cannot outnumber its forces left there
-        bg = c.fac("Bene Gesserit")
-        left, adv = here - lost, v("advisors", l)
-        eff[("advisors", (l,))] = ite(g.eq(bg) & (adv > left), left, adv)
+    eff = {("forces", (g, l)): here - lost, ("tanks", (g,)): v("tanks", g) + lost} | clear | settle_advisors(c, g, l, here - lost)
     guard = visit_pending(c) & l.eq(v("visit")) & c.any_of(g.eq(gi) & just_finished(c, gi) for gi in range(n))
     if c.has("visitors-of-anyone"):  # the bug: any faction at the recorded stronghold, not the one that finished
         guard = visit_pending(c) & l.eq(v("visit")) & (v("mover") >= 1)
@@ -284,9 +292,7 @@ def rules(c: Ctx) -> list[Rule]:
     v = c.v
     g, l = Param("g"), Param("l")
     guard = c.any_of(g.eq(gi) & l.eq(li) & due(c, gi, li) for gi in counted(c) for li in c.holds)
-    eff = {("forces", (g, l)): Const(0), ("tanks", (g,)): v("tanks", g) + v("forces", g, l)}
-    if c.advisors_coexist():
-        eff[("advisors", (l,))] = ite(g.eq(c.fac("Bene Gesserit")), 0, v("advisors", l))
+    eff = {("forces", (g, l)): Const(0), ("tanks", (g,)): v("tanks", g) + v("forces", g, l)} | settle_advisors(c, g, l, Const(0))
     return [Rule("separate_allies", (P("g", c.F), P("l", c.L)), guard, eff, IDS, kind="system",
                  doc="the player that just finished still shares a stronghold with its earlier-moving ally: "
                      "its forces there go to the Tanks")] + visit_rules(c)
