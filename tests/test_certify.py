@@ -167,3 +167,9 @@ def test_every_seed_neighbour_has_an_entry_and_is_nearest_to_a_proposal_a_few_sw
                                      "  karama-placement: retry\n")
     assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "p.yaml")))) == \
         (2, keys["neighbour:coexist"])
+    # Seed 0's second benchmark proposal: the coexist neighbour's certificate fails on it (BG in the Aftermath).
+    (tmp_path / "q.yaml").write_text("name: near coexist-aftermath\nextends: default\ninterpretation:\n"
+                                     "  bg-advisors-occupy: coexist\n  advisor-into-aftermath: allowed\n"
+                                     "  extortion-payers: entrant-only\n  extortion-mentat-order: extortion-first\n")
+    assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "q.yaml")))) == \
+        (2, keys["neighbour:coexist-aftermath"])
