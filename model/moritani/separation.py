@@ -209,7 +209,8 @@ def visit_rules(c: Ctx) -> list[Rule]:
     else:
         lost = ite(v("ally", g).ne(c.none_ally), here, 0)
         clear = {("visit", ()): c.none_dest}
-    eff = {("forces", (g, l)): here - lost, ("tanks", (g,)): v("tanks", g) + lost} | clear | settle_advisors(c, g, l, here - lost)
+    eff = {("forces", (g, l)): here - lost, ("tanks", (g,)): v("tanks", g) + lost} | clear
+    eff |= settle_advisors(c, g, l, here - lost)
     guard = visit_pending(c) & l.eq(v("visit")) & c.any_of(g.eq(gi) & just_finished(c, gi) for gi in range(n))
     if c.has("visitors-of-anyone"):  # the bug: any faction at the recorded stronghold, not the one that finished
         guard = visit_pending(c) & l.eq(v("visit")) & (v("mover") >= 1)
@@ -292,7 +293,8 @@ def rules(c: Ctx) -> list[Rule]:
     v = c.v
     g, l = Param("g"), Param("l")
     guard = c.any_of(g.eq(gi) & l.eq(li) & due(c, gi, li) for gi in counted(c) for li in c.holds)
-    eff = {("forces", (g, l)): Const(0), ("tanks", (g,)): v("tanks", g) + v("forces", g, l)} | settle_advisors(c, g, l, Const(0))
+    eff = {("forces", (g, l)): Const(0), ("tanks", (g,)): v("tanks", g) + v("forces", g, l)}
+    eff |= settle_advisors(c, g, l, Const(0))
     return [Rule("separate_allies", (P("g", c.F), P("l", c.L)), guard, eff, IDS, kind="system",
                  doc="the player that just finished still shares a stronghold with its earlier-moving ally: "
                      "its forces there go to the Tanks")] + visit_rules(c)
