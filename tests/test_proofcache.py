@@ -14,7 +14,7 @@ from checks.engines.lemmacache import FILE, LemmaCache
 from model.moritani.build import build_model
 from model.moritani.profiles import PROFILES
 
-RLIMIT = 300_000  # proves some step properties of the default profile (shipment-is-paid among them); the others run out
+RLIMIT = 400_000  # proves some step properties of the default profile (shipment-is-paid among them); the others run out
 # spice-payee was the example until issue 33: once the Ecaz Ambassador is spent after it reacts, its proof
 # needs more than this budget.
 EXAMPLE = "shipment-is-paid"

@@ -115,7 +115,7 @@ def small_leak_results(model, seed: int, budget: CheckConfig | None = None, expl
 
 
 def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict | None = None,
-                 budget: CheckConfig | None = None) -> tuple[list[CheckResult], int]:
+                 budget: CheckConfig | None = None, use_seed: bool = True) -> tuple[list[CheckResult], int]:
     """Spacer on the unbounded-turn model, each invariant under a small rlimit; only proofs are kept.
 
     Attempts are kept in the proof store (checks/engines/lemmacache.py: the entry of the model's
@@ -138,19 +138,20 @@ def quick_proofs(model, seed: int, rlimit: int, cache_dir="default", stats: dict
     told: list = []  # check runs this in a forked child (checks/pipelines/check.py): the store's warnings
     with reported(told.append):  # travel in `stats`, as `rulecheck: warning: ...` lines
         out, counts = _stored_or_spacer(model, seed, rlimit, default_dir() if cache_dir == "default" else cache_dir,
-                                        budget)
+                                        budget, use_seed)
     if stats is not None:
         stats.update(counts | ({"warnings": told} if told else {}))
     return out, len(model.invariants)
 
 
-def _stored_or_spacer(model, seed: int, rlimit: int, cache_dir, budget: CheckConfig) -> tuple[list, dict]:
+def _stored_or_spacer(model, seed: int, rlimit: int, cache_dir, budget: CheckConfig,
+                      use_seed: bool = True) -> tuple[list, dict]:
     """`quick_proofs`' work: each invariant's stored proof re-checked, else Spacer; (the proofs, the counts)."""
     from checks.engines.certificates import certificate_problem
     from checks.engines.induction import fingerprint
     from checks.engines.lemmacache import LemmaCache, spacer_key
     from model.digest import transition_digest
-    cache = LemmaCache(cache_dir)
+    cache = LemmaCache(cache_dir, use_seed=use_seed)
     digest = transition_digest(model) if cache.path is not None else None
     out = []
     system = HornSystem(model)
@@ -178,7 +179,9 @@ def _stored_or_spacer(model, seed: int, rlimit: int, cache_dir, budget: CheckCon
         if digest:
             if r.verdict == "proved" and r.certificate:
                 cache.record_spacer(digest, p.name, {"key": k, "verdict": "proved", "certificate": r.certificate})
-            elif r.verdict == "unknown" and "resource limit" in (r.reason or ""):  # deterministic, unlike time
+            # Deterministic, unlike time: the rlimit, which Z3 also reports as a cancelled push when no clock runs.
+            elif r.verdict == "unknown" and ("resource limit" in (r.reason or "")
+                                             or ("canceled" in (r.reason or "") and budget.ms_left() is None)):
                 cache.record_spacer(digest, p.name, {"key": k, "verdict": "unknown"})
             elif any(origin == "user" for origin, _ in hits):
                 cache.record_spacer(digest, p.name, None)

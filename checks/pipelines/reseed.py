@@ -214,9 +214,12 @@ def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale:
 
 
 def _spacer_one(args: tuple) -> None:
-    """check's Spacer attempts on one seeded proposal (`args`: its name, a store directory), into that store."""
+    """check's Spacer attempts on one seeded proposal (`args`: its name, a store directory), into that store.
+    The seed is not read: its records for this entry are the ones being replaced, and a record it already
+    holds would otherwise be re-checked and left out of the new ones."""
     from checks.analyses.quick_z3 import quick_proofs
-    proofs, attempted = quick_proofs(GAME.build(seeded()[args[0]], unbounded=True), 0, CHECK_RLIMIT, args[1])
+    proofs, attempted = quick_proofs(GAME.build(seeded()[args[0]], unbounded=True), 0, CHECK_RLIMIT, args[1],
+                                     use_seed=False)
     print(f"{args[0]}: check's Spacer proved {len(proofs)} of {attempted}", flush=True)
 
 
