@@ -149,7 +149,7 @@ def test_every_seed_neighbour_has_an_entry_and_is_nearest_to_a_proposal_a_few_sw
     """A seed neighbour (checks/engines/seed-neighbours/, docs/lemmas.md) is there to be the nearest entry of
     proposals around it: its entry is current and records its declarations, so a proposal that adds two
     readings to it transfers from it, not from the default one switch further away."""
-    from checks.analyses.transfer import declarations, nearest
+    from checks.analyses.transfer import declarations, donors, nearest
     from checks.engines.lemmacache import SEED
     from checks.formats.proposal import load_proposal
     cache = LemmaCache(SEED.parent)
@@ -173,3 +173,11 @@ def test_every_seed_neighbour_has_an_entry_and_is_nearest_to_a_proposal_a_few_sw
                                      "  extortion-payers: entrant-only\n  extortion-mentat-order: extortion-first\n")
     assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "q.yaml")))) == \
         (2, keys["neighbour:coexist-aftermath"])
+    # Seed 1's second benchmark proposal: printed-rules is nearest (the tie goes to the smaller digest), and the
+    # extortion-unordered neighbour gives it the lemmas about A5 `unordered` printed-rules' lemmas lack.
+    (tmp_path / "r.yaml").write_text("name: near extortion-unordered\nextends: default\ninterpretation:\n"
+                                     "  extortion-mentat-order: unordered\n  ally-entry: ship-and-move\n"
+                                     "  terror-vs-arrival-reactions: unordered\n")
+    decl = declarations(load_proposal(GAME, str(tmp_path / "r.yaml")))
+    found = nearest(declared, decl)
+    assert found[0] == 2 and keys["neighbour:extortion-unordered"] in [found[1]] + donors(declared, decl, found[1])

@@ -98,6 +98,14 @@ def test_rlimit_exhaustion_is_unknown_not_proved():
     m = build_model(unbounded=True)
     r = spacer(m, "token-conservation", rlimit=200_000)
     assert r.verdict == "unknown" and "resource limit" in r.reason
+    assert not r.clock_stop  # the rlimit's stop: reproducible, so `prove` may store it
+
+
+def test_a_clock_stop_is_told_from_an_rlimit_stop():
+    # Z3 words both "canceled": a stop at the wall clock must not be stored as the rlimit's `unknown`.
+    m = build_model(unbounded=True)
+    r = spacer(m, "token-conservation", timeout_ms=1)
+    assert r.verdict == "unknown" and r.clock_stop
 
 
 @pytest.mark.heavy

@@ -46,22 +46,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from checks.analyses.presence import presence
-from checks.analyses.templates import Candidate, Miner, generalise, mine
-from checks.config import CheckConfig
+from checks.analyses.mining import MAX_STATES, Mining, state_table
+from checks.analyses.templates import Candidate, Miner, generalise
 from checks.clock import Clock
 from checks.engines.certificates import BadCertificate, state_formula, verified_lemmas
 from checks.engines.columns import compile_table
 from model.lower import slots_read
 from checks.engines.houdini import LemmaSolver, houdini, spent
-from model.errors import ModelError
 
-MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
 ROUNDS = 6             # blocking rounds for invariants left unproved
 GOALS = 32             # at most this many dropped candidates become the next round's goals
 # Budgets are Z3 resource units (rlimit) and counts, never seconds (issue 35): the same proposal gives
@@ -118,26 +117,6 @@ class Inference:
     cut: bool = False     # the user's --timeout stopped it: nothing is proved, the properties are inconclusive
 
 
-def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
-    """Reachable states of `models` (each explored under `max_states`) as rows over `schema`'s slots;
-    models whose slots differ from the schema's are skipped. Returns (rows, models used)."""
-    rows = [_explore(m, max_states, seed) for m in models if m.schema.slot_names == schema.slot_names]
-    return (np.concatenate(rows), len(rows)) if rows else (np.zeros((0, len(schema)), dtype=np.int32), 0)
-
-
-def _explore(model, max_states: int, seed: int) -> np.ndarray:
-    from checks.engines.vector import VectorExplorer
-    cfg = CheckConfig(max_states=max_states, seed=seed, engine="vector", jobs=1)
-    try:
-        ex = VectorExplorer(model, cfg).run()
-    except ModelError:
-        ex = None
-    if ex is not None and not ex.out_of_domain:
-        return ex.state_matrix(np.int32)
-    from checks.engines.explicit import Explorer
-    return Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run().state_matrix(np.int32)
-
-
 def _say(out: "Inference", stage: str, left: list) -> None:
     """A progress line (`prove` on a terminal): the stage, the properties proved so far and left (3 or fewer: named)."""
     if out.progress is not None:
@@ -172,29 +151,36 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     `Inference.settled` keeps (valid only if the verdict is `proved`: the facts' re-check)."""
     clock, t0 = Clock(timeout), time.perf_counter()
     out = Inference("unknown", progress=progress)
-    sch = model.schema
     if clock.out() or (timeout is not None and timeout <= 0):
         return _cut(out, t0)
+    # After a transfer the mined path may never run: with a second core its states and candidates are mined
+    # beside the fast path (checks/analyses/mining.py), inline only when asked for.
+    data = Mining(model, samples, max_states, seed, list(start or []) + list(more),
+                  ahead=start is not None and (os.cpu_count() or 1) > 1)
+    try:
+        return _search(out, model, data, seed, rlimit, clock, t0, rounds, block_spend, wanted, settle, start,
+                       start_names)
+    finally:
+        data.cancel()
+
+
+def _search(out: Inference, model, data: Mining, seed: int, rlimit: int, clock, t0: float, rounds: int,
+            block_spend: int, wanted, settle, start, start_names) -> Inference:
+    """`infer` after its checks: the transfer's fast path, if any, then the mined path."""
+    sch = model.schema
     carried = None  # after a transfer: the solver that re-proved the nearby entry's lemmas it kept (its `lemmas`)
     if start is not None:
         done, carried = _transferred(out, model, start, start_names, wanted, seed, rlimit, clock, settle)
         if done:
             return _cut(out, t0) if clock.out() else _done(out, t0, None)
         out.seconds["fast path"] = time.perf_counter() - t0  # its re-check and Spacer: not the exploration's
-    X, used = state_table(samples, sch, max_states, seed)
+    X, used, true_on = data.states()
     out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0 - out.seconds.get("fast path", 0.0)
     if not used:
         out.reason = "no configuration of the same slots to mine from"
         return out
     t1, miner = time.perf_counter(), Miner(sch, X, model.unbounded_slots)
-    dispatch = sch.slot(model.dispatch) if model.dispatch else None
-    mined: list = []  # after a transfer, mined only if the transferred lemmas and Spacer leave something
-
-    def mined_now() -> list:
-        if not mined:
-            mined.append(mine(sch, X, model.unbounded_slots, dispatch))
-        return mined[0]
-    cands = mined_now() if start is None else []
+    cands = data.candidates() if start is None else []
     invs = [(p.name, p.predicate) for p in model.invariants]
     true_on_data = compile_table(sch, [e for _, e in invs])(X).all(axis=1) if len(X) else np.ones(len(invs), bool)
     out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
@@ -203,7 +189,8 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     t2 = time.perf_counter()
     kept = list(carried.lemmas) if carried is not None else []
     known = {n for n, _ in kept}
-    first = cands if start is None else _true_on(sch, X, list(start) + list(more), known)
+    first = cands if start is None else [Candidate(t, e, frozenset()) for t, e in data.lemmas()
+                                         if t not in known and true_on[t]]
     h = _houdini(out, model, _offered(model, invs, first, kept, known), seed, rlimit, clock, HOUDINI_SPEND, kept)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
@@ -215,8 +202,8 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     _say(out, "first Houdini run done", left)
     if start is not None:
         out.transferred = sum(n not in names for n, _ in facts)
-        facts, left = _after_transfer(out, model, mined_now, facts, left, seed, rlimit, clock, settle)
-        cands = first + (mined[0] if mined else [])
+        facts, left = _after_transfer(out, model, data, facts, left, seed, rlimit, clock, settle)
+        cands = first + data.mined_so_far()
         out.candidates = len(cands)
     elif left and not clock.out():
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
@@ -340,27 +327,17 @@ def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, cloc
     return facts + h.survivors
 
 
-def _true_on(schema, X, lemmas: list, known: set) -> list:
-    """Transferred lemmas as candidates: those not named in `known` (the facts) and true on every mined state of
-    this model (the others are not invariants here, and Houdini would drop them one counterexample at a time)."""
-    cands = [Candidate(t, e, frozenset()) for t, e in lemmas if t not in known]
-    if not cands or not len(X):
-        return cands
-    ok = compile_table(schema, [c.expr for c in cands])(X).all(axis=1)
-    return [c for c, k in zip(cands, ok) if k]
-
-
-def _after_transfer(out: Inference, model, mined, facts: list, left: list, seed: int, rlimit: int, clock,
+def _after_transfer(out: Inference, model, data: Mining, facts: list, left: list, seed: int, rlimit: int, clock,
                     settle) -> tuple[list, list]:
     """After the transferred lemmas' Houdini run: Spacer (`settle`, which also re-checks the nearby
     entry's certificates) on what they leave, then the mined candidates not already known with the
-    survivors as facts, then Spacer again (`mined()` gives the candidates, mined only then). Returns
+    survivors as facts, then Spacer again (`data.candidates()`: mined only then, unless ahead). Returns
     the facts and the goals left."""
     left = _settled(out, settle, facts, left, clock)
     if not left or clock.out():
         return facts, left
     known = {n for n, _ in facts}
-    offer = [(c.text, c.expr) for c in mined() if c.text not in known]
+    offer = [(c.text, c.expr) for c in data.candidates() if c.text not in known]
     if not offer:
         return facts, left
     return _offer(out, model, offer, facts, left, seed, rlimit, clock, settle)
@@ -572,4 +549,4 @@ def _done(out: Inference, t0: float, t2) -> Inference:
     return out
 
 
-__all__ = ["Candidate", "Failure", "Inference", "infer", "recheck", "state_table"]
+__all__ = ["Candidate", "Failure", "Inference", "infer", "recheck"]

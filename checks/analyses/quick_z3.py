@@ -179,9 +179,7 @@ def _stored_or_spacer(model, seed: int, rlimit: int, cache_dir, budget: CheckCon
         if digest:
             if r.verdict == "proved" and r.certificate:
                 cache.record_spacer(digest, p.name, {"key": k, "verdict": "proved", "certificate": r.certificate})
-            # Deterministic, unlike time: the rlimit, which Z3 also reports as a cancelled push when no clock runs.
-            elif r.verdict == "unknown" and ("resource limit" in (r.reason or "")
-                                             or ("canceled" in (r.reason or "") and budget.ms_left() is None)):
+            elif r.verdict == "unknown" and not r.clock_stop:  # the rlimit's stop: deterministic, unlike time
                 cache.record_spacer(digest, p.name, {"key": k, "verdict": "unknown"})
             elif any(origin == "user" for origin, _ in hits):
                 cache.record_spacer(digest, p.name, None)

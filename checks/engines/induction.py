@@ -43,6 +43,8 @@ class ProofOutcome:
     cti: InductionFailure | None = None
     rlimit_used: int | None = None
     certificate: str | None = None  # Spacer's inductive invariant (SMT-LIB) when proved
+    # An `unknown` the wall clock caused: not reproducible, so never stored (an rlimit's stop is, and may be).
+    clock_stop: bool = False
 
 
 class HornSystem:
@@ -92,7 +94,9 @@ def spacer(model: GameModel, name: str, seed: int = 0, rlimit: int = 0,
             INTERRUPTS.raise_if_interrupted()
     except z3.Z3Exception as e:  # Z3 reports an exhausted rlimit as a cancelled query
         INTERRUPTS.raise_if_interrupted()  # ... and a signal too: that is not a verdict
-        return ProofOutcome("unknown", "spacer", time.perf_counter() - t0, f"Spacer stopped: {z3_message(e)}")
+        secs = time.perf_counter() - t0
+        return ProofOutcome("unknown", "spacer", secs, f"Spacer stopped: {z3_message(e)}",
+                            clock_stop=_clock_stop(secs, timeout_ms))
     secs = time.perf_counter() - t0
     if r == z3.unsat:
         out = ProofOutcome("proved", "spacer", secs, "an inductive strengthening exists (Spacer)")
@@ -100,7 +104,18 @@ def spacer(model: GameModel, name: str, seed: int = 0, rlimit: int = 0,
         return out
     if r == z3.sat:
         return ProofOutcome("violated", "spacer", secs, "Spacer derived a reachable violation; see BMC for the trace")
-    return ProofOutcome("unknown", "spacer", secs, f"Spacer: {fp.reason_unknown()}")
+    return ProofOutcome("unknown", "spacer", secs, f"Spacer: {fp.reason_unknown()}",
+                        clock_stop=_clock_stop(secs, timeout_ms))
+
+
+def _clock_stop(seconds: float, timeout_ms: int | None) -> bool:
+    """Whether a stopped query ran into its wall-clock `timeout_ms`. Z3 words an exhausted rlimit and an
+    expired timeout alike ("canceled"), so the clock, not the message, tells them apart.
+
+    >>> _clock_stop(2.0, None), _clock_stop(0.5, 1000), _clock_stop(1.0, 1000)
+    (False, False, True)
+    """
+    return timeout_ms is not None and seconds * 1000 >= timeout_ms
 
 
 def z3_message(e: Exception) -> str:

@@ -8,7 +8,8 @@
 - `lockstep_worker`: one long-lived worker serving commands over a pipe (the vector engine's
   `--jobs N` search, checks/engines/parallel.py, whose workers share the state store).
 - `Background`: one computation in a forked child beside the parent's own work (`rulecheck check`'s
-  small-bounds guards and its Spacer proofs, beside the main search).
+  small-bounds guards and its Spacer proofs, beside the main search; a transfer's mining, beside its fast
+  path: checks/analyses/mining.py).
 
 All three fork (the workers inherit the built models and compiled rules instead of pickling them) and
 call `become_worker` first (NOTE(workers) in checks/interrupt.py): they ignore SIGINT, since the parent

@@ -44,7 +44,8 @@ from pathlib import Path
 
 from checks.analyses.certify import settle_stored, usable
 from checks.analyses.transfer import declarations
-from checks.analyses.infer import Inference, cone, guard_round, recheck, state_table
+from checks.analyses.infer import Inference, cone, guard_round, recheck
+from checks.analyses.mining import state_table
 from checks.clock import Clock
 from checks.config import CHECK_RLIMIT
 from model.digest import transition_digest

@@ -51,7 +51,8 @@ def _hands_grow_by_draws(c: Ctx) -> Property:
     n = len(c.bounds.factions)
     before = sum_of(v("hand", f) for f in range(n))
     after = sum_of(post("hand", f) for f in range(n))
-    drawn = Fired(_draws(c)) if _draws(c) else Const(False)
+    draws = _draws(c)
+    drawn = Fired(draws) if draws else Const(False)
     ok = after <= before + ite(drawn, 1, 0)
     if not deck.enabled(c):
         ok = ok & implies(drawn, after.eq(before + 1))

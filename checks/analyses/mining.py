@@ -1,0 +1,125 @@
+"""What a lemma search mines: the bounded states of a proposal and the candidates true on all of them.
+
+`state_table` explores the sample models (the proposal's own bounds) into one table of rows over the
+unbounded model's slots. `Mining` holds that table, the candidates mined from it (the templates of
+`checks/analyses/templates.py`) and which of a transfer's lemmas are true on it.
+
+A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property,
+yet they are the mined path's first 15 to 20 seconds on the largest proposals. With a second core,
+`Mining(ahead=True)` computes them in a forked child (`checks.engines.pool.Background`) while the
+fast path runs, and drops the child if the fast path proves everything. The computation is the same
+deterministic one either way (fixed seed, state budget, sorted templates): which process ran it
+changes no verdict and no lemma, only when the values are ready.
+
+>>> from tests.conftest import counter_model
+>>> from model.expr import Var
+>>> m = counter_model(limit=3)
+>>> got = Mining(m, [m], lemmas=[("x <= 2", Var("x") <= 2), ("x <= 3", Var("x") <= 3)])
+>>> X, used, true_on = got.states()
+>>> len(X), used, true_on
+(5, 1, {'x <= 2': False, 'x <= 3': True})
+>>> [c.text for c in got.candidates()]
+['x <= 3']
+>>> ahead = Mining(m, [m], lemmas=[("x <= 2", Var("x") <= 2)], ahead=True)  # the same, from a forked child
+>>> ahead.states()[2], [c.text for c in ahead.candidates()]
+({'x <= 2': False}, ['x <= 3'])
+>>> ahead.cancel()
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from checks.analyses.templates import mine
+from checks.config import CheckConfig
+from checks.engines.columns import compile_table
+from checks.engines.pool import Background
+from model.errors import ModelError
+
+MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
+
+
+def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
+    """Reachable states of `models` (each explored under `max_states`) as rows over `schema`'s slots;
+    models whose slots differ from the schema's are skipped. Returns (rows, models used)."""
+    rows = [_explore(m, max_states, seed) for m in models if m.schema.slot_names == schema.slot_names]
+    return (np.concatenate(rows), len(rows)) if rows else (np.zeros((0, len(schema)), dtype=np.int32), 0)
+
+
+def _explore(model, max_states: int, seed: int) -> np.ndarray:
+    from checks.engines.vector import VectorExplorer
+    cfg = CheckConfig(max_states=max_states, seed=seed, engine="vector", jobs=1)
+    try:
+        ex = VectorExplorer(model, cfg).run()
+    except ModelError:
+        ex = None
+    if ex is not None and not ex.out_of_domain:
+        return ex.state_matrix(np.int32)
+    from checks.engines.explicit import Explorer
+    return Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run().state_matrix(np.int32)
+
+
+class Mining:
+    """The states mined for `model` (the unbounded model) from `samples`, the candidates true on all of
+    them, and which of `lemmas` ([(text, Expr)]: a transfer's) are. Inline, each is computed when first
+    asked for (the candidates only then: a transfer may never need them); `ahead`: all of them at once in a
+    forked child, from now on. `cancel()` stops that child (always call it: the child is not needed after)."""
+
+    def __init__(self, model, samples: list, max_states: int = MAX_STATES, seed: int = 0, lemmas: Sequence = (),
+                 ahead: bool = False):
+        self._model, self._samples, self._max, self._seed = model, samples, max_states, seed
+        self._lemmas = list(lemmas)
+        self._states: tuple | None = None
+        self._mined: list | None = None
+        self._asked = False  # whether `candidates()` was called: the report shows them only then, ahead or not
+        self._job = Background(self._everything, fork=True) if ahead else None
+
+    def states(self) -> tuple[np.ndarray, int, dict]:
+        """(rows, sample models used, {lemma text: true on every row}); with no row, every lemma is true."""
+        if self._states is None:
+            if self._job is not None:
+                self._states, self._mined = self._job.result()
+                self._job = None
+            else:
+                self._states = self._table()
+        return self._states
+
+    def lemmas(self) -> list:
+        """The lemmas whose truth `states()` tells ([(text, Expr)])."""
+        return self._lemmas
+
+    def candidates(self) -> list:
+        """The mined candidates (`templates.mine`) true on every row."""
+        self._asked = True
+        if self._mined is None:
+            X = self.states()[0]
+            self._mined = mine(self._model.schema, X, self._model.unbounded_slots, self._dispatch())
+        return self._mined
+
+    def mined_so_far(self) -> list:
+        """The candidates if `candidates()` was asked for, else none (the same whether or not they were mined
+        ahead: what a report lists must not depend on the cores)."""
+        return self.candidates() if self._asked else []
+
+    def cancel(self) -> None:
+        """Stop the child computing ahead, if any (idempotent)."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+
+    def _dispatch(self):
+        return self._model.schema.slot(self._model.dispatch) if self._model.dispatch else None
+
+    def _table(self) -> tuple[np.ndarray, int, dict]:
+        sch = self._model.schema
+        X, used = state_table(self._samples, sch, self._max, self._seed)
+        if not self._lemmas or not len(X):
+            return X, used, {t: True for t, _ in self._lemmas}
+        ok = compile_table(sch, [e for _, e in self._lemmas])(X).all(axis=1)
+        return X, used, {t: bool(k) for (t, _), k in zip(self._lemmas, ok)}
+
+    def _everything(self) -> tuple:
+        """The child's work: the table, then the candidates."""
+        states = self._table()
+        return states, mine(self._model.schema, states[0], self._model.unbounded_slots, self._dispatch())
