@@ -6,8 +6,10 @@ unbounded model's slots. `Mining` holds that table, the candidates mined from it
 
 A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property,
 yet they are the mined path's first 15 to 20 seconds on the largest proposals. With a second core,
-`Mining(ahead=True)` computes them in a forked child (`checks.engines.pool.Background`) while the
-fast path runs, and drops the child if the fast path proves everything. The computation is the same
+`Mining.ahead()` computes them in a forked child (`checks.engines.pool.Background`) while the fast
+path's Spacer runs (the fast path calls it once its re-check leaves a property to Spacer: a child
+mining all along was measured to slow a fast path that needs no Spacer by a fifth), and the child is
+dropped if the fast path proves everything. The computation is the same
 deterministic one either way (fixed seed, state budget, sorted templates): which process ran it
 changes no verdict and no lemma, only when the values are ready.
 
@@ -27,6 +29,7 @@ changes no verdict and no lemma, only when the values are ready.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,6 +41,7 @@ from checks.engines.pool import Background
 from model.errors import ModelError
 
 MAX_STATES = 600_000   # mined states per sample model (a partial exploration is still sound: Houdini decides)
+CHUNK = 64             # lemmas evaluated on the rows at once
 
 
 def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
@@ -63,8 +67,9 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
 class Mining:
     """The states mined for `model` (the unbounded model) from `samples`, the candidates true on all of
     them, and which of `lemmas` ([(text, Expr)]: a transfer's) are. Inline, each is computed when first
-    asked for (the candidates only then: a transfer may never need them); `ahead`: all of them at once in a
-    forked child, from now on. `cancel()` stops that child (always call it: the child is not needed after)."""
+    asked for (the candidates only then: a transfer may never need them); `ahead` (or `ahead()` later): all of
+    them at once in a forked child, from then on. `cancel()` stops that child (always call it: nothing needs
+    the child after)."""
 
     def __init__(self, model, samples: list, max_states: int = MAX_STATES, seed: int = 0, lemmas: Sequence = (),
                  ahead: bool = False):
@@ -73,14 +78,23 @@ class Mining:
         self._states: tuple | None = None
         self._mined: list | None = None
         self._asked = False  # whether `candidates()` was called: the report shows them only then, ahead or not
-        self._job = Background(self._everything, fork=True) if ahead else None
+        self._job: Background | None = None    # the states, ahead
+        self._mining: Background | None = None  # the candidates, ahead (once the states are here)
+        if ahead:
+            self.ahead()
+
+    def ahead(self) -> None:
+        """From now on, compute in forked children (if there is a second core and nothing is computed yet): the
+        states first, then, once `states()` has them, the candidates beside whatever comes next."""
+        if self._job is None and self._states is None and (os.cpu_count() or 1) > 1:
+            self._job = Background(self._table, fork=True)
 
     def states(self) -> tuple[np.ndarray, int, dict]:
         """(rows, sample models used, {lemma text: true on every row}); with no row, every lemma is true."""
         if self._states is None:
             if self._job is not None:
-                self._states, self._mined = self._job.result()
-                self._job = None
+                self._states, self._job = self._job.result(), None
+                self._mining = Background(self._mine, fork=True)  # forked now: it inherits the states
             else:
                 self._states = self._table()
         return self._states
@@ -93,8 +107,11 @@ class Mining:
         """The mined candidates (`templates.mine`) true on every row."""
         self._asked = True
         if self._mined is None:
-            X = self.states()[0]
-            self._mined = mine(self._model.schema, X, self._model.unbounded_slots, self._dispatch())
+            self.states()
+            if self._mining is not None:
+                self._mined, self._mining = self._mining.result(), None
+            else:
+                self._mined = self._mine()
         return self._mined
 
     def mined_so_far(self) -> list:
@@ -104,9 +121,10 @@ class Mining:
 
     def cancel(self) -> None:
         """Stop the child computing ahead, if any (idempotent)."""
-        if self._job is not None:
-            self._job.cancel()
-            self._job = None
+        for job in (self._job, self._mining):
+            if job is not None:
+                job.cancel()
+        self._job = self._mining = None
 
     def _dispatch(self):
         return self._model.schema.slot(self._model.dispatch) if self._model.dispatch else None
@@ -116,10 +134,11 @@ class Mining:
         X, used = state_table(self._samples, sch, self._max, self._seed)
         if not self._lemmas or not len(X):
             return X, used, {t: True for t, _ in self._lemmas}
-        ok = compile_table(sch, [e for _, e in self._lemmas])(X).all(axis=1)
+        ok = []
+        for i in range(0, len(self._lemmas), CHUNK):  # a block of lemmas at a time: rows x lemmas booleans are GBs
+            ok += list(compile_table(sch, [e for _, e in self._lemmas[i:i + CHUNK]])(X).all(axis=1))
         return X, used, {t: bool(k) for (t, _), k in zip(self._lemmas, ok)}
 
-    def _everything(self) -> tuple:
-        """The child's work: the table, then the candidates."""
-        states = self._table()
-        return states, mine(self._model.schema, states[0], self._model.unbounded_slots, self._dispatch())
+    def _mine(self) -> list:
+        assert self._states is not None
+        return mine(self._model.schema, self._states[0], self._model.unbounded_slots, self._dispatch())
