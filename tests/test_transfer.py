@@ -157,3 +157,33 @@ def test_reseed_transfer_with_nothing_stale_keeps_every_entry(monkeypatch):
     monkeypatch.setattr(R, "reseed", kept_by)
     assert R.transfer([]) == len(_load(SEED))
     assert searched == []
+
+
+@pytest.mark.parametrize("settle_all", [False, True])
+def test_mining_ahead_on_a_second_core_changes_no_lemma_and_no_candidate(monkeypatch, settle_all):
+    """checks/analyses/mining.py: after a transfer whose fast path leaves a property, a second core mines ahead in
+    forked children. The search gives the same lemmas, proofs, state count and candidates as on one core; when
+    the fast path then proves everything (`settle_all`), the children are dropped and nothing mined is reported."""
+    from checks.analyses import mining
+    from checks.analyses.infer import infer
+    from checks.results import CheckResult
+    b = armed(4)
+    start = [("z <= 2", Var("z") <= Const(2)), ("x <= 3", Var("x") <= Const(3))]  # `x <= 3` fails here
+
+    def settle(facts, goals):
+        return {n: CheckResult(id=n, kind="invariant", verdict="proved", engine="spacer") for n, _ in goals} if settle_all else {}
+    forks = []
+    real = mining.Background
+    monkeypatch.setattr(mining, "Background", lambda fn, fork=True: forks.append(fn) or real(fn, fork=fork))
+    runs = {}
+    for cores in (1, 2):
+        monkeypatch.setattr(mining.os, "cpu_count", lambda cores=cores: cores)
+        inf = infer(b, [b], start=start, start_names=(), settle=settle)
+        runs[cores] = (inf.verdict, [t for t, _ in inf.lemmas], sorted(inf.proved), sorted(inf.settled), inf.states,
+                       inf.candidates, inf.transferred, inf.queries)
+    assert runs[1] == runs[2], runs
+    assert runs[2][0] == "proved" and "quiet" in runs[2][2] + runs[2][3]
+    if settle_all:
+        assert len(forks) == 1 and runs[2][4] == 0  # the states' child started beside Spacer, then dropped
+    else:
+        assert len(forks) == 2 and runs[2][4] > 0 and runs[2][5] > 0  # the states, then the candidates
