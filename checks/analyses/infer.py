@@ -172,7 +172,7 @@ def _search(out: Inference, model, data: Mining, seed: int, rlimit: int, clock, 
         if done:
             return _cut(out, t0) if clock.out() else _done(out, t0, None)
         out.seconds["fast path"] = time.perf_counter() - t0  # its re-check and Spacer: not the exploration's
-    X, used, true_on = data.states()
+    X, used = data.states()
     out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0 - out.seconds.get("fast path", 0.0)
     if not used:
         out.reason = "no configuration of the same slots to mine from"
@@ -187,8 +187,11 @@ def _search(out: Inference, model, data: Mining, seed: int, rlimit: int, clock, 
     t2 = time.perf_counter()
     kept = list(carried.lemmas) if carried is not None else []
     known = {n for n, _ in kept}
-    first = cands if start is None else [Candidate(t, e, frozenset()) for t, e in data.lemmas()
-                                         if t not in known and true_on[t]]
+    first = cands
+    if start is not None:  # transferred lemmas false on a mined state are not invariants here: not offered
+        offered = [(t, e) for t, e in data.lemmas() if t not in known]
+        true_on = data.true_on([t for t, _ in offered])
+        first = [Candidate(t, e, frozenset()) for t, e in offered if true_on[t]]
     h = _houdini(out, model, _offered(model, invs, first, kept, known), seed, rlimit, clock, HOUDINI_SPEND, kept)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"

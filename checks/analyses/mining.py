@@ -17,13 +17,13 @@ changes no verdict and no lemma, only when the values are ready.
 >>> from model.expr import Var
 >>> m = counter_model(limit=3)
 >>> got = Mining(m, [m], lemmas=[("x <= 2", Var("x") <= 2), ("x <= 3", Var("x") <= 3)])
->>> X, used, true_on = got.states()
->>> len(X), used, true_on
+>>> X, used = got.states()
+>>> len(X), used, got.true_on(["x <= 2", "x <= 3"])
 (5, 1, {'x <= 2': False, 'x <= 3': True})
 >>> [c.text for c in got.candidates()]
 ['x <= 3']
 >>> ahead = Mining(m, [m], lemmas=[("x <= 2", Var("x") <= 2)], ahead=True)  # the same, from a forked child
->>> ahead.states()[2], [c.text for c in ahead.candidates()]
+>>> ahead.true_on(["x <= 2"]), [c.text for c in ahead.candidates()]
 ({'x <= 2': False}, ['x <= 3'])
 >>> ahead.cancel()
 """
@@ -67,8 +67,8 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
 class Mining:
     """The states mined for `model` (the unbounded model) from `samples`, the candidates true on all of
     them, and which of `lemmas` ([(text, Expr)]: a transfer's) are. Inline, each is computed when first
-    asked for (the candidates only then: a transfer may never need them); `ahead` (or `ahead()` later): all of
-    them at once in a forked child, from then on. `cancel()` stops that child (always call it: nothing needs
+    asked for (the candidates only then: a transfer may never need them; a lemma's truth only if asked about);
+    `ahead` (or `ahead()` later): all of them in forked children, from then on. `cancel()` stops that child (always call it: nothing needs
     the child after)."""
 
     def __init__(self, model, samples: list, max_states: int = MAX_STATES, seed: int = 0, lemmas: Sequence = (),
@@ -76,6 +76,7 @@ class Mining:
         self._model, self._samples, self._max, self._seed = model, samples, max_states, seed
         self._lemmas = list(lemmas)
         self._states: tuple | None = None
+        self._truth: dict = {}  # lemma text -> true on every row (ahead: all of them; inline: those asked about)
         self._mined: list | None = None
         self._asked = False  # whether `candidates()` was called: the report shows them only then, ahead or not
         self._job: Background | None = None    # the states, ahead
@@ -87,17 +88,25 @@ class Mining:
         """From now on, compute in forked children (if there is a second core and nothing is computed yet): the
         states first, then, once `states()` has them, the candidates beside whatever comes next."""
         if self._job is None and self._states is None and (os.cpu_count() or 1) > 1:
-            self._job = Background(self._table, fork=True)
+            self._job = Background(lambda: self._table(every=True), fork=True)
 
-    def states(self) -> tuple[np.ndarray, int, dict]:
-        """(rows, sample models used, {lemma text: true on every row}); with no row, every lemma is true."""
+    def states(self) -> tuple[np.ndarray, int]:
+        """(rows, sample models used)."""
         if self._states is None:
             if self._job is not None:
-                self._states, self._job = self._job.result(), None
+                X, used, self._truth = self._job.result()
+                self._states, self._job = (X, used), None
                 self._mining = Background(self._mine, fork=True)  # forked now: it inherits the states
             else:
-                self._states = self._table()
+                self._states = self._table(every=False)[:2]
         return self._states
+
+    def true_on(self, texts: list) -> dict:
+        """{text: whether that lemma (one of `lemmas`) is true on every row}; with no row, every lemma is."""
+        X = self.states()[0]
+        todo = [(t, e) for t, e in self._lemmas if t in set(texts) and t not in self._truth]
+        self._truth.update(self._truths(X, todo))
+        return {t: self._truth[t] for t in texts}
 
     def lemmas(self) -> list:
         """The lemmas whose truth `states()` tells ([(text, Expr)])."""
@@ -129,15 +138,18 @@ class Mining:
     def _dispatch(self):
         return self._model.schema.slot(self._model.dispatch) if self._model.dispatch else None
 
-    def _table(self) -> tuple[np.ndarray, int, dict]:
-        sch = self._model.schema
-        X, used = state_table(self._samples, sch, self._max, self._seed)
-        if not self._lemmas or not len(X):
-            return X, used, {t: True for t, _ in self._lemmas}
-        ok = []
-        for i in range(0, len(self._lemmas), CHUNK):  # a block of lemmas at a time: rows x lemmas booleans are GBs
-            ok += list(compile_table(sch, [e for _, e in self._lemmas[i:i + CHUNK]])(X).all(axis=1))
-        return X, used, {t: bool(k) for (t, _), k in zip(self._lemmas, ok)}
+    def _table(self, every: bool) -> tuple[np.ndarray, int, dict]:
+        """The rows, the models used and (`every`) every lemma's truth on them."""
+        X, used = state_table(self._samples, self._model.schema, self._max, self._seed)
+        return X, used, self._truths(X, self._lemmas) if every else {}
+
+    def _truths(self, X: np.ndarray, lemmas: list) -> dict:
+        if not len(X):
+            return {t: True for t, _ in lemmas}
+        ok: list = []
+        for i in range(0, len(lemmas), CHUNK):  # a block of lemmas at a time: rows x lemmas booleans are GBs
+            ok += list(compile_table(self._model.schema, [e for _, e in lemmas[i:i + CHUNK]])(X).all(axis=1))
+        return {t: bool(k) for (t, _), k in zip(lemmas, ok)}
 
     def _mine(self) -> list:
         assert self._states is not None
