@@ -65,7 +65,8 @@ def _discards_stop_at_the_limit(c: Ctx) -> Property:
     discarding down to its limit, the limit the chosen interpretation gives after the step (Atomics lowers it
     in the step that discards): never below it."""
     v = c.v
-    played = Fired(_plays(c)) if _plays(c) else Const(False)
+    plays = _plays(c)
+    played = Fired(plays) if plays else Const(False)
     ok = Const(True)
     for f in range(len(c.bounds.factions)):
         limit = primed(c.hand_limit(f, engine=False))
