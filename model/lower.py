@@ -139,6 +139,14 @@ def slots_written(effects: tuple, schema: Schema) -> set:
     return out
 
 
+def action_slots(action, schema: Schema) -> set:
+    """Slots a ground action reads (its guard, its effects' values) or writes."""
+    out = slots_read(action.guard, schema) | slots_written(action.effects, schema)
+    for _, _, value in action.effects:
+        out |= slots_read(value, schema)
+    return out
+
+
 def as_int(x: Low) -> Low:
     """`x` as an integer (a boolean as 0/1)."""
     if x.kind is Kind.INT:

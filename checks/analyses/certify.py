@@ -29,9 +29,8 @@ from checks.results import CheckResult
 
 def usable(certificates, names) -> dict:
     """The stored certificates that are well-formed (text by property name) for the properties in `names`."""
-    if not isinstance(certificates, dict):
-        return {}
-    return {n: t for n, t in certificates.items() if isinstance(n, str) and isinstance(t, str) and n in names}
+    return {n: t for n, t in certificates.items() if isinstance(n, str) and isinstance(t, str) and n in names} \
+        if isinstance(certificates, dict) else {}
 
 
 def settle_stored(model, facts: list, certificates: dict, refused=None) -> dict:
@@ -50,11 +49,15 @@ def settle_stored(model, facts: list, certificates: dict, refused=None) -> dict:
             if refused is not None:
                 refused(name, why)
             continue
-        p = props[name]
-        out[name] = CheckResult(
-            id=name, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="spacer", depth=None,
-            seconds=time.perf_counter() - t0, extra={"lemmas": [n for n, _ in facts]},
-            detail=(f"proved for games of any length: Spacer's inductive invariant, stored for these rules and "
-                    f"re-checked by Z3 (every step from a state satisfying the {len(facts)} inferred lemmas and "
-                    f"properties proved with them)"))
+        out[name] = proved_by_spacer(model, name, facts, time.perf_counter() - t0, (
+            f"Spacer's inductive invariant, stored for these rules and re-checked by Z3 (every step from a state "
+            f"satisfying the {len(facts)} inferred lemmas and properties proved with them)"))
     return out
+
+
+def proved_by_spacer(model, name: str, facts: list, seconds: float, how: str) -> CheckResult:
+    """Property `name` proved by Spacer with `facts` ([(name, Expr)]) assumed; `how`: the detail's tail."""
+    p = next(p for p in model.invariants if p.name == name)
+    return CheckResult(id=name, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="spacer", depth=None,
+                       seconds=seconds, extra={"lemmas": [n for n, _ in facts]},
+                       detail=f"proved for games of any length: {how}")

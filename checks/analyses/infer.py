@@ -1,36 +1,26 @@
 """Lemma inference: candidates mined from reachable states of small configurations, proved by Houdini.
 
-1. **Mine.** The pipeline hands over bounded models of the same rules whose slots are the target's
-   (the proposal's own bounds; `samples`). Their reachable states are explored (vector engine, under
-   a state budget) into one table, and the templates of `checks/analyses/templates.py` (declared per
-   sort) give every candidate that holds on all of them: unary facts, facts under each value of the
-   dispatch slot (the decision stage), orderings of unbounded counters.
-2. **Houdini** on the unbounded-turn model (`checks/engines/houdini.py`): the candidates and the
-   model's invariants together, dropping whatever a counterexample to induction breaks. The
-   survivors' conjunction is inductive with its base case checked: each survivor is proved for
-   games of any length, nothing assumed. An invariant among the survivors is proved.
-3. **Presence round.** For the invariants still unproved, lower bounds on derived counters under
-   two literals (`checks/analyses/presence.py`: a stage and a flag or equality, or a flag and an
-   equality), aimed at the slots those invariants read, are offered to Houdini with the survivors
-   as proved facts.
-   Spacer then gets a turn (`settle`, given by `checks/analyses/prove.py`) for what is left.
-4. **Guard round.** For what is still unproved: the one-guard templates again, under every value
-   of every Bool and Enum slot (a flag, a token's status, the entrant, an alliance) instead of
-   only the dispatch slot (`Miner.guarded_by`), offered with those invariants to Houdini with the
-   facts so far; Spacer gets another turn with the survivors as facts.
-5. **Blocking rounds.** For an invariant still unproved (and true on every mined state), the state
-   pair where its induction fails relative to the survivors is computed; the pre-state is
-   generalised to a cube of term values that no mined state matches (`templates.generalise`), and
-   its negation joins the invariant in another Houdini run, with the survivors so far as proved
-   facts. A candidate that run drops is a goal of the next round (its own failure is blocked in
-   turn, as IC3 does). Up to `ROUNDS` rounds, while some invariant is left.
-6. **Re-check and cores.** The whole conjunction is re-checked through the monolithic encoding the
-   other proofs use (base and step; an independent check of Houdini's per-action frame reasoning),
-   and each proved invariant gets the lemmas its step needs (an unsat core), which its verdict lists.
+The chain, step by step with its measurements, is docs/lemmas.md ("How"); in short:
 
-An invariant left unproved keeps its last induction failure: the state pair, the mined candidates
-its pre-state violates (true on every mined state, not provable), and whether the pre-state is a
-mined (reachable) state.
+1. **Mine** (checks/analyses/mining.py): the reachable states of bounded models of the same rules and
+   slots (`samples`), and the templates' candidates true on all of them (checks/analyses/templates.py).
+2. **Houdini** (checks/engines/houdini.py) on the unbounded-turn model: the candidates with the
+   model's invariants, each dropped when a counterexample to induction breaks it. The survivors'
+   conjunction is inductive with its base case: each survivor is proved, nothing assumed.
+3. **Presence round** (checks/analyses/presence.py): lower bounds on derived counters under two
+   literals, aimed at the slots the unproved invariants read; then Spacer (`settle`, given by
+   checks/analyses/prove.py) with the survivors as facts.
+4. **Guard round**: the one-guard templates under every value of every Bool and Enum slot
+   (`Miner.guarded_by`); then Spacer again.
+5. **Blocking rounds**: an unproved invariant's induction failure, its pre-state generalised to a
+   cube no mined state matches (`templates.generalise`), the cube's negation offered to Houdini; a
+   candidate Houdini drops is the next round's goal (IC3's recursive blocking). Up to `ROUNDS`.
+6. **Re-check and cores**: the whole conjunction through the monolithic encoding the other proofs
+   use, and each proved invariant's unsat core (the lemmas its step needs).
+
+A transfer (`start`: a nearby entry's lemmas, checks/analyses/transfer.py) re-proves those first
+and mines only for what they leave. An invariant left unproved keeps its last induction failure:
+the state pair, the mined candidates its pre-state violates, and whether that pre-state was mined.
 
 >>> from tests.conftest import counter_model
 >>> inf = infer(counter_model(limit=3), [counter_model(limit=3)])
@@ -51,13 +41,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from checks.analyses.certify import settle_stored
 from checks.analyses.presence import presence
 from checks.analyses.mining import MAX_STATES, Mining, state_table
 from checks.analyses.templates import Candidate, Miner, generalise
 from checks.clock import Clock
 from checks.engines.certificates import BadCertificate, state_formula, verified_lemmas
 from checks.engines.columns import compile_table
-from model.lower import slots_read
+from model.lower import action_slots, slots_read
 from checks.engines.houdini import LemmaSolver, houdini, spent
 
 ROUNDS = 6             # blocking rounds for invariants left unproved
@@ -65,10 +56,7 @@ GOALS = 32             # at most this many dropped candidates become the next ro
 # Budgets are Z3 resource units (rlimit) and counts, never seconds (issue 35): the same proposal gives
 # the same lemmas on an idle and on a loaded machine. `timeout` is only the user's overall cap: a
 # search it stops is `cut`, and `prove` reports the properties left as inconclusive, never fewer proved.
-# Measured (2026-12-03, 2 loaded cores): Houdini's queries use about 1.3 M units per CPU second
-# (assassinate-leaders' first run: 201 queries, 22.8 M units; a tiny proposal's guard round: 124
-# queries, 9.1 M units, 8.3 s), a blocking round's failure queries about 0.5 M. The budgets are about
-# what the old wall-clock ones (360 s per Houdini run, 300 s of blocking rounds) gave an idle core.
+# What a unit costs in seconds, as measured: docs/lemmas.md, "Budgets".
 HOUDINI_SPEND = 1_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
 # Resource units for pruning a nearby entry's lemmas through the monolithic encoding (a transfer's fast
 # path): 16 of the 20 random proposals of seeds 0 and 1 needed 1 to 11 queries, the last of 12 to 23 M units.
@@ -170,7 +158,7 @@ def _search(out: Inference, model, data: Mining, seed: int, rlimit: int, clock, 
     if start is not None:
         done, carried = _transferred(out, model, data, start, start_names, wanted, seed, rlimit, clock, settle)
         if done:
-            return _cut(out, t0) if clock.out() else _done(out, t0, None)
+            return _cut(out, t0) if clock.out() else _done(out, t0)
         out.seconds["fast path"] = time.perf_counter() - t0  # its re-check and Spacer: not the exploration's
     X, used = data.states()
     out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0 - out.seconds.get("fast path", 0.0)
@@ -189,13 +177,16 @@ def _search(out: Inference, model, data: Mining, seed: int, rlimit: int, clock, 
     known = {n for n, _ in kept}
     first = cands
     if start is not None:  # transferred lemmas false on a mined state are not invariants here: not offered
-        offered = [(t, e) for t, e in data.lemmas() if t not in known]
+        offered = [(t, e) for t, e in data.lemmas if t not in known]
         true_on = data.true_on([t for t, _ in offered])
         first = [Candidate(t, e, frozenset()) for t, e in offered if true_on[t]]
-    h = _houdini(out, model, _offered(model, invs, first, kept, known), seed, rlimit, clock, HOUDINI_SPEND, kept)
+    # The invariants, `first` (mined or transferred) and the hints, each unless among the facts kept.
+    offer = [iv for iv in invs if iv[0] not in known] + [(c.text, c.expr) for c in first]
+    h = _houdini(out, model, offer + _new_hints(model, offer + kept), seed, rlimit, clock, HOUDINI_SPEND, kept)
     if h.verdict != "proved":
         out.reason = f"Houdini: {h.reason}"
-        return _done(out, t0, t2)
+        out.seconds["houdini"] = time.perf_counter() - t2
+        return _done(out, t0)
     names = {n for n, _ in invs}
     facts = kept + h.survivors
     proved_so_far = {n for n, _ in facts} | set(out.settled)  # settled: by the fast path's Spacer
@@ -208,22 +199,21 @@ def _search(out: Inference, model, data: Mining, seed: int, rlimit: int, clock, 
         out.candidates = len(cands)
     elif left and not clock.out():
         facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
-    if start is None:
         # A cheaper engine first (Spacer with the facts assumed): blocking rounds are the search's
         # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
         left = _settled(out, settle, facts, left, clock)
     if left and not clock.out():
         _say(out, "guard round", left)
-        facts, left = guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
+        facts, left = _guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
     facts, left, pool = _blocking_rounds(out, model, miner, facts, left, seed, rlimit, clock, rounds, block_spend)
     out.seconds["houdini"] = time.perf_counter() - t2
     if out.cut or clock.out():
         return _cut(out, t0)
     t3 = time.perf_counter()
     ls = carried if carried is not None and carried.extend(facts[len(kept):], clock.rest()) is None else None
-    _conclude(out, model, facts, names, left, cands + list(pool.values()), X, seed, rlimit, clock, ls)
+    _conclude(out, model, facts, names, seed, rlimit, clock, ls, left, cands + list(pool.values()), X)
     out.seconds["check"] = time.perf_counter() - t3
-    return _cut(out, t0) if clock.out() else _done(out, t0, None)
+    return _cut(out, t0) if clock.out() else _done(out, t0)
 
 
 def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock,
@@ -264,7 +254,7 @@ def _cut(out: Inference, t0: float) -> Inference:
     proved something else), and `prove` reports every property it left as inconclusive."""
     out.verdict, out.cut, out.reason = "unknown", True, "--timeout reached during lemma inference"
     out.lemmas, out.invariants, out.proved, out.settled, out.failures = [], [], {}, {}, {}
-    return _done(out, t0, None)
+    return _done(out, t0)
 
 
 def _transferred(out: Inference, model, data: Mining, start: list, start_names, wanted, seed: int, rlimit: int,
@@ -275,22 +265,19 @@ def _transferred(out: Inference, model, data: Mining, start: list, start_names, 
     is the result); else (False, the solver whose `lemmas` are the facts kept, None if the pruning did not
     end) for the mined path, `out.settled` keeping what Spacer proved with those facts assumed."""
     props = {p.name: p.predicate for p in model.invariants}
-    facts = list(start) + [(n, props[n]) for n in start_names if n in props]
+    facts = with_properties(model, start, start_names)
     ls, why = verified_lemmas(model, facts + _new_hints(model, facts), seed, rlimit, clock.rest(), prune=PRUNE_SPEND)
     if why is not None or clock.out():
         return False, None
     names = {n for n, _ in ls.lemmas if n in props and n in start_names}
     facts = list(ls.lemmas)
     left = [(n, e) for n, e in props.items() if n not in names and (wanted is None or n in wanted)]
-    if left:
-        # Measured: a child mining all the while slows a fast path that needs no Spacer by a fifth (memory);
-        # it starts where the mined path becomes likely, beside Spacer.
+    if left:  # the mined path is likely now: mine beside Spacer, not before (checks/analyses/mining.py)
         data.ahead()
     out.settled = settle(facts, left) if settle is not None and left else {}
     if any(n not in out.settled for n, _ in left):
         return False, ls
-    _conclude(out, model, facts, names, [], [], np.zeros((0, len(model.schema)), dtype=np.int32), seed, rlimit,
-              clock, ls)
+    _conclude(out, model, facts, names, seed, rlimit, clock, ls)
     out.transferred = len(out.lemmas)  # the hints proved with them count as on the mined path: no cone to trim
     return True, ls
 
@@ -307,13 +294,6 @@ def _new_hints(model, known: list) -> list:
     """The model's hints whose names are not among `known` ([(name, Expr)])."""
     names = {n for n, _ in known}
     return [(n, e) for n, e in model.hints if n not in names]
-
-
-def _offered(model, invs: list, cands: list, facts: list, known: set) -> list:
-    """The first Houdini run's candidates ([(text, Expr)]): the invariants `invs`, `cands` (mined or
-    transferred) and the hints, each unless among the `facts` (`known`: their names)."""
-    offer = [iv for iv in invs if iv[0] not in known] + [(c.text, c.expr) for c in cands]
-    return offer + _new_hints(model, offer + facts)
 
 
 def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, clock) -> list:
@@ -381,30 +361,31 @@ def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list
     sch = model.schema
     near = frozenset().union(*[slots_read(props[n].step if props[n].step is not None else e, sch) for n, e in left])
     cands = presence(miner, near, sch.slot(model.dispatch) if model.dispatch else None, {n for n, _ in facts})
-    out.candidates += len(cands)
     out.presence = len(cands)
-    offer = [(c.text, c.expr) for c in cands]
-    got = _offer(out, model, offer, facts, left, seed, rlimit, clock) if cands else (facts, left)
-    out.seconds["presence"] = time.perf_counter() - t0
-    return got
+    return _round(out, model, "presence", t0, cands, facts, left, seed, rlimit, clock)
 
 
-def guard_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
+def _guard_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
                  clock, settle) -> tuple[list, list]:
     """One-guard candidates under every value of every Bool and Enum slot other than the dispatch
     slot (`Miner.guarded_by`), offered with the goals left to Houdini with `facts` assumed; then
-    `settle` (Spacer) again with the survivors as facts. Returns the facts and the goals left. Also
-    run on a stored entry's lemmas by `checks/pipelines/reseed.py extend`."""
+    `settle` (Spacer) again with the survivors as facts (they are what it lacked on the Grumman
+    profiles: docs/lemmas.md). Returns the facts and the goals left."""
     t0 = time.perf_counter()
-    sch = model.schema
-    dispatch = sch.slot(model.dispatch) if model.dispatch else None
     known = {n for n, _ in facts}
-    cands = [c for c in miner.guarded_by(miner.guards(exclude=dispatch)) if c.text not in known]
-    out.candidates, out.guards = out.candidates + len(cands), len(cands) or out.guards
-    # Spacer again after it: the guard round's facts are what it lacked on the Grumman profiles (docs/lemmas.md).
+    cands = [c for c in miner.guarded_by(miner.guards(exclude=model.schema.slot(model.dispatch) if model.dispatch
+                                                      else None)) if c.text not in known]
+    out.guards = len(cands)
+    return _round(out, model, "guards", t0, cands, facts, left, seed, rlimit, clock, settle)
+
+
+def _round(out: Inference, model, stage: str, t0: float, cands: list, facts: list, left: list, seed: int,
+           rlimit: int, clock, settle=None) -> tuple[list, list]:
+    """A round's candidates `cands` offered with the goals `left` (`_offer`); `out.seconds[stage]`: since `t0`."""
+    out.candidates += len(cands)
     got = _offer(out, model, [(c.text, c.expr) for c in cands], facts, left, seed, rlimit, clock, settle) \
         if cands else (facts, left)
-    out.seconds["guards"] = time.perf_counter() - t0
+    out.seconds[stage] = time.perf_counter() - t0
     return got
 
 
@@ -415,11 +396,10 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     inductive with their base case (the same monolithic re-check as step 5). None when they are
     not (the rules changed, or the entry is wrong): the caller then infers as if nothing was stored."""
     t0 = time.perf_counter()
-    props = {p.name: p.predicate for p in model.invariants}
     # The store is keyed by the transition system (model.digest.transition_digest): a property the entry
     # names may since have been removed (it is left out) or changed (it is re-proved as it is now).
-    invariants = [n for n in invariants if n in props]
-    facts = list(lemmas) + [(n, props[n]) for n in invariants]
+    facts = with_properties(model, lemmas, invariants)
+    invariants = [n for n, _ in facts[len(lemmas):]]
     clock = Clock(timeout)
     ls, why = verified_lemmas(model, facts, seed, rlimit, clock.rest())  # as it stands: a hint never rescues it
     if why is not None:
@@ -428,9 +408,8 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     out = Inference("unknown", reason="stored lemmas")
     # The properties the entry does not prove get their induction failure (the state pair) as after
     # a search; no mined table here, so whether the pre-state is reachable is not looked up.
-    left = [(n, e) for n, e in props.items() if n not in invariants]
-    _conclude(out, model, facts, set(invariants), left, [], np.zeros((0, len(model.schema)), dtype=np.int32),
-              seed, rlimit, clock, ls)
+    left = [(p.name, p.predicate) for p in model.invariants if p.name not in invariants]
+    _conclude(out, model, facts, set(invariants), seed, rlimit, clock, ls, left)
     out.seconds = {"check": time.perf_counter() - t0, "total": time.perf_counter() - t0}
     if out.verdict != "proved":
         return None
@@ -461,10 +440,7 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
             used += spent(ls.solver) - before
             if cti is None:
                 continue
-            action = model.action(cti[1])
-            near = slots_read(e, model.schema) | slots_read(action.guard, model.schema)
-            for fname, idx, value in action.effects:
-                near |= slots_read(value, model.schema) | {model.schema.slot(fname, tuple(i.value for i in idx))}
+            near = slots_read(e, model.schema) | action_slots(model.action(cti[1]), model.schema)
             c = generalise(miner, cti[0], near)
             if c is None or c.text in found or c.text in known:
                 continue
@@ -476,10 +452,10 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
     return list(found.values()), used
 
 
-def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit, clock, ls=None) -> None:
+def _conclude(out: Inference, model, facts, names, seed, rlimit, clock, ls=None, left=(), cands=(), X=None) -> None:
     """Re-check the conjunction through the monolithic encoding (unless `ls` is that check, done: after a transfer,
-    the fast path's solver whose `extend` re-checked only the new lemmas' steps);
-    cores for the proved invariants, failures for the others."""
+    the fast path's solver whose `extend` re-checked only the new lemmas' steps); cores for the proved invariants,
+    failures for the goals `left` (the mined candidates `cands` their pre-state violates; on a mined row of `X`?)."""
     ls, why = (ls, None) if ls is not None else verified_lemmas(model, facts, seed, rlimit, clock.rest())
     if why is not None:
         out.reason = f"the inferred conjunction does not re-check ({why}); no lemma is used"
@@ -501,7 +477,7 @@ def _conclude(out: Inference, model, facts, names, left, cands, X, seed, rlimit,
         pre, act, post = cti
         row = np.array([[int(v) for v in pre]], dtype=np.int64)
         bad = ~ev(row)[:, 0]
-        mined = bool((X == row).all(axis=1).any()) if len(X) else None
+        mined = bool((X == row).all(axis=1).any()) if X is not None and len(X) else None
         out.failures[n] = Failure(pre, act, post, [c.text for c, b in zip(cands, bad) if b], mined)
 
 
@@ -512,15 +488,15 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
     lemma in the result is inductive relative to the result, so the result with the invariants is an
     inductive conjunction again (re-proved on every use like any stored set). A search keeps every
     survivor, most of which no property needs; stored, they cost every warm run their re-check.
-    All of `lemmas` when a core cannot be had (unknown, a timeout, a certificate that fails).
+    All of `lemmas` when a core cannot be had (unknown, a timeout, a certificate that fails), or when a
+    certificate does not re-check with only the cone (`certify.settle_stored`).
 
     >>> from model.expr import Var
     >>> from tests.conftest import counter_model
     >>> [n for n, _ in cone(counter_model(limit=3), [("x<=3", Var("x") <= 3), ("x>=0", Var("x") >= 0)], ["bounded"])]
     []
     """
-    props = {p.name: p.predicate for p in model.invariants}
-    facts = list(lemmas) + [(n, props[n]) for n in invariants]
+    facts = with_properties(model, lemmas, invariants)
     clock = Clock(timeout)
     ls = LemmaSolver(model, facts, seed, rlimit)
     need = set(range(len(lemmas), len(facts)))
@@ -544,12 +520,20 @@ def cone(model, lemmas: list, invariants: list, certificates: dict | None = None
             return list(lemmas)
         todo = sorted(set(core) - need)
         need.update(todo)
-    return [f for i, f in enumerate(lemmas) if i in need]
+    kept = [f for i, f in enumerate(lemmas) if i in need]
+    if len(kept) < len(lemmas) and certificates and \
+            len(settle_stored(model, kept + facts[len(lemmas):], certificates)) < len(certificates):
+        return list(lemmas)
+    return kept
 
 
-def _done(out: Inference, t0: float, t2) -> Inference:
-    if t2 is not None:
-        out.seconds["houdini"] = time.perf_counter() - t2
+def with_properties(model, lemmas: list, names) -> list:
+    """`lemmas` ([(text, Expr)]) and the model's properties named in `names` (those it still has), as facts."""
+    props = {p.name: p.predicate for p in model.invariants}
+    return list(lemmas) + [(n, props[n]) for n in names if n in props]
+
+
+def _done(out: Inference, t0: float) -> Inference:
     out.seconds["total"] = time.perf_counter() - t0
     return out
 

@@ -67,14 +67,13 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
 class Mining:
     """The states mined for `model` (the unbounded model) from `samples`, the candidates true on all of
     them, and which of `lemmas` ([(text, Expr)]: a transfer's) are. Inline, each is computed when first
-    asked for (the candidates only then: a transfer may never need them; a lemma's truth only if asked about);
-    `ahead` (or `ahead()` later): all of them in forked children, from then on. `cancel()` stops that child (always call it: nothing needs
-    the child after)."""
+    asked for (a lemma's truth only if asked about); `ahead` (or `ahead()` later): all of them in forked
+    children. `cancel()` stops the children (always call it: nothing needs them after)."""
 
     def __init__(self, model, samples: list, max_states: int = MAX_STATES, seed: int = 0, lemmas: Sequence = (),
                  ahead: bool = False):
         self._model, self._samples, self._max, self._seed = model, samples, max_states, seed
-        self._lemmas = list(lemmas)
+        self.lemmas = list(lemmas)  # [(text, Expr)] whose truth `true_on` tells
         self._states: tuple | None = None
         self._truth: dict = {}  # lemma text -> true on every row (ahead: all of them; inline: those asked about)
         self._mined: list | None = None
@@ -88,7 +87,7 @@ class Mining:
         """From now on, compute in forked children (if there is a second core and nothing is computed yet): the
         states first, then, once `states()` has them, the candidates beside whatever comes next."""
         if self._job is None and self._states is None and (os.cpu_count() or 1) > 1:
-            self._job = Background(lambda: self._table(every=True), fork=True)
+            self._job = Background(self._everything, fork=True)
 
     def states(self) -> tuple[np.ndarray, int]:
         """(rows, sample models used)."""
@@ -98,19 +97,15 @@ class Mining:
                 self._states, self._job = (X, used), None
                 self._mining = Background(self._mine, fork=True)  # forked now: it inherits the states
             else:
-                self._states = self._table(every=False)[:2]
+                self._states = state_table(self._samples, self._model.schema, self._max, self._seed)
         return self._states
 
     def true_on(self, texts: list) -> dict:
         """{text: whether that lemma (one of `lemmas`) is true on every row}; with no row, every lemma is."""
-        X = self.states()[0]
-        todo = [(t, e) for t, e in self._lemmas if t in set(texts) and t not in self._truth]
-        self._truth.update(self._truths(X, todo))
+        want = set(texts)
+        self._truth.update(self._truths(self.states()[0], [(t, e) for t, e in self.lemmas
+                                                            if t in want and t not in self._truth]))
         return {t: self._truth[t] for t in texts}
-
-    def lemmas(self) -> list:
-        """The lemmas whose truth `states()` tells ([(text, Expr)])."""
-        return self._lemmas
 
     def candidates(self) -> list:
         """The mined candidates (`templates.mine`) true on every row."""
@@ -135,13 +130,10 @@ class Mining:
                 job.cancel()
         self._job = self._mining = None
 
-    def _dispatch(self):
-        return self._model.schema.slot(self._model.dispatch) if self._model.dispatch else None
-
-    def _table(self, every: bool) -> tuple[np.ndarray, int, dict]:
-        """The rows, the models used and (`every`) every lemma's truth on them."""
+    def _everything(self) -> tuple[np.ndarray, int, dict]:
+        """The rows, the models used and every lemma's truth on them (a child's work)."""
         X, used = state_table(self._samples, self._model.schema, self._max, self._seed)
-        return X, used, self._truths(X, self._lemmas) if every else {}
+        return X, used, self._truths(X, self.lemmas)
 
     def _truths(self, X: np.ndarray, lemmas: list) -> dict:
         if not len(X):
@@ -152,5 +144,5 @@ class Mining:
         return {t: bool(k) for (t, _), k in zip(lemmas, ok)}
 
     def _mine(self) -> list:
-        assert self._states is not None
-        return mine(self._model.schema, self._states[0], self._model.unbounded_slots, self._dispatch())
+        m, X = self._model, self.states()[0]
+        return mine(m.schema, X, m.unbounded_slots, m.schema.slot(m.dispatch) if m.dispatch else None)

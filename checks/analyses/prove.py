@@ -12,7 +12,7 @@ the requested depth and the verdict says so (never `proved`, never `holds`).
 from __future__ import annotations
 
 
-from checks.analyses.certify import settle_stored, usable
+from checks.analyses.certify import proved_by_spacer, settle_stored, usable
 from checks.analyses.infer import Inference, cone, infer, recheck
 from checks.clock import Clock
 from checks.config import LEMMA_SPACER_RLIMIT
@@ -151,8 +151,12 @@ def _say_lemmas(r: CheckResult, model, inf: Inference | None, facts) -> None:
     else:
         r.lemmas = []
     if inf is not None and r.verdict != "proved":
-        r.extra.update(_failure_extra(model, inf, r.id))
         f = inf.failures.get(r.id)
+        if f is not None:  # where its induction fails relative to the lemmas (the mined candidates it violates)
+            r.extra["induction_failure"] = {
+                "pre": model.schema.pretty(f.pre), "action": f.action, "post": model.schema.pretty(f.post),
+                "violated_candidates": f.violates[:20], "candidates_violated": len(f.violates),
+                "pre_state_mined": f.mined}
         if inf.verdict != "proved":
             r.detail += f"; no lemmas inferred ({inf.reason})"
         elif f is not None:
@@ -182,8 +186,7 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
     # one proving most is used.
     best = None
     for origin, lemmas, invariants, stored_certificates in (cache.candidates(key) if key is not None else []):
-        rest = clock.left()
-        inf = recheck(model, lemmas, invariants, seed=seed, timeout=None if rest is None else max(0.001, rest))
+        inf = recheck(model, lemmas, invariants, seed=seed, timeout=clock.rest())
         if inf is None:
             if clock.out():
                 break  # the budget ran out: that says nothing about the entry
@@ -210,21 +213,15 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
         got = settle_stored(model, facts, usable(stored, [n for n, _ in goals]))
         certificates.update({n: stored[n] for n in got})
         system = HornSystem(model, facts)
-        for name, _ in goals:
-            if name in got:
-                continue
+        for name in [n for n, _ in goals if n not in got]:
             r = spacer(model, name, seed=seed, rlimit=lemma_rlimit, system=system, timeout_ms=clock.ms())
             if r.verdict == "proved":
                 certificates[name] = r.certificate
-                p = props[name]
-                got[name] = CheckResult(
-                    id=name, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="spacer", depth=None,
-                    seconds=r.seconds, extra={"lemmas": [n for n, _ in facts]},
-                    detail=(f"proved for games of any length: {r.reason} (every step from a state satisfying the "
-                            f"{len(facts)} inferred lemmas and properties proved before the blocking rounds)"))
+                got[name] = proved_by_spacer(model, name, facts, r.seconds, f"{r.reason} (every step from a state "
+                                             f"satisfying the {len(facts)} inferred lemmas and properties proved "
+                                             "before the blocking rounds)")
         return got
 
-    props = {p.name: p for p in model.invariants}
     inf = None
     if near is not None:
         if progress is not None:
@@ -241,7 +238,8 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
     if cache is not None and inf.verdict == "proved" and set(_aim(model, [p.name for p in model.invariants])) <= set(aim):
         kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
         # A transferred entry was trimmed to its cone already: only lemmas the rounds added need one.
-        needed = _needed(model, inf, kept, seed, clock) if len(inf.lemmas) > inf.transferred else inf.lemmas
+        needed = cone(model, inf.lemmas, [n for n, _ in inf.invariants], kept, seed=seed, timeout=clock.left()) \
+            if len(inf.lemmas) > inf.transferred else inf.lemmas
         if not clock.out():  # a cone cut by --timeout is all the lemmas: the next run stores the cone
             cache.put(key, needed, [n for n, _ in inf.invariants], kept, declarations)
             cache.save()
@@ -281,18 +279,6 @@ def _covered(inf: Inference, names: list) -> int:
     return sum(n in inf.proved or n in inf.settled for n in names)
 
 
-def _needed(model, inf: Inference, certificates: dict, seed: int, clock: Clock) -> list:
-    """The lemmas worth storing: the cone the proved properties and certificates need (`infer.cone`),
-    if the certificates still re-check with only those; else all of them."""
-    names = [n for n, _ in inf.invariants]
-    lemmas = cone(model, inf.lemmas, names, certificates, seed=seed, timeout=clock.left())
-    if len(lemmas) < len(inf.lemmas) and certificates:
-        props = {p.name: p.predicate for p in model.invariants}
-        if len(settle_stored(model, lemmas + [(n, props[n]) for n in names], certificates)) < len(certificates):
-            return inf.lemmas
-    return lemmas
-
-
 def inference_stats(inf: Inference) -> dict:
     """The inference's figures for a report's header (JSON) and the benchmark."""
     return {"inference": {"verdict": inf.verdict, "reason": inf.reason, "states_mined": inf.states,
@@ -316,20 +302,6 @@ def _by_lemmas(inf: Inference, names: list, props: dict) -> list[CheckResult]:
                     f"lemma{'' if len(used) == 1 else 's'} (of {len(inf.lemmas)} proved; "
                     + ("stored for these rules, re-proved by Z3)" if inf.cached else "Houdini, re-checked by Z3)")),
             extra={"lemmas": list(used)}))
-    return out
-
-
-def _failure_extra(model, inf: Inference, name: str) -> dict:
-    """For an invariant the inferred lemmas do not prove: how many were proved (and, under JSON,
-    where its induction fails relative to them: the state pair and the mined candidates the pre-state
-    violates, and whether that pre-state is a mined, reachable one)."""
-    out = {}
-    f = inf.failures.get(name)
-    if f is not None:
-        out["induction_failure"] = {
-            "pre": model.schema.pretty(f.pre), "action": f.action, "post": model.schema.pretty(f.post),
-            "violated_candidates": f.violates[:20], "candidates_violated": len(f.violates),
-            "pre_state_mined": f.mined}
     return out
 
 
@@ -388,9 +360,8 @@ def _bmc(model, names, props, engine, depth, seed, rlimit, clock, notes) -> list
     """BMC to `depth` for the invariants no unbounded engine proved: violated (replayed trace),
     bounded, or unknown."""
     # The rlimit is a per-query budget for the proof engines; under auto, BMC is bounded by depth.
-    rest = clock.left()
     bmc = get_bmc(model, names, depth, seed=seed, rlimit=(rlimit or None) if engine == "bmc" else None,
-                  timeout=None if rest is None else max(rest, 0.001))
+                  timeout=clock.rest())
     out = []
     for name in names:
         b, p = bmc[name], props[name]

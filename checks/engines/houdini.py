@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import z3
@@ -57,10 +57,8 @@ def spent(solver) -> int:
 class HoudiniOutcome:
     verdict: str                        # proved (the survivors' conjunction is inductive) | unknown
     survivors: list                     # [(name, Expr)] in the candidates' order; [] unless proved
-    dropped: dict = field(default_factory=dict)  # name -> "initial state" or the step label that broke it
     rounds: int = 0                     # solver queries
     ctis: int = 0                       # of which found a counterexample to induction
-    seconds: float = 0.0
     reason: str = ""
     rlimit: int = 0                     # Z3 resource units the queries used
     cut: bool = False                   # stopped by the caller's clock (`timeout`), not by a budget
@@ -99,16 +97,12 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
     transition relation whatever their number (`LemmaSolver.prune`)."""
     clock = Clock(timeout)
     out = HoudiniOutcome("unknown", [])
-    exprs = [e for _, e in candidates]
-    table = _Table(model, exprs, [e for _, e in facts])
+    exprs, fx = [e for _, e in candidates], [e for _, e in facts]
+    table = _Table(model, exprs, fx)
     alive = np.ones(len(candidates), dtype=bool)
     for s0 in model.init:
         rows = table.rows([s0])
-        ok = table.ev(rows)[:, 0] if len(rows) else np.zeros(len(candidates), dtype=bool)
-        for i in np.flatnonzero(alive & ~ok):
-            out.dropped[candidates[i][0]] = "initial state"
-        alive &= ok
-    fx = [e for _, e in facts]
+        alive &= table.ev(rows)[:, 0] if len(rows) else np.zeros(len(candidates), dtype=bool)
     if whole is not None or alive.sum() <= WHOLE:
         q: _Queries | _Whole = _Whole(whole or LemmaSolver(model, candidates, seed, rlimit), alive, fx)
     else:
@@ -139,7 +133,7 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
             out.cut = clock.out()
             out.reason = f"solver: {q.solver.reason_unknown()} (query {out.rounds})"
             break
-        pre, post, label = q.counterexample()
+        pre, post = q.counterexample()
         if q.spurious(pre, table, alive):
             continue  # the pre-state breaks a candidate the query left out: asked again with it
         out.ctis += 1
@@ -148,11 +142,8 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
         if not broken.any():
             out.reason = "a counterexample to induction that breaks no candidate (encoding disagreement)"
             break
-        for i in np.flatnonzero(broken):
-            out.dropped[candidates[i][0]] = label
         alive &= ~broken
         q.retire(np.flatnonzero(broken))
-    out.seconds = clock.elapsed()
     if out.verdict == "proved":
         out.survivors = [candidates[i] for i in np.flatnonzero(alive)]
     return out
@@ -168,7 +159,6 @@ class _Queries:
 
     def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: Sequence = ()):
         from model.lower import slots_read
-        self.model = model
         self.enc = enc = Encoder(model, unbounded_slots=model.unbounded_slots)
         self.ctx = ctx = enc.ctx
         self.solver = s = z3.SolverFor("QF_LIA", ctx=ctx)
@@ -185,8 +175,8 @@ class _Queries:
         for i in np.flatnonzero(alive):
             s.add(z3.Implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
         reads = [slots_read(e, model.schema) for e in exprs]
-        self.steps: list = []
-        self.goals: list = []  # per action: its goal literal, once armed (None before)
+        self.steps = [z3.Bool(f"step#{n}", ctx) for n in range(len(model.actions))]
+        self.goals: list = [None] * len(model.actions)  # per action: its goal literal, once armed (None before)
         self.affects: list = []
         self.hyp: list = []
         self._post: dict = {}
@@ -197,8 +187,6 @@ class _Queries:
             for _, _, value in a.effects:
                 cone |= slots_read(value, model.schema)
             self.hyp.append(np.array([bool(r & cone) for r in reads]) & alive)
-            self.steps.append(z3.Bool(f"step#{n}", ctx))
-            self.goals.append(None)
         self.core: dict = {}      # action -> candidates its last unsat answer used
         self.pending = list(range(len(model.actions)))
         self.n: int | None = None  # the action last asked about
@@ -237,9 +225,7 @@ class _Queries:
 
     def counterexample(self) -> tuple:
         m = self.solver.model()
-        enc = self.enc
-        assert self.n is not None  # set by check() before a sat answer is read
-        return enc.read_state(m, 0), enc.read_state(m, 1), self.model.actions[self.n].label
+        return self.enc.read_state(m, 0), self.enc.read_state(m, 1)
 
     def spurious(self, pre: tuple, table: "_Table", alive) -> bool:
         """NOTE(lazy-hypotheses): an action's query assumes only the alive candidates that read a slot
@@ -292,8 +278,8 @@ class _Whole:
         return decide(self.solver, self.goal, *[self.hold[i] for i in on], *[self.fail[i] for i in on])
 
     def counterexample(self) -> tuple:
-        pre, act, post = self.ls.step_read()
-        return pre, post, act
+        pre, _, post = self.ls.step_read()
+        return pre, post
 
     def spurious(self, pre, table, alive) -> bool:
         return False  # every alive candidate is assumed

@@ -5,7 +5,6 @@ searches; most of those lemmas prove nothing a property needs, yet every warm `p
 them all. Two maintainer commands (docs/lemmas.md, "The lemma cache"):
 
     python -m checks.pipelines.reseed unite [--all] [--jobs N] DIR...
-    python -m checks.pipelines.reseed extend [--spacer-rlimit N] --out DIR PROFILE...
     python -m checks.pipelines.reseed transfer [--out DIR] [--jobs N] [--keep-stale] [PROFILE...]
     python -m checks.pipelines.reseed spacer [--jobs N] [PROFILE...]
 
@@ -15,12 +14,6 @@ of its proved properties' steps, and of its Spacer certificates' steps, use, clo
 lemmas' own steps. A trimmed entry is kept only if it re-proves (`infer.recheck`) and every
 certificate still re-checks with it; otherwise the entry stays whole, as do entries of models that
 are no embedded profile. `--all` trims every entry, not only those the directories add to.
-
-`extend` starts from a profile's seed entry instead of from nothing: with its lemmas as facts, the
-guard round (`infer.guard_round`) and Spacer (with a budget larger than `prove` gives it) aim at the
-properties the entry leaves, and whatever they prove is written to DIR as that model's entry
-(lemmas, properties, certificates), for `unite`. A cold search has fewer facts when it gets there
-and a time budget; this is how the Grumman profiles' last properties were proved (2026-12-02).
 
 `transfer` re-seeds after a rule change: each seeded proposal (or each one named) whose model's
 digest the seed no longer has is searched by transfer (checks/analyses/transfer.py) from the entry
@@ -42,15 +35,11 @@ import json
 import tempfile
 from pathlib import Path
 
-from checks.analyses.certify import settle_stored, usable
 from checks.analyses.transfer import declarations
-from checks.analyses.infer import Inference, cone, guard_round, recheck
-from checks.analyses.mining import state_table
+from checks.analyses.infer import cone, recheck
 from checks.clock import Clock
 from checks.config import CHECK_RLIMIT
 from model.digest import transition_digest
-from checks.analyses.templates import Miner
-from checks.engines.induction import HornSystem, spacer
 from checks.engines.lemmacache import FILE, SEED, LemmaCache, _load, from_data, reseed, to_data
 from checks.engines.pool import TaskPool
 from checks.formats.proposal import load_proposal
@@ -83,24 +72,16 @@ def trim_entry(model, entry: dict) -> dict:
         return entry
     lemmas = [(str(t), from_data(d)) for t, d in entry["lemmas"]]
     names = [str(n) for n in entry["invariants"]]
-    certificates = dict(entry.get("certificates") or {})
-    kept = cone(model, lemmas, names, certificates)
-    if len(kept) == len(lemmas):
+    kept = cone(model, lemmas, names, dict(entry.get("certificates") or {}))  # all, unless the cone re-proves them
+    if len(kept) == len(lemmas) or recheck(model, kept, names) is None:
         return entry
-    props = {p.name: p.predicate for p in model.invariants}
-    if recheck(model, kept, names) is None:
-        return entry
-    if certificates and len(settle_stored(model, kept + [(n, props[n]) for n in names], certificates)) < len(certificates):
-        return entry
-    out = dict(entry)
-    out["lemmas"] = [[t, to_data(e)] for t, e in kept]
-    return out
+    return {**entry, "lemmas": [[t, to_data(e)] for t, e in kept]}
 
 
 def _trim_one(args: tuple) -> tuple:
     key, profile, entry = args
     out = trim_entry(GAME.build(seeded()[profile], unbounded=True), entry)
-    print(f"{profile}: {len(entry['lemmas'])} -> {len(out['lemmas'])} lemmas", flush=True)
+    print(f"{profile}: {len(entry.get('lemmas', []))} -> {len(out.get('lemmas', []))} lemmas", flush=True)
     return key, out
 
 
@@ -128,53 +109,6 @@ def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = 
     todo = [(k, models[k], e) for k, e in sorted(_load(SEED).items()) if k in models and (every or k in added)]
     trimmed = dict(_pooled(_trim_one, todo, jobs))
     return reseed([], trim=lambda key, entry: trimmed.get(key, entry))
-
-
-def extend(profile: str, out_dir: Path, spacer_rlimit: int, seed: int = 0) -> list:
-    """The guard round and Spacer on what the profile's seed entry leaves, with its lemmas as facts;
-    a new entry in `out_dir` when they prove something. Returns the names proved."""
-    prop = seeded()[profile]
-    model = GAME.build(prop, unbounded=True)
-    key = transition_digest(model)
-    stored = LemmaCache(out_dir).get(key)
-    if stored is None:
-        return []
-    lemmas, names, old = stored
-    props = {p.name: p.predicate for p in model.invariants}
-    facts = inf_facts = list(lemmas) + [(n, props[n]) for n in names]
-    done = set(names) | set(settle_stored(model, facts, usable(old, list(props))))
-    left = [(n, e) for n, e in props.items() if n not in done]
-    if not left:
-        return []
-    certificates: dict = {}
-    asked: list = []
-
-    def settle(facts: list, goals: list) -> dict:
-        asked.append(len(goals))
-        system, got = HornSystem(model, facts), {}
-        for name, _ in goals:
-            r = spacer(model, name, seed=seed, rlimit=spacer_rlimit, system=system)
-            print(f"{profile}: Spacer {name}: {r.verdict} ({r.seconds:.1f}s)", flush=True)
-            if r.verdict == "proved" and r.certificate:
-                certificates[name] = got[name] = r.certificate
-        return got
-
-    X, _ = state_table(lemma_samples(prop), model.schema, seed=seed)
-    got = Inference("unknown")
-    facts, rest = guard_round(got, model, Miner(model.schema, X, model.unbounded_slots), facts, left, seed, 0,
-                              Clock(None), settle)
-    if rest and not asked:  # the guard round kept nothing, so it did not ask Spacer
-        got.settled.update(settle(facts, rest))
-    proved = sorted({n for n, _ in left} - {n for n, _ in rest} | set(got.settled))
-    if not proved:
-        return []
-    kept = {n for n, _ in facts}
-    new_lemmas = [f for f in facts[len(inf_facts):] if f[0] not in props]
-    cache = LemmaCache(out_dir)
-    cache.put(key, list(lemmas) + new_lemmas, sorted(set(names) | (kept & set(props))),
-              {**old, **certificates})
-    cache.save()
-    return proved
 
 
 def _transfer_one(args: tuple) -> tuple:
@@ -241,10 +175,6 @@ def main(argv: list | None = None) -> None:
     u.add_argument("dirs", nargs="*", help="lemma cache directories to add to the seed")
     u.add_argument("--all", action="store_true", help="trim every entry, not only those the directories add to")
     u.add_argument("--jobs", type=int, default=1, help="entries trimmed at once (processes)")
-    e = sub.add_parser("extend", help="prove what a profile's seed entry leaves, with its lemmas as facts")
-    e.add_argument("profiles", nargs="+")
-    e.add_argument("--out", required=True, help="lemma cache directory for the extended entries")
-    e.add_argument("--spacer-rlimit", type=int, default=300_000_000)
     t = sub.add_parser("transfer", help="new seed entries by transfer for embedded profiles whose model changed")
     t.add_argument("profiles", nargs="*", help="these profiles or neighbour:<stem> (default: those whose digest "
                                               "the seed lacks)")
@@ -256,13 +186,9 @@ def main(argv: list | None = None) -> None:
     c.add_argument("profiles", nargs="*", help="these profiles or neighbour:<stem> (default: every seeded one)")
     c.add_argument("--jobs", type=int, default=1, help="proposals attempted at once (processes)")
     a = ap.parse_args(argv)
-    if a.cmd != "extend":
-        run = {"spacer": lambda: spacer_records(a.profiles, a.jobs), "unite": lambda: unite(a.dirs, a.all, a.jobs),
-               "transfer": lambda: transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)}
-        print(f"{run[a.cmd]()} entries in {SEED.name}")
-        return
-    for profile in a.profiles:
-        print(f"{profile}: proved {extend(profile, Path(a.out), a.spacer_rlimit) or 'nothing more'}", flush=True)
+    run = {"spacer": lambda: spacer_records(a.profiles, a.jobs), "unite": lambda: unite(a.dirs, a.all, a.jobs),
+           "transfer": lambda: transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)}
+    print(f"{run[a.cmd]()} entries in {SEED.name}")
 
 
 if __name__ == "__main__":
