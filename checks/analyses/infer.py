@@ -454,8 +454,8 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
 
 def _conclude(out: Inference, model, facts, names, seed, rlimit, clock, ls=None, left=(), cands=(), X=None) -> None:
     """Re-check the conjunction through the monolithic encoding (unless `ls` is that check, done: after a transfer,
-    the fast path's solver whose `extend` re-checked only the new lemmas' steps); cores for the proved invariants,
-    failures for the goals `left` (the mined candidates `cands` their pre-state violates; on a mined row of `X`?)."""
+    the fast path's solver whose `extend` re-checked only the new lemmas' steps); cores for the proved invariants;
+    for each goal in `left`, its failure: the candidates `cands` its pre-state violates, and whether `X` has it."""
     ls, why = (ls, None) if ls is not None else verified_lemmas(model, facts, seed, rlimit, clock.rest())
     if why is not None:
         out.reason = f"the inferred conjunction does not re-check ({why}); no lemma is used"
