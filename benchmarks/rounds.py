@@ -13,15 +13,16 @@ transfers from the nearest other entry (checks/analyses/transfer.py) and runs th
 With `--cold` there is no store and no seed at all: the search from nothing, the chain's every round
 (the presence round runs only there).
 
-Every property proved is credited to the round that first proved it, read from the chain's own steps
-(wrappers around the functions of checks/analyses/infer.py and prove.py, nothing changed in them):
+Every property proved is credited to the round of the chain (`infer.CHAIN`, by its name) that first
+proved it, and to the engine that proved it there: the rounds are wrapped, and the engines' functions
+in checks/analyses/infer.py and prove.py (nothing changed in them):
 
-- `fast path: transferred proof` — a property the nearby entry proved, kept by the re-check (`prune`);
-- `certificate (...)` / `Spacer (...)` — a nearby entry's certificate re-checked, or Spacer with the facts
-  of that stage assumed (`settle`), in the stage named;
-- `Houdini: <stage>` — kept by the Houdini run of that stage: the transferred lemmas on the mined path,
-  the mined candidates, the presence, guard or blocking rounds;
-- `chain: Spacer` / `chain: 1-induction` — after the inference (`prove`'s chain; permissions go there);
+- `fast path (transferred proof)` — a property the nearby entry proved, kept by the re-check (`prune`);
+- `<round> (certificate)` / `<round> (Spacer)` — a nearby entry's certificate re-checked, or Spacer with
+  the facts of that round assumed (`settle`: the fast path, the `settle` round, or after a round that
+  Spacer follows when it kept something);
+- `<round> (Houdini)` — kept by that round's Houdini run(s);
+- `after the chain (Spacer)` / `(1-induction)` — after the inference (`prove`'s chain; permissions go there);
 - a property not proved counts under its verdict (`bounded`, `unknown`, ...).
 
 The table gives, per proposal, the entry it started from, the wall seconds and the count per round;
@@ -30,6 +31,7 @@ then, per round, on how many proposals it proved something and how many properti
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import os
 import sys
@@ -48,7 +50,7 @@ from checks.engines.lemmacache import LemmaCache  # noqa: E402
 from checks.engines.pool import TaskPool  # noqa: E402
 from checks.formats.proposal import load_proposal  # noqa: E402
 from checks.pipelines.proofs import lemma_samples  # noqa: E402
-from checks.pipelines.reseed import seeded  # noqa: E402
+from checks.pipelines.reseed import seeded, seeded_models  # noqa: E402
 from model.digest import transition_digest  # noqa: E402
 from model.moritani import GAME  # noqa: E402
 
@@ -71,7 +73,7 @@ class _Credit:
     """Which round first proved each property (`by`), from wrappers around the chain's functions."""
 
     def __init__(self, props: set):
-        self.props, self.by, self.stage = props, {}, "first Houdini run"
+        self.props, self.by, self.stage = props, {}, ""
 
     def give(self, names, label: str) -> None:
         for n in sorted(set(names) & self.props):
@@ -97,34 +99,27 @@ def _patched() -> list:
             return r
         setattr(mod, name, g)
 
-    def staged(stage: str):
-        return lambda c, a, k: setattr(c, "stage", stage)
-
     def start(c, a, k):  # `prove` calls infer once per search: with `start` on a transfer
         if k.get("start") is None:
             c.by.clear()  # a search from nothing after a transfer that failed: the transfer's credits go
-        c.stage = "fast path" if k.get("start") is not None else "first Houdini run (mined candidates)"
 
-    def transferred(c, a, k, r):
-        done, ls = r
-        if ls is not None:
-            c.give({n for n, _ in ls.lemmas} & set(a[4]), "fast path: transferred proof")
-        c.stage = "transferred lemmas (mined path)"
+    def staged(r):  # the round `r` of the chain, naming the stage while it runs
+        def run(s, spend):
+            c, carried = now[0], s.carried
+            if c is not None:
+                c.stage = r.name
+            got = r.run(s, spend)
+            if c is not None and carried is None and s.carried is not None:  # it re-proved the nearby entry's lemmas
+                c.give({n for n, _ in s.carried.lemmas} & set(s.start_names), f"{r.name} (transferred proof)")
+            return got
+        return dataclasses.replace(r, run=run)
 
-    def offer(c, a, k):
-        if c.stage == "transferred lemmas (mined path)":
-            c.stage = "mined candidates"
-
-    around(prove_mod, "infer", start, lambda c, a, k, r: setattr(c, "stage", "chain"))
-    around(infer_mod, "_transferred", None, transferred)
-    around(infer_mod, "_offer", offer)
-    around(infer_mod, "_presence_round", staged("presence round"))
-    around(infer_mod, "_guard_round", staged("guard round"))
-    around(infer_mod, "_blocking_rounds", staged("blocking rounds"))
-    around(infer_mod, "_houdini", None, lambda c, a, k, r: c.give({n for n, _ in r.survivors}, f"Houdini: {c.stage}"))
-    around(prove_mod, "settle_stored", None, lambda c, a, k, r: c.give(r, f"certificate ({c.stage})"))
+    infer_mod.CHAIN = tuple(staged(r) for r in infer_mod.CHAIN)
+    around(prove_mod, "infer", start, lambda c, a, k, r: setattr(c, "stage", "after the chain"))
+    around(infer_mod, "_houdini", None, lambda c, a, k, r: c.give({n for n, _ in r.survivors}, f"{c.stage} (Houdini)"))
+    around(prove_mod, "settle_stored", None, lambda c, a, k, r: c.give(r, f"{c.stage} (certificate)"))
     around(prove_mod, "spacer", None, lambda c, a, k, r: c.give([a[1]] if r.verdict == "proved" else [],
-                                                                  f"Spacer ({c.stage})"))
+                                                                  f"{c.stage} (Spacer)"))
     return now
 
 
@@ -153,9 +148,9 @@ def credit_rounds(name: str, timeout: float | None = None, cold: bool = False) -
         if r.verdict != "proved":
             out[r.id] = r.verdict
         elif inferred and r.id in credit.by or r.engine == "spacer":
-            out[r.id] = credit.by.get(r.id, "Spacer (chain)") if inferred else "Spacer (chain)"
+            out[r.id] = credit.by.get(r.id, "after the chain (Spacer)") if inferred else "after the chain (Spacer)"
         else:
-            out[r.id] = f"chain: {'1-induction' if r.engine == 'k-induction' else r.engine}"
+            out[r.id] = f"after the chain ({'1-induction' if r.engine == 'k-induction' else r.engine})"
     source = (stats.get("inference") or {}).get("transferred_from") or "nothing"
     return name, source, seconds, out
 
@@ -168,7 +163,7 @@ def main(argv: list | None = None) -> None:
     ap.add_argument("--cold", action="store_true", help="a search from nothing: no store, no seed (minutes each)")
     a = ap.parse_args(argv)
     todo = a.names or sorted(seeded())
-    sources = _seeded_digests()
+    sources = seeded_models()
     rows = []
     if a.jobs > 1 and len(todo) > 1:
         with TaskPool(a.jobs) as pool:
@@ -193,11 +188,6 @@ def main(argv: list | None = None) -> None:
     print(f"\nper round, over {len(rows)} proposals (properties; proposals where it proved something):")
     for label, n in sorted(per_round.items(), key=lambda x: -x[1]):
         print(f"  {n:5d}  {len(where[label]):3d}  {label}")
-
-
-def _seeded_digests() -> dict:
-    from checks.pipelines.reseed import seeded_models
-    return seeded_models()
 
 
 if __name__ == "__main__":

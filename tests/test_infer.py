@@ -295,14 +295,14 @@ def test_a_hint_dropped_by_one_houdini_run_is_offered_to_the_next(monkeypatch):
     model = counter_model(limit=3).with_changes(hints=(("hint: x <= 3", Var("x") <= 3),))
     offered = []
 
-    def spy(out, model, cands, *args, **kw):
+    def spy(s, cands, *args, **kw):
         offered.append([n for n, _ in cands])
-        return inf.houdini(model, cands)
+        return inf.houdini(s.model, cands)
     monkeypatch.setattr(inf, "_houdini", spy)
-    out = inf.Inference("unknown")
-    facts, left = inf._offer(out, model, [("x >= 0", Var("x") >= 0)], [], [], 0, 0, Clock(None))
-    assert offered[-1] == ["x >= 0", "hint: x <= 3"] and "hint: x <= 3" in [n for n, _ in facts]
-    inf._offer(out, model, [("x <= 4", Var("x") <= 4)], facts, [], 0, 0, Clock(None))
+    s = inf._Search(inf.Inference("unknown"), model, None, 0, 0, Clock(None), 0.0, 0, None, None, None, ())
+    inf._offer(s, [("x >= 0", Var("x") >= 0)], inf.HOUDINI_SPEND)
+    assert offered[-1] == ["x >= 0", "hint: x <= 3"] and "hint: x <= 3" in [n for n, _ in s.facts]
+    inf._offer(s, [("x <= 4", Var("x") <= 4)], inf.HOUDINI_SPEND)
     assert offered[-1] == ["x <= 4"]
 
 
@@ -471,3 +471,28 @@ def test_a_property_a_stored_entry_does_not_prove_still_shows_where_its_inductio
     assert inf.failures, "no property of the tiny model is inductive alone"
     for name, f in inf.failures.items():
         assert f.action and len(f.pre) == len(f.post) == len(model.schema) and f.mined is None, name
+
+
+def test_the_chain_runs_its_declared_rounds_in_order(monkeypatch):
+    """Issue 35: the lemma chain is data (`infer.CHAIN`). A search from nothing runs the rounds declared for it in
+    the declared order, skips the transfer's and every round aimed at the goals once none is left (here the guard
+    round proves `quiet`, so no blocking round runs); a transfer starts with the fast path, which ends the search
+    when the nearby lemmas prove everything. Dropping a round from the declaration drops what it proved."""
+    import checks.analyses.infer as inf
+    ran: list = []
+
+    def spy(r):
+        return dataclasses.replace(r, run=lambda s, spend: ran.append(r.name) or r.run(s, spend))
+    monkeypatch.setattr(inf, "CHAIN", tuple(spy(r) for r in inf.CHAIN))
+    model = armed()
+    cold = infer(model, [model])
+    assert ran == ["mine", "first Houdini", "presence", "settle", "guards"], ran
+    assert cold.verdict == "proved" and "quiet" in cold.proved
+    ran.clear()
+    warm = infer(model, [model], start=cold.lemmas, start_names=("quiet",))
+    assert ran == ["fast path"] and warm.verdict == "proved" and "quiet" in warm.proved, (ran, warm.reason)
+    ran.clear()
+    monkeypatch.setattr(inf, "CHAIN", tuple(spy(r) for r in inf.CHAIN if r.name != "guards"))
+    without = infer(model, [model], rounds=0)
+    assert "guards" not in ran and "quiet" not in without.proved and "quiet" in without.failures
+    assert [r.name for r in inf.CHAIN if "transfer" in r.on and "cold" not in r.on] == ["fast path", "mined candidates"]

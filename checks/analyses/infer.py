@@ -1,26 +1,14 @@
 """Lemma inference: candidates mined from reachable states of small configurations, proved by Houdini.
 
-The chain, step by step with its measurements, is docs/lemmas.md ("How"); in short:
-
-1. **Mine** (checks/analyses/mining.py): the reachable states of bounded models of the same rules and
-   slots (`samples`), and the templates' candidates true on all of them (checks/analyses/templates.py).
-2. **Houdini** (checks/engines/houdini.py) on the unbounded-turn model: the candidates with the
-   model's invariants, each dropped when a counterexample to induction breaks it. The survivors'
-   conjunction is inductive with its base case: each survivor is proved, nothing assumed.
-3. **Presence round** (checks/analyses/presence.py): lower bounds on derived counters under two
-   literals, aimed at the slots the unproved invariants read; then Spacer (`settle`, given by
-   checks/analyses/prove.py) with the survivors as facts.
-4. **Guard round**: the one-guard templates under every value of every Bool and Enum slot
-   (`Miner.guarded_by`); then Spacer again.
-5. **Blocking rounds**: an unproved invariant's induction failure, its pre-state generalised to a
-   cube no mined state matches (`templates.generalise`), the cube's negation offered to Houdini; a
-   candidate Houdini drops is the next round's goal (IC3's recursive blocking). Up to `ROUNDS`.
-6. **Re-check and cores**: the whole conjunction through the monolithic encoding the other proofs
-   use, and each proved invariant's unsat core (the lemmas its step needs).
-
-A transfer (`start`: a nearby entry's lemmas, checks/analyses/transfer.py) re-proves those first
-and mines only for what they leave. An invariant left unproved keeps its last induction failure:
-the state pair, the mined candidates its pre-state violates, and whether that pre-state was mined.
+The search is the chain of rounds `CHAIN`, in order, each with its budget (docs/lemmas.md, "How", has them
+with their measurements): a transfer's fast path (a nearby entry's lemmas re-proved, checks/analyses/transfer.py),
+mining (checks/analyses/mining.py: reachable states of bounded models of the same rules and slots, `samples`,
+and the templates' candidates true on all of them), a first Houdini run (checks/engines/houdini.py), the presence
+round, `settle` (Spacer), the mined candidates after a transfer, the guard and the blocking rounds; then the
+whole conjunction is re-checked through the monolithic encoding the other proofs use, with each proved
+invariant's unsat core. Each Houdini survivor is proved (inductive with its base case), nothing assumed. An
+invariant left unproved keeps its last induction failure: the state pair, the mined candidates its pre-state
+violates, and whether that pre-state was mined.
 
 >>> from tests.conftest import counter_model
 >>> inf = infer(counter_model(limit=3), [counter_model(limit=3)])
@@ -35,6 +23,7 @@ A broken model's invariant is false on a mined state: never proved (BMC gives th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import time
 from dataclasses import dataclass, field
@@ -53,15 +42,12 @@ from checks.engines.houdini import LemmaSolver, houdini, spent
 
 ROUNDS = 6             # blocking rounds for invariants left unproved
 GOALS = 32             # at most this many dropped candidates become the next round's goals
-# Budgets are Z3 resource units (rlimit) and counts, never seconds (issue 35): the same proposal gives
-# the same lemmas on an idle and on a loaded machine. `timeout` is only the user's overall cap: a
-# search it stops is `cut`, and `prove` reports the properties left as inconclusive, never fewer proved.
-# What a unit costs in seconds, as measured: docs/lemmas.md, "Budgets".
-HOUDINI_SPEND = 1_000_000_000  # resource units of one Houdini run (first, transferred, presence, guard)
-# Resource units for pruning a nearby entry's lemmas through the monolithic encoding (a transfer's fast
-# path): 16 of the 20 random proposals of seeds 0 and 1 needed 1 to 11 queries, the last of 12 to 23 M units.
-PRUNE_SPEND = 250_000_000
-BLOCK_SPEND = 400_000_000      # resource units of all blocking rounds together (queries and Houdini)
+# Budgets are Z3 resource units and counts, never seconds (issue 35): the same proposal gives the same lemmas on
+# an idle and on a loaded machine. `timeout`, the user's cap, makes a search `cut`: its properties inconclusive,
+# never fewer proved. Their cost in seconds and why each was chosen: docs/lemmas.md, "Budgets".
+HOUDINI_SPEND = 1_000_000_000  # one Houdini run (first, presence, mined candidates, guards)
+PRUNE_SPEND = 250_000_000      # pruning a nearby entry's lemmas through the monolithic encoding (the fast path)
+BLOCK_SPEND = 400_000_000      # the blocking rounds together (queries and Houdini runs)
 
 
 @dataclass
@@ -84,7 +70,6 @@ class Inference:
     violated: list = field(default_factory=list)  # invariants false on some mined state (BMC shows the trace)
     candidates: int = 0
     states: int = 0
-    rounds: int = 0
     seconds: dict = field(default_factory=dict)   # fast path (a transfer), explore, mine, houdini, check, total
     queries: list = field(default_factory=list)   # per Houdini run: (queries, counterexamples, resource units)
     reason: str = ""
@@ -111,25 +96,65 @@ def _say(out: "Inference", stage: str, left: list) -> None:
         out.progress(f"prove: {stage}; {len(out.settled)} proved by Spacer so far; properties left: {len(left)}{few}")
 
 
-def _houdini(out: "Inference", model, cands: list, seed: int, rlimit: int, clock, spend: int, facts=()):
+@dataclass(frozen=True)
+class Round:
+    """A round of the lemma chain (`CHAIN`): `run(search, spend)` changes the search's facts and goals left; True
+    when its Houdini run kept something (`then_spacer`: Spacer again on the goals left). `spend`: its resource units
+    (0: none of its own); `on`: the searches it runs in; one that `aims` at the goals left needs some, and time."""
+
+    name: str
+    run: Callable[["_Search", int], bool]
+    spend: int = 0
+    on: tuple = ("cold", "transfer")  # cold: a search from nothing; transfer: from a nearby entry's lemmas
+    then_spacer: bool = False
+    aims: bool = True
+
+
+@dataclass
+class _Search:
+    """What the rounds of one search share: its inputs, and the facts and goals each round leaves to the next."""
+
+    out: Inference
+    model: Any
+    data: Mining
+    seed: int
+    rlimit: int
+    clock: Clock
+    t0: float
+    rounds: int             # blocking rounds at most
+    wanted: list | None
+    settle: Callable | None
+    start: list | None      # a transfer's lemmas (None: a search from nothing)
+    start_names: tuple
+    end: Inference | None = None       # set by a round that ends the search
+    carried: LemmaSolver | None = None  # the fast path's solver, its `lemmas` the facts it kept
+    miner: Any = None
+    X: Any = None
+    cands: list = field(default_factory=list)  # the candidates offered: a goal's failure names those it violates
+    facts: list = field(default_factory=list)
+    left: list = field(default_factory=list)
+    pool: dict = field(default_factory=dict)   # the blocking rounds' candidates, by text
+    houdini_from: float = 0.0
+
+
+def _houdini(s: _Search, cands: list, spend: int, facts=()):
     """One Houdini run under `spend` resource units, recorded in `out.queries` (and `out.cut`)."""
-    tell = out.progress
+    out, tell = s.out, s.out.progress
     if tell is not None:
         tell(f"prove: Houdini run {len(out.queries) + 1}: {len(cands):,} candidates, {len(facts):,} facts")
-    h = houdini(model, cands, seed, rlimit, clock.rest(), facts=facts, spend=spend, progress=tell)
+    h = houdini(s.model, cands, s.seed, s.rlimit, s.clock.rest(), facts=facts, spend=spend, progress=tell)
     out.queries.append((h.rounds, h.ctis, h.rlimit))
     out.cut |= h.cut
     return h
 
 
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-          max_states: int = MAX_STATES, rounds: int = ROUNDS, block_spend: int = BLOCK_SPEND,
-          wanted: list | None = None, settle=None, start: list | None = None, start_names: tuple = (),
-          more: Sequence = (), progress=None) -> Inference:
+          max_states: int = MAX_STATES, rounds: int = ROUNDS, wanted: list | None = None, settle=None,
+          start: list | None = None, start_names: tuple = (), more: Sequence = (), progress=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
     `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
-    (checks/analyses/transfer.py), and `start_names` the properties it proved, go first (`_transferred`);
+    (checks/analyses/transfer.py), and `start_names` the properties it proved, go first (`_fast_path`);
     the mined candidates go only after what they leave, and the presence round is skipped. `more`:
     lemmas of other nearby entries, offered if something is left.
     Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
@@ -140,113 +165,122 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     out = Inference("unknown", progress=progress)
     if clock.out() or (timeout is not None and timeout <= 0):
         return _cut(out, t0)
-    # After a transfer the mined path may never run: with a second core its states and candidates are mined
-    # beside the fast path's Spacer (checks/analyses/mining.py), inline only when asked for.
+    # After a transfer the mined path may never run: mined beside the fast path's Spacer on a second core, if any.
     data = Mining(model, samples, max_states, seed, list(start or []) + list(more))
     try:
-        return _search(out, model, data, seed, rlimit, clock, t0, rounds, block_spend, wanted, settle, start,
-                       start_names)
+        return _search(_Search(out, model, data, seed, rlimit, clock, t0, rounds, wanted, settle, start, start_names))
     finally:
         data.cancel()
 
 
-def _search(out: Inference, model, data: Mining, seed: int, rlimit: int, clock, t0: float, rounds: int,
-            block_spend: int, wanted, settle, start, start_names) -> Inference:
-    """`infer` after its checks: the transfer's fast path, if any, then the mined path."""
-    sch = model.schema
-    carried = None  # after a transfer: the solver that re-proved the nearby entry's lemmas it kept (its `lemmas`)
-    if start is not None:
-        done, carried = _transferred(out, model, data, start, start_names, wanted, seed, rlimit, clock, settle)
-        if done:
-            return _cut(out, t0) if clock.out() else _done(out, t0)
-        out.seconds["fast path"] = time.perf_counter() - t0  # its re-check and Spacer: not the exploration's
-    X, used = data.states()
-    out.states, out.seconds["explore"] = len(X), time.perf_counter() - t0 - out.seconds.get("fast path", 0.0)
-    if not used:
-        out.reason = "no configuration of the same slots to mine from"
-        return out
-    t1, miner = time.perf_counter(), Miner(sch, X, model.unbounded_slots)
-    cands = data.candidates() if start is None else []
-    invs = [(p.name, p.predicate) for p in model.invariants]
-    true_on_data = compile_table(sch, [e for _, e in invs])(X).all(axis=1) if len(X) else np.ones(len(invs), bool)
-    out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
-    invs = [iv for iv, ok in zip(invs, true_on_data) if ok]
-    out.candidates, out.seconds["mine"] = len(cands), time.perf_counter() - t1
-    t2 = time.perf_counter()
-    kept = list(carried.lemmas) if carried is not None else []
-    known = {n for n, _ in kept}
-    first = cands
-    if start is not None:  # transferred lemmas false on a mined state are not invariants here: not offered
-        offered = [(t, e) for t, e in data.lemmas if t not in known]
-        true_on = data.true_on([t for t, _ in offered])
-        first = [Candidate(t, e, frozenset()) for t, e in offered if true_on[t]]
-    # The invariants, `first` (mined or transferred) and the hints, each unless among the facts kept.
-    offer = [iv for iv in invs if iv[0] not in known] + [(c.text, c.expr) for c in first]
-    h = _houdini(out, model, offer + _new_hints(model, offer + kept), seed, rlimit, clock, HOUDINI_SPEND, kept)
-    if h.verdict != "proved":
-        out.reason = f"Houdini: {h.reason}"
-        out.seconds["houdini"] = time.perf_counter() - t2
-        return _done(out, t0)
-    names = {n for n, _ in invs}
-    facts = kept + h.survivors
-    proved_so_far = {n for n, _ in facts} | set(out.settled)  # settled: by the fast path's Spacer
-    left = [iv for iv in invs if iv[0] not in proved_so_far and (wanted is None or iv[0] in wanted)]
-    _say(out, "first Houdini run done", left)
-    if start is not None:
-        out.transferred = sum(n not in names for n, _ in facts)
-        facts, left = _after_transfer(out, model, data, facts, left, seed, rlimit, clock, settle)
-        cands = first + data.mined_so_far()
-        out.candidates = len(cands)
-    elif left and not clock.out():
-        facts, left = _presence_round(out, model, miner, facts, left, seed, rlimit, clock)
-        # A cheaper engine first (Spacer with the facts assumed): blocking rounds are the search's
-        # costliest part and were measured to find nothing Spacer does not (docs/lemmas.md).
-        left = _settled(out, settle, facts, left, clock)
-    if left and not clock.out():
-        _say(out, "guard round", left)
-        facts, left = _guard_round(out, model, miner, facts, left, seed, rlimit, clock, settle)
-    facts, left, pool = _blocking_rounds(out, model, miner, facts, left, seed, rlimit, clock, rounds, block_spend)
-    out.seconds["houdini"] = time.perf_counter() - t2
-    if out.cut or clock.out():
-        return _cut(out, t0)
-    t3 = time.perf_counter()
-    ls = carried if carried is not None and carried.extend(facts[len(kept):], clock.rest()) is None else None
-    _conclude(out, model, facts, names, seed, rlimit, clock, ls, left, cands + list(pool.values()), X)
+def _search(s: _Search) -> Inference:
+    """`infer` after its checks: the rounds of `CHAIN` that run in this search, in order, until one ends it; then
+    the re-check of the whole conjunction."""
+    kind = "cold" if s.start is None else "transfer"
+    for r in CHAIN:
+        if kind in r.on and (not r.aims or s.left and not s.clock.out()) and r.run(s, r.spend) and r.then_spacer:
+            _settled(s)
+        if s.end is not None:
+            return s.end
+    out = s.out
+    out.seconds["houdini"] = time.perf_counter() - s.houdini_from
+    if out.cut or s.clock.out():
+        return _cut(out, s.t0)
+    t3, c = time.perf_counter(), s.carried  # its `lemmas`: the facts' first ones, re-checked there already
+    ls = c if c is not None and c.extend(s.facts[len(c.lemmas):], s.clock.rest()) is None else None
+    names = {p.name for p in s.model.invariants} - set(out.violated)
+    _conclude(out, s.model, s.facts, names, s.seed, s.rlimit, s.clock, ls, s.left, s.cands + list(s.pool.values()), s.X)
     out.seconds["check"] = time.perf_counter() - t3
-    return _cut(out, t0) if clock.out() else _done(out, t0)
+    return _cut(out, s.t0) if s.clock.out() else _done(out, s.t0)
 
 
-def _blocking_rounds(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int, clock,
-                     rounds: int, block_spend: int) -> tuple[list, list, dict]:
-    """Step 5: up to `rounds` blocking rounds within `block_spend` resource units together. Returns
-    the facts, the goals left and every candidate the rounds offered (by text)."""
-    goals, known, pool = list(left), {n for n, _ in facts}, {}
-    units = block_spend  # Z3 resource units left to the rounds' queries together (deterministic)
-    for out.rounds in range(1, rounds + 1):
-        if not left or units <= 0 or clock.out():
+def _mine(s: _Search, spend: int) -> bool:
+    """Step 1: the mined states (and, on a search from nothing, the candidates true on them); the invariants false
+    on a mined state are `violated` and aimed at no more."""
+    out, model, t = s.out, s.model, time.perf_counter()
+    if s.start is not None:
+        out.seconds["fast path"] = t - s.t0  # its re-check and Spacer: not the exploration's
+    s.X, used = s.data.states()
+    out.states, out.seconds["explore"] = len(s.X), time.perf_counter() - s.t0 - out.seconds.get("fast path", 0.0)
+    if not used:
+        out.reason, s.end = "no configuration of the same slots to mine from", out
+        return False
+    t1, s.miner = time.perf_counter(), Miner(model.schema, s.X, model.unbounded_slots)
+    s.cands = s.data.candidates() if s.start is None else []
+    invs = [(p.name, p.predicate) for p in model.invariants]
+    true_on_data = compile_table(model.schema, [e for _, e in invs])(s.X).all(axis=1) if len(s.X) else \
+        np.ones(len(invs), bool)
+    out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
+    s.left = [iv for iv, ok in zip(invs, true_on_data) if ok]  # the first Houdini run's goals: not yet the wanted
+    out.candidates, out.seconds["mine"] = len(s.cands), time.perf_counter() - t1
+    return False
+
+
+def _first(s: _Search, spend: int) -> bool:
+    """Step 2: the invariants, the mined candidates (a transfer: its lemmas true on every mined state) and the
+    hints, each unless among the facts the fast path kept, to Houdini with those facts assumed."""
+    out, s.houdini_from = s.out, time.perf_counter()
+    kept = list(s.carried.lemmas) if s.carried is not None else []
+    known = {n for n, _ in kept}
+    if s.start is not None:  # transferred lemmas false on a mined state are not invariants here: not offered
+        offered = [(t, e) for t, e in s.data.lemmas if t not in known]
+        true_on = s.data.true_on([t for t, _ in offered])
+        s.cands = [Candidate(t, e, frozenset()) for t, e in offered if true_on[t]]
+    offer = [iv for iv in s.left if iv[0] not in known] + [(c.text, c.expr) for c in s.cands]
+    h = _houdini(s, offer + _new_hints(s.model, offer + kept), spend, kept)
+    if h.verdict != "proved":
+        out.reason, out.seconds["houdini"] = f"Houdini: {h.reason}", time.perf_counter() - s.houdini_from
+        s.end = _done(out, s.t0)
+        return False
+    s.facts = kept + h.survivors
+    proved_so_far = {n for n, _ in s.facts} | set(out.settled)  # settled: by the fast path's Spacer
+    names = {n for n, _ in s.left}
+    s.left = [iv for iv in s.left if iv[0] not in proved_so_far and (s.wanted is None or iv[0] in s.wanted)]
+    _say(out, "first Houdini run done", s.left)
+    if s.start is not None:
+        out.transferred, out.candidates = sum(n not in names for n, _ in s.facts), len(s.cands)
+    return False
+
+
+def _mined(s: _Search, spend: int) -> bool:
+    """After a transfer: the mined candidates not already known (`data.candidates()`: mined only now, unless
+    ahead), to Houdini with the goals left."""
+    known, mined = {n for n, _ in s.facts}, s.data.candidates()
+    s.cands, s.out.candidates = s.cands + mined, len(s.cands) + len(mined)
+    offer = [(c.text, c.expr) for c in mined if c.text not in known]
+    return bool(offer) and _offer(s, offer, spend)
+
+
+def _blocking_rounds(s: _Search, spend: int) -> bool:
+    """Step 5: up to `s.rounds` blocking rounds within `spend` resource units together; every candidate they
+    offered goes to `s.pool` (by text)."""
+    out, goals, known = s.out, list(s.left), {n for n, _ in s.facts}
+    units = spend  # Z3 resource units left to the rounds' queries together (deterministic)
+    for n in range(1, s.rounds + 1):
+        if not s.left or units <= 0 or s.clock.out():
             break
-        _say(out, f"blocking round {out.rounds} ({units:,} resource units left)", left)
-        new, used = _block(model, miner, facts, goals, known, seed, rlimit, clock, units)
+        _say(out, f"blocking round {n} ({units:,} resource units left)", s.left)
+        new, used = _block(s, goals, known, units)
         units -= used
-        if not new or units <= 0 or clock.out():  # a Houdini run's spend of 0 would mean no limit
+        if not new or units <= 0 or s.clock.out():  # a Houdini run's spend of 0 would mean no limit
             break
         out.candidates += len(new)
-        pool.update({c.text: c for c in new})
+        s.pool.update({c.text: c for c in new})
         # Every candidate found so far is offered again: one dropped in an earlier round may be
         # inductive together with what a later round found (Houdini's drops are relative to its set).
-        offer = [(c.text, c.expr) for t, c in pool.items() if t not in known]
-        h = _houdini(out, model, left + offer, seed, rlimit, clock, units, facts)
+        offer = [(c.text, c.expr) for t, c in s.pool.items() if t not in known]
+        h = _houdini(s, s.left + offer, units, s.facts)
         units -= h.rlimit
         if h.verdict != "proved":
-            out.reason = f"Houdini (blocking round {out.rounds}): {h.reason}"
+            out.reason = f"Houdini (blocking round {n}): {h.reason}"
             break
         kept = {n for n, _ in h.survivors}
-        facts, known = facts + h.survivors, known | kept
-        left = [iv for iv in left if iv[0] not in kept]
+        s.facts, known = s.facts + h.survivors, known | kept
+        s.left = [iv for iv in s.left if iv[0] not in kept]
         # A candidate Houdini dropped was still true on every mined state: its own induction failure
         # is the next round's goal too (IC3's recursive blocking, one level per round).
-        goals = left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
-    return facts, left, pool
+        goals = s.left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
+    return False
 
 
 def _cut(out: Inference, t0: float) -> Inference:
@@ -257,29 +291,31 @@ def _cut(out: Inference, t0: float) -> Inference:
     return _done(out, t0)
 
 
-def _transferred(out: Inference, model, data: Mining, start: list, start_names, wanted, seed: int, rlimit: int,
-                 clock, settle) -> tuple[bool, LemmaSolver | None]:
-    """The fast path of a transfer: the nearby entry's lemmas and properties and the model's hints, re-proved
-    through the monolithic encoding with what fails here dropped (`LemmaSolver.prune`), then `settle` (its
-    certificates, Spacer) for the other properties. (True, _) when that proves every property wanted (`out`
-    is the result); else (False, the solver whose `lemmas` are the facts kept, None if the pruning did not
-    end) for the mined path, `out.settled` keeping what Spacer proved with those facts assumed."""
+def _fast_path(s: _Search, spend: int) -> bool:
+    """A transfer's nearby entry's lemmas and properties and the model's hints, re-proved through the monolithic
+    encoding with what fails here dropped (`LemmaSolver.prune`, within `spend`), then `settle` (its certificates,
+    Spacer) for the other properties. The search ends here when that proves every property wanted; else
+    `s.carried` (None if the pruning did not end) re-checked the facts kept, and `out.settled` holds what Spacer
+    proved with them assumed."""
+    model, out = s.model, s.out
     props = {p.name: p.predicate for p in model.invariants}
-    facts = with_properties(model, start, start_names)
-    ls, why = verified_lemmas(model, facts + _new_hints(model, facts), seed, rlimit, clock.rest(), prune=PRUNE_SPEND)
-    if why is not None or clock.out():
-        return False, None
-    names = {n for n, _ in ls.lemmas if n in props and n in start_names}
+    facts = with_properties(model, s.start or [], s.start_names)
+    ls, why = verified_lemmas(model, facts + _new_hints(model, facts), s.seed, s.rlimit, s.clock.rest(), prune=spend)
+    if why is not None or s.clock.out():
+        return False
+    s.carried = ls
+    names = {n for n, _ in ls.lemmas if n in props and n in s.start_names}
     facts = list(ls.lemmas)
-    left = [(n, e) for n, e in props.items() if n not in names and (wanted is None or n in wanted)]
+    left = [(n, e) for n, e in props.items() if n not in names and (s.wanted is None or n in s.wanted)]
     if left:  # the mined path is likely now: mine beside Spacer, not before (checks/analyses/mining.py)
-        data.ahead()
-    out.settled = settle(facts, left) if settle is not None and left else {}
+        s.data.ahead()
+    out.settled = s.settle(facts, left) if s.settle is not None and left else {}
     if any(n not in out.settled for n, _ in left):
-        return False, ls
-    _conclude(out, model, facts, names, seed, rlimit, clock, ls)
+        return False
+    _conclude(out, model, facts, names, s.seed, s.rlimit, s.clock, ls)
     out.transferred = len(out.lemmas)  # the hints proved with them count as on the mined path: no cone to trim
-    return True, ls
+    s.end = _cut(out, s.t0) if s.clock.out() else _done(out, s.t0)
+    return False
 
 
 # NOTE(hints): a game may offer candidate lemmas of its own (`GameModel.hints`: facts its author knows hold
@@ -312,81 +348,71 @@ def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, cloc
     return facts + h.survivors
 
 
-def _after_transfer(out: Inference, model, data: Mining, facts: list, left: list, seed: int, rlimit: int, clock,
-                    settle) -> tuple[list, list]:
-    """After the transferred lemmas' Houdini run: Spacer (`settle`, which also re-checks the nearby
-    entry's certificates) on what they leave, then the mined candidates not already known with the
-    survivors as facts, then Spacer again (`data.candidates()`: mined only then, unless ahead). Returns
-    the facts and the goals left."""
-    left = _settled(out, settle, facts, left, clock)
-    if not left or clock.out():
-        return facts, left
-    known = {n for n, _ in facts}
-    offer = [(c.text, c.expr) for c in data.candidates() if c.text not in known]
-    if not offer:
-        return facts, left
-    return _offer(out, model, offer, facts, left, seed, rlimit, clock, settle)
+def _settled(s: _Search, spend: int = 0) -> bool:
+    """`settle` (Spacer, its own budget; the facts so far assumed) on the goals left, unless there is none or no
+    time: what it proves joins `out.settled` and leaves the goals. A cheaper engine before the blocking rounds,
+    the search's costliest part, which were measured to find nothing Spacer does not (docs/lemmas.md)."""
+    if s.settle is not None and s.left and not s.clock.out():
+        s.out.settled.update(s.settle(s.facts, s.left))
+        s.left = [iv for iv in s.left if iv[0] not in s.out.settled]
+    return False
 
 
-def _settled(out: Inference, settle, facts: list, left: list, clock) -> list:
-    """`settle` (Spacer, `facts` assumed) on the goals `left`, unless there is none or no time: what it proves
-    joins `out.settled`. Returns the goals left."""
-    if settle is not None and left and not clock.out():
-        out.settled.update(settle(facts, left))
-        left = [iv for iv in left if iv[0] not in out.settled]
-    return left
-
-
-def _offer(out: Inference, model, offer: list, facts: list, left: list, seed: int, rlimit: int,
-           clock, settle=None) -> tuple[list, list]:
-    """Candidates `offer` ([(text, Expr)]) with the goals `left` to Houdini, `facts` assumed: its survivors
-    become facts and the goals among them are proved; if it kept something new, `settle` (Spacer) again with
-    them as facts. Returns the facts (the very list `facts` when Houdini kept nothing new) and the goals left."""
+def _offer(s: _Search, offer: list, spend: int) -> bool:
+    """Candidates `offer` ([(text, Expr)]) with the goals left to Houdini, the facts so far assumed: its survivors
+    become facts and the goals among them are proved. True when it kept something."""
     # The hints again (NOTE(hints)): one an earlier run dropped may be inductive with the facts found since.
-    offer = offer + _new_hints(model, left + offer + facts)
-    h = _houdini(out, model, left + offer, seed, rlimit, clock, HOUDINI_SPEND, facts)
+    offer = offer + _new_hints(s.model, s.left + offer + s.facts)
+    h = _houdini(s, s.left + offer, spend, s.facts)
     if h.verdict != "proved" or not h.survivors:
-        return facts, left
-    kept, more = {n for n, _ in h.survivors}, facts + h.survivors
-    return more, _settled(out, settle, more, [iv for iv in left if iv[0] not in kept], clock)
+        return False
+    kept = {n for n, _ in h.survivors}
+    s.facts, s.left = s.facts + h.survivors, [iv for iv in s.left if iv[0] not in kept]
+    return True
 
 
-def _presence_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
-                    clock) -> tuple[list, list]:
-    """Two-literal presence candidates (checks/analyses/presence.py) aimed at the slots the goals
-    left read (a step property's pre- and post-state), offered with those goals to Houdini with
-    `facts` assumed. Returns the facts and the goals left after it."""
-    t0 = time.perf_counter()
+def _presence_round(s: _Search, spend: int) -> bool:
+    """Step 3: two-literal presence candidates (checks/analyses/presence.py) aimed at the slots the goals
+    left read (a step property's pre- and post-state)."""
+    t0, model, sch = time.perf_counter(), s.model, s.model.schema
     props = {p.name: p for p in model.invariants}
-    sch = model.schema
-    near = frozenset().union(*[slots_read(props[n].step if props[n].step is not None else e, sch) for n, e in left])
-    cands = presence(miner, near, sch.slot(model.dispatch) if model.dispatch else None, {n for n, _ in facts})
-    out.presence = len(cands)
-    return _round(out, model, "presence", t0, cands, facts, left, seed, rlimit, clock)
+    near = frozenset().union(*[slots_read(props[n].step if props[n].step is not None else e, sch) for n, e in s.left])
+    cands = presence(s.miner, near, sch.slot(model.dispatch) if model.dispatch else None, {n for n, _ in s.facts})
+    s.out.presence = len(cands)
+    return _round(s, "presence", t0, cands, spend)
 
 
-def _guard_round(out: Inference, model, miner: Miner, facts: list, left: list, seed: int, rlimit: int,
-                 clock, settle) -> tuple[list, list]:
-    """One-guard candidates under every value of every Bool and Enum slot other than the dispatch
-    slot (`Miner.guarded_by`), offered with the goals left to Houdini with `facts` assumed; then
-    `settle` (Spacer) again with the survivors as facts (they are what it lacked on the Grumman
-    profiles: docs/lemmas.md). Returns the facts and the goals left."""
-    t0 = time.perf_counter()
-    known = {n for n, _ in facts}
-    cands = [c for c in miner.guarded_by(miner.guards(exclude=model.schema.slot(model.dispatch) if model.dispatch
-                                                      else None)) if c.text not in known]
-    out.guards = len(cands)
-    return _round(out, model, "guards", t0, cands, facts, left, seed, rlimit, clock, settle)
+def _guard_round(s: _Search, spend: int) -> bool:
+    """Step 4: one-guard candidates under every value of every Bool and Enum slot other than the dispatch
+    slot (`Miner.guarded_by`); Spacer again with the survivors as facts (they are what it lacked on the Grumman
+    profiles: docs/lemmas.md)."""
+    _say(s.out, "guard round", s.left)
+    t0, known, model = time.perf_counter(), {n for n, _ in s.facts}, s.model
+    cands = [c for c in s.miner.guarded_by(s.miner.guards(exclude=model.schema.slot(model.dispatch) if model.dispatch
+                                                          else None)) if c.text not in known]
+    s.out.guards = len(cands)
+    return _round(s, "guards", t0, cands, spend)
 
 
-def _round(out: Inference, model, stage: str, t0: float, cands: list, facts: list, left: list, seed: int,
-           rlimit: int, clock, settle=None) -> tuple[list, list]:
-    """A round's candidates `cands` offered with the goals `left` (`_offer`); `out.seconds[stage]`: since `t0`."""
-    out.candidates += len(cands)
-    got = _offer(out, model, [(c.text, c.expr) for c in cands], facts, left, seed, rlimit, clock, settle) \
-        if cands else (facts, left)
-    out.seconds[stage] = time.perf_counter() - t0
-    return got
+def _round(s: _Search, stage: str, t0: float, cands: list, spend: int) -> bool:
+    """A round's candidates `cands` offered with the goals left (`_offer`); `out.seconds[stage]`: since `t0`."""
+    s.out.candidates += len(cands)
+    kept = bool(cands) and _offer(s, [(c.text, c.expr) for c in cands], spend)
+    s.out.seconds[stage] = time.perf_counter() - t0
+    return kept
+
+
+# The chain, in order; each round's measurements: docs/lemmas.md ("How", "Budgets", "What each round proves").
+CHAIN = (
+    Round("fast path", _fast_path, PRUNE_SPEND, ("transfer",), aims=False),  # and `settle`'s own (Spacer) budget
+    Round("mine", _mine, aims=False),                                        # `max_states` per sample model
+    Round("first Houdini", _first, HOUDINI_SPEND, aims=False),
+    Round("presence", _presence_round, HOUDINI_SPEND, ("cold",)),
+    Round("settle", _settled),
+    Round("mined candidates", _mined, HOUDINI_SPEND, ("transfer",), then_spacer=True),
+    Round("guards", _guard_round, HOUDINI_SPEND, then_spacer=True),
+    Round("blocking", _blocking_rounds, BLOCK_SPEND),            # at most `rounds` rounds, `GOALS` goals each
+)
 
 
 def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 0,
@@ -418,15 +444,15 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     return out
 
 
-def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int, rlimit: int, clock,
-           units: int, tries: int = 4) -> tuple[list, int]:
+def _block(s: _Search, goals: list, known: set, units: int, tries: int = 4) -> tuple[list, int]:
     """Candidates that block the induction failures of `goals` (invariants left, and candidates an
     earlier round offered and Houdini dropped): one failure's pre-state at a time, generalised
     against the mined states (`templates.generalise`); each next failure is asked with the
     candidates found so far assumed (a guess Houdini then checks), so that the candidates for every
     case (each stronghold, each faction ...) are offered together rather than one case per round. Returns the
     candidates and the resource units the queries spent (at most `units` and one query more)."""
-    ls = LemmaSolver(model, facts + goals, seed, rlimit)
+    model, rlimit, clock = s.model, s.rlimit, s.clock
+    ls = LemmaSolver(model, s.facts + goals, s.seed, rlimit)
     found: dict = {}
     used = 0
     for _ in range(tries):
@@ -441,7 +467,7 @@ def _block(model, miner: Miner, facts: list, goals: list, known: set, seed: int,
             if cti is None:
                 continue
             near = slots_read(e, model.schema) | action_slots(model.action(cti[1]), model.schema)
-            c = generalise(miner, cti[0], near)
+            c = generalise(s.miner, cti[0], near)
             if c is None or c.text in found or c.text in known:
                 continue
             found[c.text] = c

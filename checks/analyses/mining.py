@@ -77,7 +77,6 @@ class Mining:
         self._states: tuple | None = None
         self._truth: dict = {}  # lemma text -> true on every row (ahead: all of them; inline: those asked about)
         self._mined: list | None = None
-        self._asked = False  # whether `candidates()` was called: the report shows them only then, ahead or not
         self._job: Background | None = None    # the states, ahead
         self._mining: Background | None = None  # the candidates, ahead (once the states are here)
         if ahead:
@@ -109,7 +108,6 @@ class Mining:
 
     def candidates(self) -> list:
         """The mined candidates (`templates.mine`) true on every row."""
-        self._asked = True
         if self._mined is None:
             self.states()
             if self._mining is not None:
@@ -117,11 +115,6 @@ class Mining:
             else:
                 self._mined = self._mine()
         return self._mined
-
-    def mined_so_far(self) -> list:
-        """The candidates if `candidates()` was asked for, else none (the same whether or not they were mined
-        ahead: what a report lists must not depend on the cores)."""
-        return self.candidates() if self._asked else []
 
     def cancel(self) -> None:
         """Stop the child computing ahead, if any (idempotent)."""

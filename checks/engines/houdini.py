@@ -7,10 +7,8 @@ breaks, until no such step exists. At that fixpoint the conjunction C of the sur
 Init => C and C /\\ T => C': C holds in every reachable state, and so does each survivor. Nothing
 is assumed; an `unknown` answer, a timeout or an exhausted rlimit ends the run with no survivors.
 
-Budgets are deterministic (issue 35): `spend` caps the Z3 resource units (rlimit) the run's queries may
-use together and `queries` their number, so the same candidates on the same model give the same
-survivors on an idle or a loaded machine. `timeout` is only the user's overall cap (`--timeout`): a run
-it cuts short says so (`cut`), and its caller reports the properties left as inconclusive.
+Budgets are Z3 resource units (`spend`) and a count (`queries`), so the same candidates give the same survivors on
+an idle or a loaded machine (issue 35); `timeout`, the user's cap, cuts a run short (`cut`): inconclusive.
 
 A counterexample's pre-state satisfies every remaining candidate, so every successor it has (not
 only the one Z3 picked) may break more of them; successors that still satisfy every candidate are

@@ -1,32 +1,15 @@
-"""Regenerate the shipped lemma seed: extend entries, unite caches into it, keep only what proofs need.
-
-A search keeps every Houdini survivor (thousands), and `lemmacache.unite` keeps the union of two
-searches; most of those lemmas prove nothing a property needs, yet every warm `prove` re-checks
-them all. Two maintainer commands (docs/lemmas.md, "The lemma cache"):
+"""Regenerate the shipped lemma seed: unite caches into it, keep only what proofs need, re-seed after a rule change.
 
     python -m checks.pipelines.reseed unite [--all] [--jobs N] DIR...
     python -m checks.pipelines.reseed transfer [--out DIR] [--jobs N] [--keep-stale] [PROFILE...]
     python -m checks.pipelines.reseed spacer [--jobs N] [PROFILE...]
 
-`unite` adds the entries of the lemma caches in DIR... to the seed (`lemmacache.reseed`) and then
-replaces each entry of an embedded profile by its cone (`infer.cone`): the lemmas the unsat cores
-of its proved properties' steps, and of its Spacer certificates' steps, use, closed under the
-lemmas' own steps. A trimmed entry is kept only if it re-proves (`infer.recheck`) and every
-certificate still re-checks with it; otherwise the entry stays whole, as do entries of models that
-are no embedded profile. `--all` trims every entry, not only those the directories add to.
-
-`transfer` re-seeds after a rule change: each seeded proposal (or each one named) whose model's
-digest the seed no longer has is searched by transfer (checks/analyses/transfer.py) from the entry
-nearest to its declarations, normally its own entry under the old digest: those lemmas are re-proved
-on the new model and only what is missing is inferred. The new entries are united into the seed and
-trimmed as by `unite`, and the stale entries (declared as a seeded proposal, under a digest none has
-any more) are dropped unless `--keep-stale`. The seeded proposals are the embedded profiles and the
-seed neighbours: the proposal files in `checks/engines/seed-neighbours/`, models no profile is near
-(docs/lemmas.md, "Seed neighbours"), named `neighbour:<file stem>`.
-
-`spacer` records `rulecheck check`'s Spacer attempts (no facts, check's default budget and seed) on
-each seeded proposal (or each one named) in its seed entry, field `spacer`, replacing the old records:
-a fresh machine's `check` then re-checks certificates instead of running Spacer. The lemmas are untouched.
+`unite`: the caches in DIR... united into the seed, each entry of a seeded proposal (`--all`: every entry)
+trimmed to its cone (`infer.cone`) if that re-proves it and re-checks its certificates. `transfer`: each seeded
+proposal whose digest the seed lacks (a rule change) searched from its nearest entry, united and trimmed, the
+stale entries dropped. `spacer`: `rulecheck check`'s Spacer records. The seeded proposals are the embedded
+profiles and `neighbour:<stem>`, the files of `checks/engines/seed-neighbours/`. Why, and the measurements:
+docs/lemmas.md ("The lemma cache", "Re-seeding after a rule change", "Seed neighbours").
 """
 from __future__ import annotations
 
