@@ -170,7 +170,7 @@ def test_mining_ahead_on_a_second_core_changes_no_lemma_and_no_candidate(monkeyp
     b = armed(4)
     start = [("z <= 2", Var("z") <= Const(2)), ("x <= 3", Var("x") <= Const(3))]  # `x <= 3` fails here
 
-    def settle(facts, goals):
+    def settle(facts, goals, first_failure=False):
         return {n: CheckResult(id=n, kind="invariant", verdict="proved", engine="spacer") for n, _ in goals} if settle_all else {}
     forks = []
     real = mining.Background
@@ -187,3 +187,37 @@ def test_mining_ahead_on_a_second_core_changes_no_lemma_and_no_candidate(monkeyp
         assert len(forks) == 1 and runs[2][4] == 0  # the states' child started beside Spacer, then dropped
     else:
         assert len(forks) == 2 and runs[2][4] > 0 and runs[2][5] > 0  # the states, then the candidates
+
+
+def test_spacer_on_the_fast_path_stops_at_its_first_failure(monkeypatch, tmp_path):
+    """After a transfer's fast path leaves a goal, the mined path runs anyway: there Spacer stops at its first
+    failure (`settle(..., first_failure=True)`), and the goals it did not try get Spacer in the `settle` round,
+    with the first Houdini run's facts too. On treachery-online proposals Spacer had failed on 8 or 9 properties
+    one after the other, 20 M units each, before the first Houdini run proved them at once (docs/lemmas.md)."""
+    import checks.analyses.infer as I
+    import checks.analyses.prove as P
+    from checks.results import CheckResult
+    model = armed(3)
+    got: dict = {}
+
+    def capture(model, samples, **k):  # the search `prove` would run: only its `settle` is wanted here
+        got["settle"] = k["settle"]
+        raise RuntimeError("captured")
+    monkeypatch.setattr(P, "infer", capture)
+    P.prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path, use_seed=False))
+    tried: list = []
+    monkeypatch.setattr(P, "spacer", lambda model, name, **k: tried.append(name) or CheckResult(
+        id=name, kind="invariant", verdict="unknown", engine="spacer"))
+    goals = [("quiet", Var("y") <= Const(0)), ("bounded x", Var("x") <= Const(3))]
+    assert got["settle"]([], goals, True) == {} and tried == ["quiet"]
+    tried.clear()
+    assert got["settle"]([], goals) == {} and tried == ["quiet", "bounded x"]
+    # infer asks so on the fast path only: the `settle` round (after the first Houdini run) tries every goal left.
+    asked: list = []
+
+    def settle(facts, goals, first_failure=False):
+        asked.append(first_failure)
+        return {}
+    start = [("z <= 2", Var("z") <= Const(2)), ("x <= 3", Var("x") <= Const(3))]
+    inf = I.infer(armed(4), [armed(4)], start=start, start_names=(), settle=settle)
+    assert asked[:2] == [True, False] and inf.verdict == "proved" and "quiet" in inf.proved, (asked, inf.reason)

@@ -153,10 +153,8 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
           start: list | None = None, start_names: tuple = (), more: Sequence = (), progress=None) -> Inference:
     """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
     rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
-    `start` ([(text, Expr)]): lemmas transferred from a nearby model's stored entry
-    (checks/analyses/transfer.py), and `start_names` the properties it proved, go first (`_fast_path`);
-    the mined candidates go only after what they leave, and the presence round is skipped. `more`:
-    lemmas of other nearby entries, offered if something is left.
+    `start` ([(text, Expr)]): a nearby model's stored lemmas (checks/analyses/transfer.py), `start_names` the
+    properties it proved, `more` the lemmas of other nearby entries: a transfer, the rounds of `CHAIN` it runs.
     Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
     given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
     proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
@@ -309,7 +307,8 @@ def _fast_path(s: _Search, spend: int) -> bool:
     left = [(n, e) for n, e in props.items() if n not in names and (s.wanted is None or n in s.wanted)]
     if left:  # the mined path is likely now: mine beside Spacer, not before (checks/analyses/mining.py)
         s.data.ahead()
-    out.settled = s.settle(facts, left) if s.settle is not None and left else {}
+    # Spacer stops at its first failure: the mined path runs then anyway, and its `settle` round has more facts.
+    out.settled = s.settle(facts, left, True) if s.settle is not None and left else {}
     if any(n not in out.settled for n, _ in left):
         return False
     _conclude(out, model, facts, names, s.seed, s.rlimit, s.clock, ls)
@@ -349,9 +348,8 @@ def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, cloc
 
 
 def _settled(s: _Search, spend: int = 0) -> bool:
-    """`settle` (Spacer, its own budget; the facts so far assumed) on the goals left, unless there is none or no
-    time: what it proves joins `out.settled` and leaves the goals. A cheaper engine before the blocking rounds,
-    the search's costliest part, which were measured to find nothing Spacer does not (docs/lemmas.md)."""
+    """`settle` (certificates, Spacer; the facts so far assumed) on the goals left, if any and time: what it proves
+    joins `out.settled`. Before the blocking rounds, which were measured to find nothing it does not (lemmas.md)."""
     if s.settle is not None and s.left and not s.clock.out():
         s.out.settled.update(s.settle(s.facts, s.left))
         s.left = [iv for iv in s.left if iv[0] not in s.out.settled]

@@ -207,14 +207,16 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
     near = _nearest(model, cache, key, declarations)
     stored = dict(near[2]) if near is not None else {}
 
-    def settle(facts: list, goals: list) -> dict:
+    def settle(facts: list, goals: list, first_failure: bool = False) -> dict:
         """The nearby entry's certificates that re-check with these facts, then Spacer with the search's
-        facts assumed, with the chain's budget (`lemma_rlimit`)."""
+        facts assumed, with the chain's budget (`lemma_rlimit`); `first_failure`: none after Spacer's first."""
         got = settle_stored(model, facts, usable(stored, [n for n, _ in goals]))
         certificates.update({n: stored[n] for n in got})
         system = HornSystem(model, facts)
         for name in [n for n, _ in goals if n not in got]:
             r = spacer(model, name, seed=seed, rlimit=lemma_rlimit, system=system, timeout_ms=clock.ms())
+            if r.verdict != "proved" and first_failure:
+                break
             if r.verdict == "proved":
                 certificates[name] = r.certificate
                 got[name] = proved_by_spacer(model, name, facts, r.seconds, f"{r.reason} (every step from a state "
