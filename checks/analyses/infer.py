@@ -282,8 +282,7 @@ def _blocking_rounds(s: _Search, spend: int) -> bool:
 
 
 def _cut(out: Inference, t0: float) -> Inference:
-    """The user's --timeout stopped the search: nothing of it counts (a search cut elsewhere would have
-    proved something else), and `prove` reports every property it left as inconclusive."""
+    """--timeout stopped the search: nothing of it counts (cut elsewhere, it proves other things); all inconclusive."""
     out.verdict, out.cut, out.reason = "unknown", True, "--timeout reached during lemma inference"
     out.lemmas, out.invariants, out.proved, out.settled, out.failures = [], [], {}, {}, {}
     return _done(out, t0)
