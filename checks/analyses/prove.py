@@ -74,8 +74,7 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
         # Proofs that assumed the search's facts count only once the whole conjunction re-checked; one verdict each.
         names_left = [n for n in names if n not in inf.proved]
         settled = {n: r for n, r in inf.settled.items() if inf.verdict == "proved" and n in names_left}
-        out += list(settled.values())
-        names_left = [n for n in names_left if n not in settled]
+        out, names_left = out + list(settled.values()), [n for n in names_left if n not in settled]
         # An invariant false on a mined (reachable) state goes straight to BMC for its trace.
         need_bmc += [n for n in names_left if n in inf.violated]
         notes.update({n: ("false on a reachable state of the bounded configuration", 0.0) for n in inf.violated})
