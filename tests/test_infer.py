@@ -6,6 +6,7 @@ unbounded-turn model; the embedded profiles' runs are marked slow (minutes each;
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 import z3
@@ -496,3 +497,24 @@ def test_the_chain_runs_its_declared_rounds_in_order(monkeypatch):
     without = infer(model, [model], rounds=0)
     assert "guards" not in ran and "quiet" not in without.proved and "quiet" in without.failures
     assert [r.name for r in inf.CHAIN if "transfer" in r.on and "cold" not in r.on] == ["fast path", "mined candidates"]
+
+
+def test_no_round_starts_once_the_timeout_is_spent(monkeypatch):
+    """Issue 35 (`--timeout` stays the user's cap): a round that spends the cap is the last one. Before, the rounds that
+    do not aim at the goals (mining, the first Houdini run) still ran: a `prove --timeout 20` on a treachery-online
+    proposal explored and mined for 8 s after its fast path had spent the cap (29 s in all)."""
+    import checks.analyses.infer as inf
+    ran: list = []
+
+    def spend_it(s, spend):
+        ran.append("spender")
+        while not s.clock.out():
+            time.sleep(0.01)
+        return False
+    first = inf.Round("spender", spend_it, aims=False)
+    monkeypatch.setattr(inf, "CHAIN", (first,) + tuple(
+        dataclasses.replace(r, run=lambda s, spend, r=r: ran.append(r.name) or r.run(s, spend)) for r in inf.CHAIN))
+    model = armed()
+    cut = infer(model, [model], timeout=0.3)
+    assert ran == ["spender"] and cut.cut and cut.verdict == "unknown" and not cut.proved, (ran, cut.reason)
+    assert "houdini" not in cut.seconds  # no Houdini run started: no time is credited to one

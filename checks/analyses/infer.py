@@ -98,9 +98,9 @@ def _say(out: "Inference", stage: str, left: list) -> None:
 
 @dataclass(frozen=True)
 class Round:
-    """A round of the lemma chain (`CHAIN`): `run(search, spend)` changes the search's facts and goals left; True
-    when its Houdini run kept something (`then_spacer`: Spacer again on the goals left). `spend`: its resource units
-    (0: none of its own); `on`: the searches it runs in; one that `aims` at the goals left needs some, and time."""
+    """A round of the lemma chain (`CHAIN`), started only if `--timeout` is not spent: `run(search, spend)` changes the
+    search's facts and goals left; True when its Houdini run kept something (`then_spacer`: Spacer again on the goals
+    left). `spend`: its resource units (0: none); `on`: the searches it runs in; one that `aims` needs goals left."""
 
     name: str
     run: Callable[["_Search", int], bool]
@@ -176,20 +176,21 @@ def _search(s: _Search) -> Inference:
     the re-check of the whole conjunction."""
     kind = "cold" if s.start is None else "transfer"
     for r in CHAIN:
-        if kind in r.on and (not r.aims or s.left and not s.clock.out()) and r.run(s, r.spend) and r.then_spacer:
+        if s.clock.out():  # --timeout: no round starts once it is spent (mining explored 6 s past a 20 s cap)
+            break
+        if kind in r.on and (not r.aims or s.left) and r.run(s, r.spend) and r.then_spacer:
             _settled(s)
         if s.end is not None:
             return s.end
-    out = s.out
-    out.seconds["houdini"] = time.perf_counter() - s.houdini_from
-    if out.cut or s.clock.out():
-        return _cut(out, s.t0)
+    if s.out.cut or s.clock.out():  # (no Houdini time is credited: the first run may not have started)
+        return _cut(s.out, s.t0)
+    s.out.seconds["houdini"] = time.perf_counter() - s.houdini_from
     t3, c = time.perf_counter(), s.carried  # its `lemmas`: the facts' first ones, re-checked there already
     ls = c if c is not None and c.extend(s.facts[len(c.lemmas):], s.clock.rest()) is None else None
-    names = {p.name for p in s.model.invariants} - set(out.violated)
-    _conclude(out, s.model, s.facts, names, s.seed, s.rlimit, s.clock, ls, s.left, s.cands + list(s.pool.values()), s.X)
-    out.seconds["check"] = time.perf_counter() - t3
-    return _cut(out, s.t0) if s.clock.out() else _done(out, s.t0)
+    names = {p.name for p in s.model.invariants} - set(s.out.violated)
+    _conclude(s.out, s.model, s.facts, names, s.seed, s.rlimit, s.clock, ls, s.left, s.cands + [*s.pool.values()], s.X)
+    s.out.seconds["check"] = time.perf_counter() - t3
+    return _cut(s.out, s.t0) if s.clock.out() else _done(s.out, s.t0)
 
 
 def _mine(s: _Search, spend: int) -> bool:
