@@ -40,6 +40,17 @@ def test_a_value_that_does_not_pickle_is_an_internal_error_with_its_reason():
         Background(lambda: (lambda: 0)).result()
 
 
+def test_a_wait_longer_than_its_timeout_stops_the_child():
+    """`--timeout` is a cap on the whole command: a lemma search waiting for its mined states (issue 35) waits no
+    longer than what is left of it, and the child it gives up on is stopped, not left running."""
+    job = Background(lambda: time.sleep(30) or 1)
+    pid, t = job._pid, time.perf_counter()
+    with pytest.raises(TimeoutError, match="within 0.2s"):
+        job.result(timeout=0.2)
+    assert time.perf_counter() - t < 5 and _gone(pid)
+    assert Background(lambda: 7).result(timeout=30) == 7  # a child that answers in time: its value
+
+
 def test_cancel_stops_and_reaps_a_running_child(monkeypatch):
     """The child is ended by a signal (SIGTERM), not waited for until it finishes: its exit status says so,
     with no stopwatch."""

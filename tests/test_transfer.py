@@ -6,9 +6,12 @@ subset), never trusted, and the new model's entry records its own declarations.
 """
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from checks.analyses.prove import prove
+from checks.clock import Clock
 from model.digest import transition_digest
 from checks.analyses.transfer import declarations, distance, nearest, usable_lemmas
 from checks.engines.lemmacache import LemmaCache
@@ -187,6 +190,27 @@ def test_mining_ahead_on_a_second_core_changes_no_lemma_and_no_candidate(monkeyp
         assert len(forks) == 1 and runs[2][4] == 0  # the states' child started beside Spacer, then dropped
     else:
         assert len(forks) == 2 and runs[2][4] > 0 and runs[2][5] > 0  # the states, then the candidates
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_mining_waits_no_longer_than_the_timeout(monkeypatch, cores):
+    """`--timeout` caps the whole `prove`: mining (inline, or its forked child on a second core) waits no longer than
+    what is left, and the search is then cut (all inconclusive). Before, the mined path's exploration and candidates
+    ran to the end: a `prove --timeout 48` on a treachery-online proposal reported 54.8 s."""
+    from checks.analyses import mining
+    from checks.analyses.infer import infer
+    real, b = mining.state_table, armed(4)
+
+    def slow(*args):
+        time.sleep(1.0)
+        return real(*args)
+    monkeypatch.setattr(mining, "state_table", slow)
+    monkeypatch.setattr(mining.os, "cpu_count", lambda: cores)
+    with pytest.raises(TimeoutError):
+        mining.Mining(b, [b], ahead=True, clock=Clock(0.3)).states()
+    t = time.perf_counter()
+    cut = infer(b, [b], timeout=0.5)
+    assert cut.cut and cut.verdict == "unknown" and not cut.proved and time.perf_counter() - t < 1.5, cut.reason
 
 
 def test_spacer_on_the_fast_path_stops_at_its_first_failure(monkeypatch, tmp_path):

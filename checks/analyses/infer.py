@@ -1,14 +1,12 @@
 """Lemma inference: candidates mined from reachable states of small configurations, proved by Houdini.
 
-The search is the chain of rounds `CHAIN`, in order, each with its budget (docs/lemmas.md, "How", has them
-with their measurements): a transfer's fast path (a nearby entry's lemmas re-proved, checks/analyses/transfer.py),
-mining (checks/analyses/mining.py: reachable states of bounded models of the same rules and slots, `samples`,
-and the templates' candidates true on all of them), a first Houdini run (checks/engines/houdini.py), the presence
-round, `settle` (Spacer), the mined candidates after a transfer, the guard and the blocking rounds; then the
-whole conjunction is re-checked through the monolithic encoding the other proofs use, with each proved
-invariant's unsat core. Each Houdini survivor is proved (inductive with its base case), nothing assumed. An
-invariant left unproved keeps its last induction failure: the state pair, the mined candidates its pre-state
-violates, and whether that pre-state was mined.
+The search is the chain of rounds `CHAIN`, in order, each with its budget (docs/lemmas.md, "How"): a transfer's
+fast path (checks/analyses/transfer.py), mining (checks/analyses/mining.py: reachable states of `samples`, bounded
+models of the same rules and slots, and the candidates true on all of them), a first Houdini run, the presence
+round, `settle` (Spacer), a transfer's mined candidates, the guard and the blocking rounds; then the whole
+conjunction is re-checked through the monolithic encoding of the other proofs, with each invariant's unsat core.
+Nothing is assumed. An invariant left unproved keeps its last induction failure: the state pair, the mined
+candidates its pre-state violates, and whether that pre-state was mined.
 
 >>> from tests.conftest import counter_model
 >>> inf = infer(counter_model(limit=3), [counter_model(limit=3)])
@@ -22,11 +20,10 @@ A broken model's invariant is false on a mined state: never proved (BMC gives th
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -164,9 +161,11 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     if clock.out() or (timeout is not None and timeout <= 0):
         return _cut(out, t0)
     # After a transfer the mined path may never run: mined beside the fast path's Spacer on a second core, if any.
-    data = Mining(model, samples, max_states, seed, list(start or []) + list(more))
+    data = Mining(model, samples, max_states, seed, list(start or []) + list(more), clock=clock)
     try:
         return _search(_Search(out, model, data, seed, rlimit, clock, t0, rounds, wanted, settle, start, start_names))
+    except TimeoutError:  # mining waited for its states or candidates until --timeout ran out (inconclusive: sound)
+        return _cut(out, t0)
     finally:
         data.cancel()
 

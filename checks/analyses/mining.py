@@ -4,14 +4,11 @@
 unbounded model's slots. `Mining` holds that table, the candidates mined from it (the templates of
 `checks/analyses/templates.py`) and which of a transfer's lemmas are true on it.
 
-A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property,
-yet they are the mined path's first 15 to 20 seconds on the largest proposals. With a second core,
-`Mining.ahead()` computes them in a forked child (`checks.engines.pool.Background`) while the fast
-path's Spacer runs (the fast path calls it once its re-check leaves a property to Spacer: a child
-mining all along was measured to slow a fast path that needs no Spacer by a fifth), and the child is
-dropped if the fast path proves everything. The computation is the same
-deterministic one either way (fixed seed, state budget, sorted templates): which process ran it
-changes no verdict and no lemma, only when the values are ready.
+A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property, yet they
+are the mined path's first 15 to 20 s on the largest proposals. With a second core, `Mining.ahead()` computes
+them in a forked child (`checks.engines.pool.Background`) while the fast path's Spacer runs (mining all along
+slowed a fast path that needs no Spacer by a fifth); the child is dropped if the fast path proves everything.
+The computation is the same either way (fixed seed, state budget, sorted templates): only when it is ready.
 
 >>> from tests.conftest import counter_model
 >>> from model.expr import Var
@@ -35,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from checks.analyses.templates import mine
+from checks.clock import Clock
 from checks.config import CheckConfig
 from checks.engines.columns import compile_table
 from checks.engines.pool import Background
@@ -44,16 +42,20 @@ MAX_STATES = 600_000   # mined states per sample model (a partial exploration is
 CHUNK = 64             # lemmas evaluated on the rows at once
 
 
-def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0) -> tuple[np.ndarray, int]:
-    """Reachable states of `models` (each explored under `max_states`) as rows over `schema`'s slots;
-    models whose slots differ from the schema's are skipped. Returns (rows, models used)."""
-    rows = [_explore(m, max_states, seed) for m in models if m.schema.slot_names == schema.slot_names]
+def state_table(models: list, schema, max_states: int = MAX_STATES, seed: int = 0,
+                clock: Clock | None = None) -> tuple[np.ndarray, int]:
+    """Reachable states of `models` (each explored under `max_states`) as rows over `schema`'s slots, but those of
+    models whose slots differ: (rows, models used). `TimeoutError` once `clock` is spent (never a partial table)."""
+    rows = [_explore(m, max_states, seed, clock) for m in models if m.schema.slot_names == schema.slot_names]
+    if clock and clock.out():
+        raise TimeoutError("--timeout reached while exploring the states to mine")
     return (np.concatenate(rows), len(rows)) if rows else (np.zeros((0, len(schema)), dtype=np.int32), 0)
 
 
-def _explore(model, max_states: int, seed: int) -> np.ndarray:
+def _explore(model, max_states: int, seed: int, clock: Clock | None) -> np.ndarray:
     from checks.engines.vector import VectorExplorer
-    cfg = CheckConfig(max_states=max_states, seed=seed, engine="vector", jobs=1)
+    timeout = clock.rest() if clock else None
+    cfg = CheckConfig(max_states=max_states, seed=seed, engine="vector", jobs=1, timeout=timeout)
     try:
         ex = VectorExplorer(model, cfg).run()
     except ModelError:
@@ -61,18 +63,18 @@ def _explore(model, max_states: int, seed: int) -> np.ndarray:
     if ex is not None and not ex.out_of_domain:
         return ex.state_matrix(np.int32)
     from checks.engines.explicit import Explorer
-    return Explorer(model, CheckConfig(max_states=max_states, seed=seed)).run().state_matrix(np.int32)
+    return Explorer(model, CheckConfig(max_states=max_states, seed=seed, timeout=timeout)).run().state_matrix(np.int32)
 
 
 class Mining:
-    """The states mined for `model` (the unbounded model) from `samples`, the candidates true on all of
-    them, and which of `lemmas` ([(text, Expr)]: a transfer's) are. Inline, each is computed when first
-    asked for (a lemma's truth only if asked about); `ahead` (or `ahead()` later): all of them in forked
-    children. `cancel()` stops the children (always call it: nothing needs them after)."""
+    """The states mined for `model` (the unbounded model) from `samples`, the candidates true on all of them, and
+    which of `lemmas` ([(text, Expr)]: a transfer's) are. Inline, each is computed when first asked for (a lemma's
+    truth only if asked about); `ahead` (or `ahead()` later): all of them in forked children, which `cancel()` stops
+    (always call it). Nothing is waited for longer than `clock` (`--timeout`) allows: `TimeoutError` then."""
 
     def __init__(self, model, samples: list, max_states: int = MAX_STATES, seed: int = 0, lemmas: Sequence = (),
-                 ahead: bool = False):
-        self._model, self._samples, self._max, self._seed = model, samples, max_states, seed
+                 ahead: bool = False, clock: Clock | None = None):
+        self._model, self._samples, self._max, self._seed, self._clock = model, samples, max_states, seed, clock
         self.lemmas = list(lemmas)  # [(text, Expr)] whose truth `true_on` tells
         self._states: tuple | None = None
         self._truth: dict = {}  # lemma text -> true on every row (ahead: all of them; inline: those asked about)
@@ -92,11 +94,11 @@ class Mining:
         """(rows, sample models used)."""
         if self._states is None:
             if self._job is not None:
-                X, used, self._truth = self._job.result()
+                X, used, self._truth = self._job.result(self._clock.rest() if self._clock else None)
                 self._states, self._job = (X, used), None
                 self._mining = Background(self._mine, fork=True)  # forked now: it inherits the states
             else:
-                self._states = state_table(self._samples, self._model.schema, self._max, self._seed)
+                self._states = state_table(self._samples, self._model.schema, self._max, self._seed, self._clock)
         return self._states
 
     def true_on(self, texts: list) -> dict:
@@ -111,7 +113,7 @@ class Mining:
         if self._mined is None:
             self.states()
             if self._mining is not None:
-                self._mined, self._mining = self._mining.result(), None
+                self._mined, self._mining = self._mining.result(self._clock.rest() if self._clock else None), None
             else:
                 self._mined = self._mine()
         return self._mined

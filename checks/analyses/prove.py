@@ -335,8 +335,7 @@ def _unbounded(model, system, name, engine, seed, rlimits: tuple, clock, fallbac
             return CheckResult(**common, verdict="proved", engine="k-induction", depth=1, seconds=r.seconds + secs,
                                detail="proved for games of any length: " + why)
     if engine == "spacer" and not fallback:
-        return CheckResult(**common, verdict="unknown", engine="spacer", depth=None, seconds=r.seconds,
-                           detail=r.reason)
+        return CheckResult(**common, verdict="unknown", engine="spacer", depth=None, seconds=r.seconds, detail=r.reason)
     return r.reason, r.seconds
 
 

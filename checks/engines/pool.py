@@ -38,6 +38,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import pickle
+import select
 import signal
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -196,11 +197,14 @@ class Background:
         os.close(write_fd)
         self._pid, self._fd = pid, read_fd
 
-    def result(self):
-        """The value of fn(); its exception is raised here. The child is always reaped."""
-        if self._pid is None:
+    def result(self, timeout: float | None = None):
+        """The value of fn(); its exception is raised here. The child is always reaped: `TimeoutError` when it has
+        not answered within `timeout` seconds (None: no limit), and it is stopped."""
+        if self._pid is None or self._fd is None:
             return self._fn()
         try:
+            if timeout is not None and not select.select([self._fd], [], [], max(0.0, timeout))[0]:
+                raise TimeoutError(f"no result within {timeout:.1f}s")
             data = _receive(self._fd)
             os.waitpid(self._pid, 0)  # it closed the pipe: it is leaving
             self._pid = None
