@@ -478,8 +478,10 @@ def test_the_chain_runs_its_declared_rounds_in_order(monkeypatch):
     """Issue 35: the lemma chain is data (`infer.CHAIN`). A search from nothing runs the rounds declared for it in
     the declared order, skips the transfer's and every round aimed at the goals once none is left (here the guard
     round proves `quiet`, so no blocking round runs); a transfer starts with the fast path, which ends the search
-    when the nearby lemmas prove everything. Dropping a round from the declaration drops what it proved."""
+    when the nearby lemmas prove everything, else goes on with the mined path and the transfer's own round (mined
+    candidates), never the presence round. Dropping a round from the declaration drops what it proved."""
     import checks.analyses.infer as inf
+    from model.expr import Const, Var
     ran: list = []
 
     def spy(r):
@@ -492,11 +494,14 @@ def test_the_chain_runs_its_declared_rounds_in_order(monkeypatch):
     ran.clear()
     warm = infer(model, [model], start=cold.lemmas, start_names=("quiet",))
     assert ran == ["fast path"] and warm.verdict == "proved" and "quiet" in warm.proved, (ran, warm.reason)
+    ran.clear()  # a transfer whose fast path leaves `quiet`: the mined path, with a transfer's rounds, not presence
+    partial = infer(model, [model], start=[("z <= 2", Var("z") <= Const(2))], start_names=())
+    assert ran == ["fast path", "mine", "first Houdini", "settle", "mined candidates", "guards"], ran
+    assert partial.verdict == "proved" and partial.transferred == 1 and "quiet" in partial.proved
     ran.clear()
     monkeypatch.setattr(inf, "CHAIN", tuple(spy(r) for r in inf.CHAIN if r.name != "guards"))
     without = infer(model, [model], rounds=0)
     assert "guards" not in ran and "quiet" not in without.proved and "quiet" in without.failures
-    assert [r.name for r in inf.CHAIN if "transfer" in r.on and "cold" not in r.on] == ["fast path", "mined candidates"]
 
 
 def test_no_round_starts_once_the_timeout_is_spent(monkeypatch):
