@@ -4,11 +4,10 @@
 unbounded model's slots. `Mining` holds that table, the candidates mined from it (the templates of
 `checks/analyses/templates.py`) and which of a transfer's lemmas are true on it.
 
-A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property, yet they
-are the mined path's first 15 to 20 s on the largest proposals. With a second core, `Mining.ahead()` computes
-them in a forked child (`checks.engines.pool.Background`) while the fast path's Spacer runs (mining all along
-slowed a fast path that needs no Spacer by a fifth); the child is dropped if the fast path proves everything.
-The computation is the same either way (fixed seed, state budget, sorted templates): only when it is ready.
+A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property, yet they are
+the mined path's first 15 to 20 s on large proposals. With a second core, `Mining.ahead()` computes them in a forked
+child (`checks.engines.pool.Background`) beside the fast path's Spacer (mining all along slowed a fast path needing
+no Spacer by a fifth), dropped if the fast path proves everything; the values are the same either way (fixed seed).
 
 >>> from tests.conftest import counter_model
 >>> from model.expr import Var
@@ -74,7 +73,8 @@ class Mining:
 
     def __init__(self, model, samples: list, max_states: int = MAX_STATES, seed: int = 0, lemmas: Sequence = (),
                  ahead: bool = False, clock: Clock | None = None):
-        self._model, self._samples, self._max, self._seed, self._clock = model, samples, max_states, seed, clock
+        self._model, self._samples, self._max, self._seed = model, samples, max_states, seed
+        self._clock = clock or Clock(None)  # no limit: `rest()` is None
         self.lemmas = list(lemmas)  # [(text, Expr)] whose truth `true_on` tells
         self._states: tuple | None = None
         self._truth: dict = {}  # lemma text -> true on every row (ahead: all of them; inline: those asked about)
@@ -94,7 +94,7 @@ class Mining:
         """(rows, sample models used)."""
         if self._states is None:
             if self._job is not None:
-                X, used, self._truth = self._job.result(self._clock.rest() if self._clock else None)
+                X, used, self._truth = self._job.result(self._clock.rest())
                 self._states, self._job = (X, used), None
                 self._mining = Background(self._mine, fork=True)  # forked now: it inherits the states
             else:
@@ -113,7 +113,7 @@ class Mining:
         if self._mined is None:
             self.states()
             if self._mining is not None:
-                self._mined, self._mining = self._mining.result(self._clock.rest() if self._clock else None), None
+                self._mined, self._mining = self._mining.result(self._clock.rest()), None
             else:
                 self._mined = self._mine()
         return self._mined
