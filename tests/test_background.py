@@ -44,10 +44,10 @@ def test_a_wait_longer_than_its_timeout_stops_the_child():
     """`--timeout` is a cap on the whole command: a lemma search waiting for its mined states (issue 35) waits no
     longer than what is left of it, and the child it gives up on is stopped, not left running."""
     job = Background(lambda: time.sleep(30) or 1)
-    pid, t = job._pid, time.perf_counter()
-    with pytest.raises(TimeoutError, match="within 0.2s"):
+    pid = job._pid
+    with pytest.raises(TimeoutError, match="within 0.2s"):  # not its value, 30 s later
         job.result(timeout=0.2)
-    assert time.perf_counter() - t < 5 and _gone(pid)
+    assert _gone(pid)
     assert Background(lambda: 7).result(timeout=30) == 7  # a child that answers in time: its value
 
 
