@@ -523,3 +523,52 @@ def test_no_round_starts_once_the_timeout_is_spent(monkeypatch):
     cut = infer(model, [model], timeout=1.0)
     assert ran == ["spender"] and cut.cut and cut.verdict == "unknown" and not cut.proved, (ran, cut.reason)
     assert "houdini" not in cut.seconds  # no Houdini run started: no time is credited to one
+
+
+class _OutAfter:
+    """A clock whose cap is spent from its `n`-th look on (`Clock.out`), whatever the machine's speed."""
+
+    def __init__(self, n: int):
+        self.looks, self.n = 0, n
+
+    def out(self, slack: float = 0.0) -> bool:
+        self.looks += 1
+        return self.looks >= self.n
+
+
+def test_one_guard_mining_stops_between_blocks_once_the_timeout_is_spent(monkeypatch):
+    """Issue 35 (`--timeout` is a cap): `Miner.guarded_by` took 15 s of a cut treachery-online run after its cap; it
+    now looks at the clock between its blocks of rows and raises `TimeoutError` (never a partial list of candidates,
+    which would depend on the machine's speed). Spent at the second block here, not at the first."""
+    from checks.analyses import templates
+    from checks.analyses.templates import Miner
+    monkeypatch.setattr(templates, "GUARD_CHUNK", 7)
+    sch, tables, _ = random_tables(3, 25)
+    m = Miner(sch, tables[0], frozenset())
+    gs = m.guards(exclude=0)
+    whole = m.guarded_by(gs, _OutAfter(10 ** 9))
+    assert whole == m.guarded_by(gs)
+    clock = _OutAfter(2)
+    with pytest.raises(TimeoutError):
+        m.guarded_by(gs, clock)
+    assert clock.looks == 2
+
+
+def test_houdini_closure_follows_no_state_once_the_timeout_is_spent():
+    """Issue 35: Houdini looked at the clock only between its queries, and a run that started with 15.7 s left took
+    18.3 s. Its closure (the states followed forward from a counterexample) now stops when the clock is spent: from
+    the armed toy's initial state, `x <= 2` breaks only three steps on, `z <= 0` at a sibling of the counterexample's
+    post-state; with a spent clock only what the post-state itself breaks (`x <= 0`) is dropped."""
+    import numpy as np
+
+    from checks.engines.houdini import _Table, closure
+    from model.compile import CompiledModel
+    from model.expr import Var
+    model = armed()
+    cands = [Var("x") <= 0, Var("z") <= 0, Var("x") <= 2]
+    cm, table, pre = CompiledModel.build(model), _Table(model, cands), model.init[0]
+    post = next(s for _, s in cm.successors(pre) if s[1] == 1)
+    alive = np.ones(len(cands), dtype=bool)
+    assert closure(cm, table, alive, pre, post, 40).tolist() == [True, True, True]
+    assert closure(cm, table, alive, pre, post, 40, _OutAfter(10 ** 9)).tolist() == [True, True, True]
+    assert closure(cm, table, alive, pre, post, 40, _OutAfter(1)).tolist() == [True, False, False]

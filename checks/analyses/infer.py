@@ -386,7 +386,7 @@ def _guard_round(s: _Search, spend: int) -> bool:
     _say(s.out, "guard round", s.left)
     t0, known, model = time.perf_counter(), {n for n, _ in s.facts}, s.model
     cands = [c for c in s.miner.guarded_by(s.miner.guards(exclude=model.schema.slot(model.dispatch) if model.dispatch
-                                                          else None)) if c.text not in known]
+                                                          else None), s.clock) if c.text not in known]
     s.out.guards = len(cands)
     return _round(s, "guards", t0, cands, spend)
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from checks.clock import Clock
 from model.domains import Bool, Enum
 from model.expr import Const, Expr, Var, all_of, any_of, count, implies
 
@@ -252,16 +253,19 @@ class Miner:
                 if (t.sort == "bool" or t.sort.startswith("enum:")) and len(t.slots) == 1
                 and exclude not in t.slots and len(self.values(g)) > 1]
 
-    def guarded_by(self, gs: list) -> list:
+    def guarded_by(self, gs: list, clock: Clock | None = None) -> list:
         """`guarded(g)` for every g in `gs`, in that order, with the (guard value x term value)
         presence of every pair counted at once: one matrix product of the guards' and the terms'
-        one-hot columns per block of rows, instead of one pass over the rows per pair."""
+        one-hot columns per block of rows, instead of one pass over the rows per pair. `TimeoutError` once
+        `clock` (`--timeout`) is spent, looked at between blocks (never a partial list)."""
         ks = [k for k, t in enumerate(self.terms) if t.sort not in ("quantity", "unbounded") and len(self.values(k)) > 1]
         goff = np.cumsum([0] + [len(self.values(g)) for g in gs])
         koff = np.cumsum([0] + [len(self.values(k)) for k in ks])
         hits = np.zeros((int(goff[-1]), int(koff[-1])), dtype=np.float64)
         n = len(self.X)
         for lo in range(0, n, GUARD_CHUNK):
+            if clock is not None and clock.out():  # it took 15 s of a cut treachery-online run past its cap
+                raise TimeoutError("--timeout reached while mining one-guard candidates")
             hi = min(n, lo + GUARD_CHUNK)
             rows = np.arange(hi - lo)
             G = np.zeros((hi - lo, int(goff[-1])), dtype=np.float32)

@@ -136,8 +136,8 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
             continue  # the pre-state breaks a candidate the query left out: asked again with it
         out.ctis += 1
         cm = cm or [CompiledModel.build(model)]
-        broken = closure(cm[0], table, alive, pre, post, budget)
-        if not broken.any():
+        broken = closure(cm[0], table, alive, pre, post, budget, clock)
+        if not broken.any() and not clock.out():
             out.reason = "a counterexample to induction that breaks no candidate (encoding disagreement)"
             break
         alive &= ~broken
@@ -314,16 +314,16 @@ def _and(ctx, terms: list):
     return _or(ctx, terms, z3.Z3_mk_and, True)
 
 
-def closure(cm: CompiledModel, table: _Table, alive, pre: tuple, post: tuple, budget: int):
+def closure(cm: CompiledModel, table: _Table, alive, pre: tuple, post: tuple, budget: int, clock: Clock | None = None):
     """Candidates broken by some step from a state that satisfies every alive candidate: the given
     counterexample (`pre` -> `post`), every other successor of `pre`, and breadth first from the
-    successors that still satisfy every candidate left, up to `budget` states."""
+    successors that still satisfy every candidate left, up to `budget` states or until `clock` is out."""
     broken = np.zeros(len(alive), dtype=bool)
     rows = table.rows([post])
     if len(rows):
         broken |= alive & ~table.ev(rows)[:, 0]
     frontier, seen = [pre], {pre}
-    while frontier:
+    while frontier and not (clock and clock.out()):
         succ = [s2 for s in frontier for _, s2 in cm.successors(s)]
         X = table.rows(succ)
         if not len(X):
