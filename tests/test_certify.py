@@ -181,3 +181,10 @@ def test_every_seed_neighbour_has_an_entry_and_is_nearest_to_a_proposal_a_few_sw
     decl = declarations(load_proposal(GAME, str(tmp_path / "r.yaml")))
     found = nearest(declared, decl)
     assert found[0] == 2 and keys["neighbour:extortion-unordered"] in [found[1]] + donors(declared, decl, found[1])
+    # Treachery-online seed 1's fourth benchmark proposal (cut at 120 s from treachery-online's entry) starts from
+    # the neighbour for A23 `allowed` now, three switches away (twenty-seventh session: 57 s).
+    (tmp_path / "s.yaml").write_text("name: near to-aftermath-allowed\nextends: treachery-online\ninterpretation:\n"
+                                     "  advisor-into-aftermath: allowed\n  terror-vs-arrival-reactions: arrival-first\n"
+                                     "  sabotage-gift-overflow: force-discard\n  ally-separation: basic\n")
+    assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "s.yaml")))) == \
+        (3, keys["neighbour:to-aftermath-allowed"])
