@@ -40,7 +40,7 @@ from model.expr import Const, Expr, Var, all_of, any_of, count, implies
 
 COUNTER = 8  # IntRange domains with at most this many values are counters; wider ones are quantities
 INF = float("inf")
-GUARD_CHUNK = 256  # term values per block of `Miner.guarded_by` (a block is guard vectors x values, float32)
+GUARD_CHUNK = 16  # terms per block of `Miner.guarded_by` (a block: guard vectors x those terms' values, float32)
 
 
 @dataclass
@@ -198,24 +198,6 @@ def _distinct(ranks: np.ndarray) -> tuple:
     return rows.view(np.uint16).reshape(-1, r.shape[1]), index.reshape(-1)
 
 
-def _present_per(group: np.ndarray, n: int, rank: np.ndarray, width: int) -> np.ndarray:
-    """(n x width) float32: 1 where a row of group g has value rank v, else 0."""
-    return (np.bincount(group * width + rank, minlength=n * width).reshape(n, width) > 0).astype(np.float32)
-
-
-def _blocks(items: list, widths: list, most: int) -> list:
-    """`items` in order, in consecutive blocks whose `widths` add up to at most `most` (an item wider alone)."""
-    out: list = [[]]
-    width = 0
-    for item, w in zip(items, widths):
-        if out[-1] and width + w > most:
-            out.append([])
-            width = 0
-        out[-1].append(item)
-        width += w
-    return [b for b in out if b]
-
-
 def _cross(gi: np.ndarray, ng: int, col: np.ndarray, vals: np.ndarray) -> np.ndarray:
     """(guard value x term value) presence matrix over the rows; `gi` is the guard's rank column."""
     hits = np.bincount(gi * len(vals) + _rank(col, vals), minlength=ng * len(vals))
@@ -290,21 +272,19 @@ class Miner:
         `TimeoutError` once `clock` (`--timeout`) is spent, looked at between blocks (never a partial list)."""
         ks = [k for k, t in enumerate(self.terms) if t.sort not in ("quantity", "unbounded") and len(self.values(k)) > 1]
         goff = np.cumsum([0] + [len(self.values(g)) for g in gs])
-        hits = np.zeros((int(goff[-1]), sum(len(self.values(k)) for k in ks)), dtype=np.float32)
+        koff = np.cumsum([0] + [len(self.values(k)) for k in ks])
+        hits = np.zeros((int(goff[-1]), int(koff[-1])), dtype=np.float32)
         if gs:
             vectors, group = _distinct(np.stack([_rank(self.col(g), self.values(g)) for g in gs], axis=1))
             G = np.zeros((len(vectors), int(goff[-1])), dtype=np.float32)  # each distinct guard vector, one-hot
             for i in range(len(gs)):
                 G[np.arange(len(vectors)), goff[i] + vectors[:, i]] = 1.0
-            lo = 0
-            for block in _blocks(ks, [len(self.values(k)) for k in ks], GUARD_CHUNK):
+            for j in range(0, len(ks), GUARD_CHUNK):
                 if clock is not None and clock.out():  # it took 15 s of a cut treachery-online run past its cap
                     raise TimeoutError("--timeout reached while mining one-guard candidates")
-                K = np.concatenate([_present_per(group, len(vectors), _rank(self.col(k), self.values(k)),
-                                                 len(self.values(k))) for k in block], axis=1)
-                hits[:, lo:lo + K.shape[1]] = G.T @ K  # sums of 0s and 1s: positive exactly where a pair occurs
-                lo += K.shape[1]
-        koff = np.cumsum([0] + [len(self.values(k)) for k in ks])
+                block = ks[j:j + GUARD_CHUNK]
+                K = np.concatenate([_cross(group, len(vectors), self.col(k), self.values(k)) for k in block], axis=1)
+                hits[:, koff[j]:koff[j + len(block)]] = G.T @ K.astype(np.float32)  # > 0 exactly where a pair occurs
         out = []
         for i, g in enumerate(gs):
             gt, gvals = self.terms[g], self.values(g)
