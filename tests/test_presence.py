@@ -94,13 +94,13 @@ def test_presence_candidates_prove_arrival_respects_occupancy_on_the_default_pro
     the one-guard and blocking-round lemmas alone did not (docs/lemmas.md). Among the survivors is
     the family the property needs: while a token lies in the entered territory, the entrant has a
     force there."""
-    from model.digest import model_digest
+    from model.digest import transition_digest
     from model.lower import slots_read
     from checks.engines.houdini import houdini
     from checks.engines.lemmacache import SEED, LemmaCache
     model, X = default_table
     goal = next(p for p in model.invariants if p.name == "arrival-respects-occupancy")
-    lemmas, proved, _ = LemmaCache(SEED.parent).get(model_digest(model))
+    lemmas, proved, _ = LemmaCache(SEED.parent).get(transition_digest(model))
     props = {p.name: p.predicate for p in model.invariants}
     # What the search had before the presence round: the shipped lemmas of one guard (a shipped
     # presence lemma would make this test prove nothing) and the properties they prove, each
