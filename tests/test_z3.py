@@ -142,6 +142,31 @@ def test_equals_builds_the_same_formula_as_the_python_wrappers(bits):
             assert enc.equals(st, k).eq(plain) and enc.equals(st, k).sexpr() == plain.sexpr()
 
 
+# The Python API's constructors, as NOTE(c-api) in checks/engines/encode.py says the fast ones behave.
+WRAPPERS = {"mk_and": lambda ctx, ts: z3.And(ts) if ts else z3.BoolVal(True, ctx),
+            "mk_or": lambda ctx, ts: z3.Or(ts) if ts else z3.BoolVal(False, ctx),
+            "mk_not": z3.Not, "mk_implies": z3.Implies}
+
+
+@pytest.mark.parametrize("bits", [None, 12])
+def test_translation_builds_the_same_terms_as_the_python_wrappers(bits, monkeypatch):
+    """`mk_and`, `mk_or`, `mk_not` and `mk_implies` skip the wrappers' checks (NOTE(c-api)): every guard, effect,
+    property and lemma of the model, and the transition relation, must be the very term an encoder built through
+    z3.And, z3.Or, z3.Not and z3.Implies gives in the same context."""
+    import checks.engines.encode as encode
+    model = build_model(SMALL)
+    exprs = [a.guard for a in model.actions] + [v for a in model.actions for _, _, v in a.effects] \
+        + [p.predicate for p in model.invariants] + [e for _, e in model.lemmas]
+    fast = Encoder(model, bits=bits)
+    fast_terms = [fast.translate(e, k) for e in exprs for k in (0, 2)] + [fast.trans(0), fast.trans(2)]
+    for name, wrapper in WRAPPERS.items():
+        monkeypatch.setattr(encode, name, wrapper)
+    plain = Encoder(model, ctx=fast.ctx, bits=bits)
+    plain_terms = [plain.translate(e, k) for e in exprs for k in (0, 2)] + [plain.trans(0), plain.trans(2)]
+    assert len(exprs) > 100
+    assert all(f.eq(p) for f, p in zip(fast_terms, plain_terms, strict=True))
+
+
 def test_agreement_reports_a_seeded_divergence(monkeypatch):
     """The agreement guard can fail: an encoder that gets one effect wrong (a payment of spice costs
     one less in Z3 than in the reference semantics) is reported, with the state and the action."""

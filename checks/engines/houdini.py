@@ -34,7 +34,7 @@ import z3
 
 from checks.clock import Clock
 from checks.engines.columns import compile_table
-from checks.engines.encode import Encoder, decide
+from checks.engines.encode import Encoder, decide, mk_and, mk_implies, mk_not, mk_or
 from model.compile import CompiledModel
 from model.game import GameModel
 
@@ -171,7 +171,7 @@ class _Queries:
         self.fail = [z3.Bool(f"fail#{i}", ctx) for i in range(len(exprs))]
         self.index = {h.get_id(): i for i, h in enumerate(self.hold)}
         for i in np.flatnonzero(alive):
-            s.add(z3.Implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
+            s.add(mk_implies(self.hold[i], enc.as_bool(enc.translate(exprs[i], 0))))
         reads = [slots_read(e, model.schema) for e in exprs]
         self.steps = [z3.Bool(f"step#{n}", ctx) for n in range(len(model.actions))]
         self.goals: list = [None] * len(model.actions)  # per action: its goal literal, once armed (None before)
@@ -191,14 +191,14 @@ class _Queries:
 
     def _arm(self, n: int) -> None:
         enc, s = self.enc, self.solver
-        s.add(z3.Implies(self.steps[n], enc.action_step(n, 0)))
+        s.add(mk_implies(self.steps[n], enc.action_step(n, 0)))
         fails = []
         for i in np.flatnonzero(self.affects[n]):
             if i not in self._post:
-                self._post[i] = z3.And(self.fail[i], z3.Not(enc.as_bool(enc.translate(self.exprs[i], 1))))
+                self._post[i] = mk_and(enc.ctx, [self.fail[i], mk_not(enc.as_bool(enc.translate(self.exprs[i], 1)))])
             fails.append(self._post[i])
         self.goals[n] = z3.Bool(f"goal#{n}", self.ctx)
-        s.add(z3.Implies(self.goals[n], _or(self.ctx, fails)))
+        s.add(mk_implies(self.goals[n], mk_or(self.ctx, fails)))
 
     def check(self, alive, left: float | None):
         """The next action's query: unsat (and none left: done), sat, or unknown. Returns None while
@@ -262,7 +262,7 @@ class _Whole:
         for e in facts:
             s.add(enc.as_bool(enc.translate(e, 0)))
         self.fail = [z3.Bool(f"fail#{ls._n}#{i}", ctx) for i in range(len(ls.lits))]
-        fails = _or(ctx, [z3.And(self.fail[i], z3.Not(ls.at0[i])) for i in np.flatnonzero(alive)])
+        fails = mk_or(ctx, [mk_and(ctx, [self.fail[i], mk_not(ls.at0[i])]) for i in np.flatnonzero(alive)])
         # At step 1 by one substitution of the whole disjunction: measured faster to build, and to solve, than
         # each lemma translated at step 1 again (docs/lemmas.md).
         self.goal = ls._goal(z3.substitute(fails, *zip(enc.state(0), enc.state(1))))
@@ -300,18 +300,6 @@ def _timeout(solver, left: float | None) -> None:
     inference is bounded so (issue 40: a blocking round's query asked with none ran 454 s of a 120 s `--timeout`)."""
     if left is not None:
         solver.set("timeout", max(1, int(left * 1000)))
-
-
-def _or(ctx, terms: list, mk=z3.Z3_mk_or, empty: bool = False):
-    """z3.Or (z3.And with `_and`) without the Python API's per-argument coercion (every term is a Bool)."""
-    if not terms:
-        return z3.BoolVal(empty, ctx)
-    arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
-    return z3.BoolRef(mk(ctx.ref(), len(terms), arr), ctx)
-
-
-def _and(ctx, terms: list):
-    return _or(ctx, terms, z3.Z3_mk_and, True)
 
 
 def closure(cm: CompiledModel, table: _Table, alive, pre: tuple, post: tuple, budget: int, clock: Clock | None = None):
@@ -422,7 +410,7 @@ class LemmaSolver:
             return why
         _timeout(self.solver, timeout)
         enc = self.enc
-        at1 = z3.substitute(_and(enc.ctx, self.at0[since:]), *zip(enc.state(0), enc.state(1)))
+        at1 = z3.substitute(mk_and(enc.ctx, self.at0[since:]), *zip(enc.state(0), enc.state(1)))
         r = decide(self.solver, self._goal(z3.Not(at1)), *self.lits)
         return None if r == z3.unsat else f"step: {r}"
 
@@ -430,7 +418,7 @@ class LemmaSolver:
         """None when Init => L (unsat), else why not."""
         enc = self.enc
         base = z3.SolverFor("QF_LIA", ctx=enc.ctx)
-        base.add(enc.init(0), enc.domain(0), z3.Not(_and(enc.ctx, self.at0)))
+        base.add(enc.init(0), enc.domain(0), z3.Not(mk_and(enc.ctx, self.at0)))
         _timeout(base, timeout)
         r = decide(base)
         return None if r == z3.unsat else f"base case: {r}"
@@ -451,7 +439,7 @@ class LemmaSolver:
     def used_together(self, indices: list, left: float | None = None) -> list | None:
         """An unsat core of the step of the lemmas at `indices` together (one query for a frontier of
         `infer.cone`); None if the step fails (or `left` seconds were not enough)."""
-        return self.used_by_certificate(_and(self.enc.ctx, [self.at0[i] for i in indices]), left)
+        return self.used_by_certificate(mk_and(self.enc.ctx, [self.at0[i] for i in indices]), left)
 
     def used_by_certificate(self, c0, left: float | None = None) -> list | None:
         """Indices of lemmas that the step of a Spacer certificate C (a Z3 formula over the step-0
