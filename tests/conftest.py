@@ -21,6 +21,20 @@ from model.moritani.build import build_model
 from tests.toys import SMALL, counter_model, explored_config as _explored_config  # noqa: F401
 
 
+def explore(model, stop_when=None, **config):
+    """The complete search `check` makes of `model`: the vector engine, in one process (about three times the scalar
+    explorer's speed on a profile's bounds: 2.3 s against 6.9 s on the default one). For tests of the game's rules;
+    the engines' agreement is tests/test_vector.py's and tests/test_explore.py's job. A test that reads every
+    reachable state in Python asks for `engine="scalar"`, which keeps them as tuples (the vector engine decodes each).
+
+    >>> from tests.toys import counter_model
+    >>> explore(counter_model()).complete
+    True
+    """
+    from checks.analyses.verdicts import make_explorer
+    return make_explorer(model, CheckConfig(**({"engine": "vector", "jobs": 1} | config))).run(stop_when)
+
+
 @pytest.fixture(scope="session")
 def default_model():
     return build_model()

@@ -7,12 +7,12 @@ import pytest
 
 from checks.analyses.ambiguity import analyse
 from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from checks.analyses.verdicts import explicit_results
 from model.moritani import GAME
 from model.moritani.build import build_model
 from model.moritani.config import Interpretation
 from model.moritani.profiles import PROFILES
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 MODULE_CHECKS = {"traitor-custody", "assassinate-once-per-faction", "assassinate-forfeit",
@@ -23,7 +23,7 @@ MODULE_CHECKS = {"traitor-custody", "assassinate-once-per-faction", "assassinate
 def profile_run():
     p = PROFILES["assassinate-leaders"]
     model = build_model(p.bounds, p.interpretation)
-    ex = Explorer(model, CheckConfig()).run()
+    ex = explore(model)
     return model, ex, {r.id: r for r in explicit_results(model, ex)}
 
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from model.errors import ModelError
 from model.evaluate import apply, enabled
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import CROSS_SHIP_BOUNDS, PROFILES
+from tests.conftest import explore
 
 CROSS = Bounds(**dict(CROSS_SHIP_BOUNDS))
 
@@ -42,7 +41,7 @@ def test_every_reading_holds_with_every_witness(choices, states):
     entry-causes changes nothing here (same state count); `allowed` adds the cross-ships into the Aftermath."""
     m = build_model(CROSS, Interpretation.of(**choices))
     assert CROSS == PROFILES["cross-ship"].bounds
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert len(ex.states) == states
     wanted = {p.name for p in m.properties if p.kind == "witness"}

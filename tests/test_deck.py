@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from model.errors import ModelError
 from model.evaluate import apply, enabled
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import DECK_BOUNDS, PROFILES, TREACHERY_ONLINE
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 DECK = Bounds(**dict(DECK_BOUNDS))
@@ -38,7 +37,7 @@ def test_deck_size_is_checked():
 def test_every_reading_holds_with_every_witness(interp, states):
     m = build_model(DECK, interp)
     assert DECK == PROFILES["finite-deck"].bounds
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert {p.name for p in m.properties if p.kind == "witness"} <= set(ex.witnesses)
     assert len(ex.states) == states
@@ -51,7 +50,7 @@ def test_robbery_card_option_draws_only_what_exists():
     cases (deck, pile, nothing) occur under each choice."""
     for choice in ("reshuffle", "nothing"):
         m = build_model(DECK, Interpretation.of(robbery_empty_deck=choice))
-        ex = Explorer(m, CheckConfig()).run()
+        ex = explore(m, engine="scalar")
         sch = m.schema
         hand, dk, ds = sch.slot("hand", (0,)), sch.slot("deck", ()), sch.slot("discards", ())
         seen = {"deck": 0, "pile": 0, "none": 0}

@@ -9,11 +9,11 @@ import pytest
 
 from checks.analyses.leaks import check_leaks
 from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import GRUMMAN_BOUNDS, PROFILES, TREACHERY_ONLINE
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 GRUMMAN = Bounds(**dict(GRUMMAN_BOUNDS))
@@ -25,7 +25,7 @@ SMALL = Bounds(factions=("Moritani", "Atreides"), strongholds=("Arrakeen",), amb
 
 def _explore(bounds, interp):
     m = build_model(bounds, interp)
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete
     missing = sorted({p.name for p in m.properties if p.kind == "witness"} - set(ex.witnesses))
     return m, ex, {k: ex.depth[i] for k, i in ex.violations.items()}, missing
@@ -80,7 +80,7 @@ def test_stack_made_legally_catches_an_ordinary_placement_onto_a_token():
     """A bug this check was not written for: the Nexus module's `placement-ignores-stack` (the ordinary
     placement skips its empty-destination test) is caught by `stack-made-legally` on the Grumman bounds."""
     m = build_model(GRUMMAN, defects=("placement-ignores-stack",))
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.depth[ex.violations["stack-made-legally"]] == 12
 
 
@@ -141,7 +141,7 @@ def test_homeworld_occupation_under_both_readings(choice, states):
     game shrinks to 15,498 states (only the module's own witnesses are required there)."""
     p = PROFILES["grumman-occupied"]
     m = build_model(p.bounds, Interpretation.of(homeworld_occupation=choice))
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert len(ex.states) == states
     witnesses = {q.name for q in m.properties if q.kind == "witness"}
@@ -158,7 +158,7 @@ def test_the_occupier_is_never_offered_an_alliance():
     from model.evaluate import enabled
     p = PROFILES["grumman-occupied"]
     m = build_model(p.bounds, p.interpretation)
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m, engine="scalar")
     sch, c = m.schema, m.vocabulary
     stage, entrant = sch.slot("stage"), sch.slot("entrant")
     seen = {"Bene Gesserit": 0, "Atreides": 0}
@@ -209,7 +209,7 @@ def test_a_set_aside_face_shown_is_a_leak_both_engines_find_at_eight_steps():
     results, _ = leak_bmc(m, 8)
     hit = [r for r in results if r.verdict == "violated"]
     assert hit and min(r.depth for r in hit) == 8
-    ex = Explorer(m, CheckConfig(max_states=3_000)).run()
+    ex = explore(m, max_states=3_000)
     for f in m.vocabulary.rivals:
         w, spec = Observer(m, f), observation_spec(m, f)
         for s in ex.states[::10]:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from model.errors import ModelError
 from model.evaluate import apply, enabled
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, RELOCATION_BOUNDS
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 RELOCATION = Bounds(**dict(RELOCATION_BOUNDS))
@@ -42,7 +41,7 @@ def test_both_readings_hold_with_every_witness(causes, states):
     """Every check holds under both readings; the relocation opens Terror only under every-arrival."""
     m = build_model(RELOCATION, Interpretation.of(entry_causes=causes))
     assert RELOCATION == PROFILES["ambassador-relocation"].bounds
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert len(ex.states) == states
     wanted = {p.name for p in m.properties if p.kind == "witness"}

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from model.errors import ModelError
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, REVIVAL_BOUNDS
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 REVIVAL = Bounds(**dict(REVIVAL_BOUNDS))
@@ -39,7 +38,7 @@ def test_both_readings(causes, states):
     Terror); under shipment-and-movement a revival never opens one, and the module's own witness is reached."""
     m = build_model(REVIVAL, Interpretation.of(entry_causes=causes))
     assert REVIVAL == PROFILES["revival"].bounds
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert len(ex.states) == states
     wanted = {p.name for p in m.properties if p.kind == "witness"}

@@ -6,16 +6,16 @@ import dataclasses
 import pytest
 
 from checks.analyses.verdicts import explicit_results
-from checks.engines.explicit import Explorer
 from model.moritani import GAME
 from model.moritani.config import ALLY_SEPARATION
 from model.moritani.defects import DEFECT_BY_ID
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 
 def _results(proposal):
     model = GAME.build(proposal)
-    ex = Explorer(model).run()
+    ex = explore(model)
     return model, ex, {r.id: r for r in explicit_results(model, ex)}
 
 
@@ -88,5 +88,5 @@ def test_a_flip_that_flips_nothing_is_caught():
     assert len(flips) == 2
     for m in flips:
         mm = GAME.build(p, edit_rules=edit_rules(m))
-        ex = Explorer(mm).run(stop_when=lambda ex: bool(ex.violations))
+        ex = explore(mm, stop_when=lambda ex: bool(ex.violations))
         assert "intrusion-flips-only-when-owed" in ex.violations, m.id

@@ -6,14 +6,13 @@ import dataclasses
 
 import pytest
 
-from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from model.errors import ModelError
 from model.evaluate import successors
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, SETUP_BOUNDS
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 SETUP = Bounds(**dict(SETUP_BOUNDS))
@@ -62,7 +61,7 @@ def test_advisors_alone_make_a_stronghold_occupied():
 def test_both_readings_hold_with_every_witness(destination, states):
     m = build_model(SETUP, Interpretation.of(setup_destination=destination))
     assert SETUP == PROFILES["moritani-setup"].bounds
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert {p.name for p in m.properties if p.kind == "witness"} <= set(ex.witnesses)
     assert len(ex.states) == states

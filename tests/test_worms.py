@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from checks.config import CheckConfig
-from checks.engines.explicit import Explorer
 from model.errors import ModelError
 from model.moritani.build import build_model
 from model.moritani.config import Bounds, Interpretation
 from model.moritani.defects import DEFECTS
 from model.moritani.profiles import PROFILES, WORM_BOUNDS
+from tests.conftest import explore
 from tests.pins import PROFILE_STATES
 
 WORMS = Bounds(**dict(WORM_BOUNDS))
@@ -34,7 +33,7 @@ def test_needs_fremen_in_the_desert():
 def test_both_readings_hold_with_every_witness(causes, states):
     m = build_model(WORMS, Interpretation.of(entry_causes=causes))
     assert WORMS == PROFILES["worm-rides"].bounds
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert {p.name for p in m.properties if p.kind == "witness"} <= set(ex.witnesses)
     assert len(ex.states) == states
@@ -59,7 +58,7 @@ def test_a_ride_into_a_stack_is_one_entry_per_ride():
     ride sequence, a second ride by Fremen counted as the same entry and `one-decision-per-entry` failed (11 steps)."""
     p = PROFILES["worm-rides-nexus"]
     m = build_model(p.bounds, p.interpretation)
-    ex = Explorer(m, CheckConfig()).run()
+    ex = explore(m)
     assert ex.complete and not ex.violations and not ex.deadlocks
     assert {q.name for q in m.properties if q.kind == "witness"} <= set(ex.witnesses)
     assert len(ex.states) == PROFILE_STATES["worm-rides-nexus", ""]
