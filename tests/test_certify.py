@@ -188,3 +188,10 @@ def test_every_seed_neighbour_has_an_entry_and_is_nearest_to_a_proposal_a_few_sw
                                      "  sabotage-gift-overflow: force-discard\n  ally-separation: basic\n")
     assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "s.yaml")))) == \
         (3, keys["neighbour:to-aftermath-allowed"])
+    # Treachery-online seed 1's first (cut at 150 s from treachery-online's entry): the neighbour for A4
+    # `after-reply`, two switches away (twenty-eighth session: proved in 28 s).
+    (tmp_path / "t.yaml").write_text("name: near to-karama-after-reply\nextends: treachery-online\ninterpretation:\n"
+                                     "  karama-eome-timing: after-reply\n  sneak-attack-is-shipment: not-shipment\n"
+                                     "  ambassador-vs-terror: terror-first\n")
+    assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "t.yaml")))) == \
+        (2, keys["neighbour:to-karama-after-reply"])
