@@ -162,36 +162,33 @@ def test_every_seed_neighbour_has_an_entry_and_is_nearest_to_a_proposal_a_few_sw
         if cache.get(keys[name]) is None:
             pytest.xfail(STALE)
         assert nearest(declared, declarations(prop)) == (0, keys[name])
-    (tmp_path / "p.yaml").write_text("name: near coexist\nextends: default\ninterpretation:\n"
-                                     "  bg-advisors-occupy: coexist\n  extortion-payers: entrant-only\n"
-                                     "  karama-placement: retry\n")
-    assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "p.yaml")))) == \
-        (2, keys["neighbour:coexist"])
+
+    def near(base: str, **choices: str) -> dict:
+        """The declarations of a proposal extending `base` with `choices` (switch names with `_` for `-`)."""
+        path = tmp_path / f"{len(list(tmp_path.iterdir()))}.yaml"
+        path.write_text(f"name: near\nextends: {base}\ninterpretation:\n"
+                        + "".join(f"  {k.replace('_', '-')}: {v}\n" for k, v in choices.items()))
+        return declarations(load_proposal(GAME, str(path)))
+
+    assert nearest(declared, near("default", bg_advisors_occupy="coexist", extortion_payers="entrant-only",
+                                  karama_placement="retry")) == (2, keys["neighbour:coexist"])
     # Seed 0's second benchmark proposal: the coexist neighbour's certificate fails on it (BG in the Aftermath).
-    (tmp_path / "q.yaml").write_text("name: near coexist-aftermath\nextends: default\ninterpretation:\n"
-                                     "  bg-advisors-occupy: coexist\n  advisor-into-aftermath: allowed\n"
-                                     "  extortion-payers: entrant-only\n  extortion-mentat-order: extortion-first\n")
-    assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "q.yaml")))) == \
+    assert nearest(declared, near("default", bg_advisors_occupy="coexist", advisor_into_aftermath="allowed",
+                                  extortion_payers="entrant-only", extortion_mentat_order="extortion-first")) == \
         (2, keys["neighbour:coexist-aftermath"])
     # Seed 1's second benchmark proposal: printed-rules is nearest (the tie goes to the smaller digest), and the
     # extortion-unordered neighbour gives it the lemmas about A5 `unordered` printed-rules' lemmas lack.
-    (tmp_path / "r.yaml").write_text("name: near extortion-unordered\nextends: default\ninterpretation:\n"
-                                     "  extortion-mentat-order: unordered\n  ally-entry: ship-and-move\n"
-                                     "  terror-vs-arrival-reactions: unordered\n")
-    decl = declarations(load_proposal(GAME, str(tmp_path / "r.yaml")))
+    decl = near("default", extortion_mentat_order="unordered", ally_entry="ship-and-move",
+                terror_vs_arrival_reactions="unordered")
     found = nearest(declared, decl)
     assert found[0] == 2 and keys["neighbour:extortion-unordered"] in [found[1]] + donors(declared, decl, found[1])
     # Treachery-online seed 1's fourth benchmark proposal (cut at 120 s from treachery-online's entry) starts from
     # the neighbour for A23 `allowed` now, three switches away (twenty-seventh session: 57 s).
-    (tmp_path / "s.yaml").write_text("name: near to-aftermath-allowed\nextends: treachery-online\ninterpretation:\n"
-                                     "  advisor-into-aftermath: allowed\n  terror-vs-arrival-reactions: arrival-first\n"
-                                     "  sabotage-gift-overflow: force-discard\n  ally-separation: basic\n")
-    assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "s.yaml")))) == \
-        (3, keys["neighbour:to-aftermath-allowed"])
+    assert nearest(declared, near("treachery-online", advisor_into_aftermath="allowed",
+                                  terror_vs_arrival_reactions="arrival-first", sabotage_gift_overflow="force-discard",
+                                  ally_separation="basic")) == (3, keys["neighbour:to-aftermath-allowed"])
     # Treachery-online seed 1's first (cut at 150 s from treachery-online's entry): the neighbour for A4
     # `after-reply`, two switches away (twenty-eighth session: proved in 28 s).
-    (tmp_path / "t.yaml").write_text("name: near to-karama-after-reply\nextends: treachery-online\ninterpretation:\n"
-                                     "  karama-eome-timing: after-reply\n  sneak-attack-is-shipment: not-shipment\n"
-                                     "  ambassador-vs-terror: terror-first\n")
-    assert nearest(declared, declarations(load_proposal(GAME, str(tmp_path / "t.yaml")))) == \
+    assert nearest(declared, near("treachery-online", karama_eome_timing="after-reply",
+                                  sneak_attack_is_shipment="not-shipment", ambassador_vs_terror="terror-first")) == \
         (2, keys["neighbour:to-karama-after-reply"])

@@ -418,7 +418,7 @@ class LemmaSolver:
         """None when Init => L (unsat), else why not."""
         enc = self.enc
         base = z3.SolverFor("QF_LIA", ctx=enc.ctx)
-        base.add(enc.init(0), enc.domain(0), z3.Not(mk_and(enc.ctx, self.at0)))
+        base.add(enc.init(0), enc.domain(0), mk_not(mk_and(enc.ctx, self.at0)))
         _timeout(base, timeout)
         r = decide(base)
         return None if r == z3.unsat else f"base case: {r}"
