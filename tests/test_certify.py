@@ -192,3 +192,61 @@ def test_every_seed_neighbour_has_an_entry_and_is_nearest_to_a_proposal_a_few_sw
     assert nearest(declared, near("treachery-online", karama_eome_timing="after-reply",
                                   sneak_attack_is_shipment="not-shipment", ambassador_vs_terror="terror-first")) == \
         (2, keys["neighbour:to-karama-after-reply"])
+
+
+def _beside_run(rlimit: int = 1_000, **first):
+    """A `Settle` on the counter model whose budget (`rlimit`) is too small for Spacer to prove `bounded` (10,000
+    units are enough, measured), after its first call (`first_failure`, with `first` overriding facts or goals)."""
+    from checks.analyses.certify import Settle
+    from checks.clock import Clock
+    from tests.toys import counter_model
+    model = counter_model(limit=3)
+    goals = [(p.name, p.predicate) for p in model.invariants]
+    s = Settle(model, seed=0, rlimit=rlimit, clock=Clock(None))
+    assert s(first.get("facts", []), first.get("goals", goals), True) == {}, "the small budget proves it"
+    return s, model, goals
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_a_goal_spacer_leaves_is_tried_again_beside_the_search_with_more_budget(monkeypatch, cores):
+    """Issue 35: the fast path's Spacer stops at its first failure; that goal gets `BESIDE` times the budget, beside
+    the search, and the next `settle` call takes its proof (with its certificate, for the lemma cache). Forked
+    beside (two cores) or run there (one core), it is the same proof: the verdicts do not depend on the machine."""
+    import checks.analyses.certify as certify
+    monkeypatch.setattr(certify.os, "cpu_count", lambda: cores)
+    s, _, goals = _beside_run()
+    got = s([], goals)
+    r = got["bounded"]
+    assert (r.verdict, r.engine, r.lemmas) == ("proved", "spacer", [])
+    assert "10 times the budget, beside the lemma search" in r.detail, r.detail
+    assert isinstance(s.certificates["bounded"], str) and s.certificates["bounded"]
+    assert s([], goals) == {}, "taken once: the next call is Spacer at its own budget again"
+
+
+def test_the_spacer_beside_is_not_taken_for_a_goal_no_longer_wanted_or_with_other_facts():
+    """Its proof assumed the facts of the call that started it: a later call whose facts do not include them gets
+    nothing from it, nor does one that no longer asks for that goal (the search proved it meanwhile: it is stopped,
+    not waited for)."""
+    from model.expr import Const, Var
+    bound = [("x <= 3", Var("x") <= Const(3))]  # inductive on the counter model
+    s, _, goals = _beside_run(facts=bound)
+    assert s([], goals) == {}
+    s, _, goals = _beside_run()
+    assert s([], []) == {} and s([], goals) == {}
+
+
+def test_a_proof_from_the_spacer_beside_is_re_checked_before_it_counts(monkeypatch):
+    """Nothing the child sends back is trusted: its certificate is re-checked as a stored one is (Init => C,
+    C /\\ F /\\ T => C', C => P). A child claiming `true` proves `bounded` (too weak to imply it) gets nothing."""
+    import checks.analyses.certify as certify
+    from checks.engines.induction import ProofOutcome
+
+    def lying(model, name, seed=0, rlimit=0, system=None, timeout_ms=None):
+        if rlimit <= 1_000:
+            return ProofOutcome("unknown", "spacer", 0.0, "Spacer stopped: canceled")
+        out = ProofOutcome("proved", "spacer", 0.0, "an inductive strengthening exists (Spacer)")
+        out.certificate = "(assert true)"
+        return out
+    monkeypatch.setattr(certify, "spacer", lying)
+    s, _, goals = _beside_run()
+    assert s([], goals) == {} and "bounded" not in s.certificates

@@ -20,11 +20,16 @@ is ignored and the property goes down the chain as if nothing was stored.
 """
 from __future__ import annotations
 
+import os
 import time
 
+from checks.clock import Clock
 from checks.engines.certificates import certificate_problem
-from checks.engines.induction import HornSystem
+from checks.engines.induction import HornSystem, spacer
+from checks.engines.pool import Background
 from checks.results import CheckResult
+
+BESIDE = 10  # the Spacer beside the search gets this many times the chain's own budget (`--spacer-rlimit`)
 
 
 def usable(certificates, names) -> dict:
@@ -61,3 +66,87 @@ def proved_by_spacer(model, name: str, facts: list, seconds: float, how: str) ->
     return CheckResult(id=name, kind=p.kind, rules=p.rules, states=None, verdict="proved", engine="spacer", depth=None,
                        seconds=seconds, extra={"lemmas": [n for n, _ in facts]},
                        detail=f"proved for games of any length: {how}")
+
+
+class Settle:
+    """A lemma search's `settle(facts, goals, first_failure)` (checks/analyses/infer.py): the stored certificates
+    (`stored`, by property) that re-check with `facts` assumed, then Spacer on each goal left within `rlimit` (its
+    certificate kept in `certificates`, for the lemma cache).
+
+    A transfer's first call (`first_failure`) stops at Spacer's first failure, and then runs Spacer again on that
+    goal with `BESIDE` times the budget and the same facts, beside the search (in a forked child when there is a
+    second core). A later call that still has that goal, with facts that include the ones it assumed, tries it as
+    any other first (its facts may prove it at once); if that fails, it waits for the Spacer beside and takes its
+    proof. So the verdicts are the same however busy the machine is. A call without that goal, or whose facts no
+    longer include those it assumed, stops it. Call `cancel()` when the search ends.
+
+    >>> from tests.conftest import counter_model
+    >>> m = counter_model(limit=3)
+    >>> s = Settle(m, seed=0, rlimit=0, clock=Clock(None))
+    >>> sorted(s([], [(p.name, p.predicate) for p in m.invariants])), sorted(s.certificates)
+    (['bounded'], ['bounded'])
+    """
+
+    def __init__(self, model, seed: int, rlimit: int, clock: Clock, stored: dict | None = None):
+        self.model, self.seed, self.rlimit, self.clock = model, seed, rlimit, clock
+        self.stored = dict(stored or {})
+        self.certificates: dict = {}
+        self._beside: tuple | None = None  # (goal, facts assumed, Background)
+
+    def __call__(self, facts: list, goals: list, first_failure: bool = False) -> dict:
+        names, known = [n for n, _ in goals], {n for n, _ in facts}
+        beside = self._beside
+        if beside is not None and (beside[0] not in names or any(n not in known for n, _ in beside[1])):
+            self.cancel()
+        got = settle_stored(self.model, facts, usable(self.stored, names))
+        self.certificates.update({n: self.stored[n] for n in got})
+        system = HornSystem(self.model, facts)
+        for name in [n for n in names if n not in got]:
+            r = spacer(self.model, name, seed=self.seed, rlimit=self.rlimit, system=system, timeout_ms=self.clock.ms())
+            if r.verdict == "proved":
+                self.certificates[name] = r.certificate
+                got[name] = proved_by_spacer(self.model, name, facts, r.seconds, f"{r.reason} (every step from a "
+                                             f"state satisfying the {len(facts)} inferred lemmas and properties "
+                                             "proved before the blocking rounds)")
+            elif self._beside is not None and self._beside[0] == name:
+                got.update(self._joined())
+            elif first_failure:
+                self._start_beside(system, facts, name)
+                break
+        if self._beside is not None and self._beside[0] in got:  # proved here: its other proof is not needed
+            self.cancel()
+        return got
+
+    def cancel(self) -> None:
+        """Stop the Spacer beside the search, if any (idempotent)."""
+        if self._beside is not None:
+            self._beside[2].cancel()
+            self._beside = None
+
+    def _start_beside(self, system: HornSystem, facts: list, name: str) -> None:
+        self.cancel()
+        if self.rlimit <= 0 or self.clock.out():  # no limit already, or no time: nothing more to try
+            return
+        rlimit, seed, ms = self.rlimit * BESIDE, self.seed, self.clock.ms()
+
+        def run() -> tuple:
+            r = spacer(self.model, name, seed=seed, rlimit=rlimit, system=system, timeout_ms=ms)
+            return r.verdict, r.reason, r.seconds, getattr(r, "certificate", None)
+        self._beside = (name, list(facts), Background(run, fork=(os.cpu_count() or 1) > 1))
+
+    def _joined(self) -> dict:
+        """The proof of the Spacer beside the search (waited for), re-checked here as a stored certificate is, or
+        nothing; it is done with either way."""
+        assert self._beside is not None
+        name, assumed, job = self._beside
+        self._beside = None
+        if self.clock.out():
+            job.cancel()
+            return {}
+        verdict, reason, seconds, text = job.result(self.clock.rest())
+        if verdict != "proved" or not text or certificate_problem(HornSystem(self.model, assumed), name, text):
+            return {}
+        self.certificates[name] = text
+        return {name: proved_by_spacer(self.model, name, assumed, seconds, (
+            f"{reason}, with {BESIDE} times the budget, beside the lemma search (every step from a state satisfying "
+            f"the {len(assumed)} inferred lemmas and properties proved before it)"))}

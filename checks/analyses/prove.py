@@ -12,7 +12,7 @@ the requested depth and the verdict says so (never `proved`, never `holds`).
 from __future__ import annotations
 
 
-from checks.analyses.certify import proved_by_spacer, settle_stored, usable
+from checks.analyses.certify import Settle, settle_stored, usable
 from checks.analyses.infer import Inference, cone, infer, recheck
 from checks.clock import Clock
 from checks.config import LEMMA_SPACER_RLIMIT
@@ -203,39 +203,13 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
     if best is not None:
         cache.save()  # the entries refused above leave the user's file
         return best
-    certificates: dict = {}
     near = _nearest(model, cache, key, declarations)
-    stored = dict(near[2]) if near is not None else {}
-
-    def settle(facts: list, goals: list, first_failure: bool = False) -> dict:
-        """The nearby entry's certificates that re-check with these facts, then Spacer with the search's
-        facts assumed, with the chain's budget (`lemma_rlimit`); `first_failure`: none after Spacer's first."""
-        got = settle_stored(model, facts, usable(stored, [n for n, _ in goals]))
-        certificates.update({n: stored[n] for n in got})
-        system = HornSystem(model, facts)
-        for name in [n for n, _ in goals if n not in got]:
-            r = spacer(model, name, seed=seed, rlimit=lemma_rlimit, system=system, timeout_ms=clock.ms())
-            if r.verdict != "proved" and first_failure:
-                break
-            if r.verdict == "proved":
-                certificates[name] = r.certificate
-                got[name] = proved_by_spacer(model, name, facts, r.seconds, f"{r.reason} (every step from a state "
-                                             f"satisfying the {len(facts)} inferred lemmas and properties proved "
-                                             "before the blocking rounds)")
-        return got
-
-    inf = None
-    if near is not None:
-        if progress is not None:
-            progress(f"prove: no stored entry for this model; starting from {near[0][:12]} "
-                     f"({len(near[1]):,} lemmas, {len(near[3])} properties)")
-        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, start=near[1],
-                    start_names=near[3], more=near[4], progress=progress)
-        inf.source = near[0]
-    if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
-        certificates.clear()
-        stored.clear()
-        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, progress=progress)
+    settle = Settle(model, seed, lemma_rlimit, clock, near[2] if near is not None else {})
+    try:
+        inf = _search(model, samples, seed, clock, aim, settle, near, progress)
+    finally:
+        settle.cancel()
+    certificates = settle.certificates
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and set(_aim(model, [p.name for p in model.invariants])) <= set(aim):
         kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
@@ -245,6 +219,26 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
         if not clock.out():  # a cone cut by --timeout is all the lemmas: the next run stores the cone
             cache.put(key, needed, [n for n, _ in inf.invariants], kept, declarations)
             cache.save()
+    return inf
+
+
+def _search(model, samples, seed: int, clock: Clock, aim: list, settle: Settle, near: tuple | None,
+            progress) -> Inference:
+    """The search: from the nearby entry `near` (`_nearest`) if any; from nothing if there is none or its lemmas
+    failed (then nothing of the transfer is kept: its certificates, its Spacer)."""
+    inf = None
+    if near is not None:
+        if progress is not None:
+            progress(f"prove: no stored entry for this model; starting from {near[0][:12]} "
+                     f"({len(near[1]):,} lemmas, {len(near[3])} properties)")
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, start=near[1],
+                    start_names=near[3], more=near[4], progress=progress)
+        inf.source = near[0]
+    if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
+        settle.cancel()
+        settle.certificates.clear()
+        settle.stored.clear()
+        inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, progress=progress)
     return inf
 
 
