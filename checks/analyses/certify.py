@@ -69,16 +69,13 @@ def proved_by_spacer(model, name: str, facts: list, seconds: float, how: str) ->
 
 
 class Settle:
-    """A lemma search's `settle(facts, goals, first_failure)` (checks/analyses/infer.py): the stored certificates
-    (`stored`, by property) that re-check with `facts` assumed, then Spacer on each goal left within `rlimit` (its
-    certificate kept in `certificates`, for the lemma cache).
+    """A search's `settle(facts, goals, first_failure)` (checks/analyses/infer.py): the stored certificates that
+    re-check with `facts` assumed, then Spacer within `rlimit` on each goal left; `certificates` keeps its proofs.
 
-    A transfer's first call (`first_failure`) stops at Spacer's first failure, and then runs Spacer again on that
-    goal with `BESIDE` times the budget and the same facts, beside the search (in a forked child when there is a
-    second core). A later call that still has that goal, with facts that include the ones it assumed, tries it as
-    any other first (its facts may prove it at once); if that fails, it waits for the Spacer beside and takes its
-    proof. So the verdicts are the same however busy the machine is. A call without that goal, or whose facts no
-    longer include those it assumed, stops it. Call `cancel()` when the search ends.
+    With `first_failure` (a transfer's fast path) it stops at Spacer's first failure and tries that goal again with
+    `BESIDE` times the budget and the same facts, beside the search (forked when there is a second core). A later
+    call still asking for it, with facts including those, waits for that proof only once its own attempt failed: a
+    fixed point of the chain, so the verdicts do not depend on the machine's load. Call `cancel()` at the end.
 
     >>> from tests.conftest import counter_model
     >>> m = counter_model(limit=3)
@@ -90,12 +87,11 @@ class Settle:
     def __init__(self, model, seed: int, rlimit: int, clock: Clock, stored: dict | None = None):
         self.model, self.seed, self.rlimit, self.clock = model, seed, rlimit, clock
         self.stored = dict(stored or {})
-        self.certificates: dict = {}
+        self.certificates: dict = {}  # by property: its proofs' certificates, for the lemma cache
         self._beside: tuple | None = None  # (goal, facts assumed, Background)
 
     def __call__(self, facts: list, goals: list, first_failure: bool = False) -> dict:
-        names, known = [n for n, _ in goals], {n for n, _ in facts}
-        beside = self._beside
+        names, known, beside = [n for n, _ in goals], {n for n, _ in facts}, self._beside
         if beside is not None and (beside[0] not in names or any(n not in known for n, _ in beside[1])):
             self.cancel()
         got = settle_stored(self.model, facts, usable(self.stored, names))
@@ -111,7 +107,11 @@ class Settle:
             elif self._beside is not None and self._beside[0] == name:
                 got.update(self._joined())
             elif first_failure:
-                self._start_beside(system, facts, name)
+                if self.rlimit > 0 and not self.clock.out():  # (no limit: nothing more to give it)
+                    rlimit, ms = self.rlimit * BESIDE, self.clock.ms()
+                    self._beside = (name, list(facts), Background(lambda: _outcome(spacer(
+                        self.model, name, seed=self.seed, rlimit=rlimit, system=system, timeout_ms=ms)),
+                        fork=(os.cpu_count() or 1) > 1))
                 break
         if self._beside is not None and self._beside[0] in got:  # proved here: its other proof is not needed
             self.cancel()
@@ -123,30 +123,19 @@ class Settle:
             self._beside[2].cancel()
             self._beside = None
 
-    def _start_beside(self, system: HornSystem, facts: list, name: str) -> None:
-        self.cancel()
-        if self.rlimit <= 0 or self.clock.out():  # no limit already, or no time: nothing more to try
-            return
-        rlimit, seed, ms = self.rlimit * BESIDE, self.seed, self.clock.ms()
-
-        def run() -> tuple:
-            r = spacer(self.model, name, seed=seed, rlimit=rlimit, system=system, timeout_ms=ms)
-            return r.verdict, r.reason, r.seconds, getattr(r, "certificate", None)
-        self._beside = (name, list(facts), Background(run, fork=(os.cpu_count() or 1) > 1))
-
     def _joined(self) -> dict:
-        """The proof of the Spacer beside the search (waited for), re-checked here as a stored certificate is, or
-        nothing; it is done with either way."""
+        """The Spacer beside's proof (waited for), re-checked as a stored certificate is; or nothing."""
         assert self._beside is not None
-        name, assumed, job = self._beside
-        self._beside = None
-        if self.clock.out():
-            job.cancel()
-            return {}
-        verdict, reason, seconds, text = job.result(self.clock.rest())
+        (name, assumed, job), self._beside = self._beside, None
+        verdict, reason, seconds, text = job.result(self.clock.rest()) if not self.clock.out() else ("", "", 0, "")
+        job.cancel()
         if verdict != "proved" or not text or certificate_problem(HornSystem(self.model, assumed), name, text):
             return {}
         self.certificates[name] = text
         return {name: proved_by_spacer(self.model, name, assumed, seconds, (
             f"{reason}, with {BESIDE} times the budget, beside the lemma search (every step from a state satisfying "
             f"the {len(assumed)} inferred lemmas and properties proved before it)"))}
+
+
+def _outcome(r) -> tuple:
+    return r.verdict, r.reason, r.seconds, getattr(r, "certificate", None)
