@@ -218,9 +218,10 @@ def test_spacer_on_the_fast_path_stops_at_its_first_failure(monkeypatch, tmp_pat
     failure (`settle(..., first_failure=True)`), and the goals it did not try get Spacer in the `settle` round,
     with the first Houdini run's facts too. On treachery-online proposals Spacer had failed on 8 or 9 properties
     one after the other, 20 M units each, before the first Houdini run proved them at once (docs/lemmas.md)."""
+    import checks.analyses.certify as C
     import checks.analyses.infer as I
     import checks.analyses.prove as P
-    from checks.results import CheckResult
+    from checks.engines.induction import ProofOutcome
     model = armed(3)
     got: dict = {}
 
@@ -229,8 +230,6 @@ def test_spacer_on_the_fast_path_stops_at_its_first_failure(monkeypatch, tmp_pat
         raise RuntimeError("captured")
     monkeypatch.setattr(P, "infer", capture)
     P.prove(model, ["quiet"], samples=[model], cache=LemmaCache(tmp_path, use_seed=False))
-    import checks.analyses.certify as C
-    from checks.engines.induction import ProofOutcome
     tried: list = []
     monkeypatch.setattr(C.os, "cpu_count", lambda: 1)  # the Spacer beside the search runs inline: seen here
     monkeypatch.setattr(C, "spacer", lambda model, name, rlimit=0, **k: tried.append((name, rlimit)) or ProofOutcome(
