@@ -96,6 +96,8 @@ class Settle:
             self.cancel()
         got = settle_stored(self.model, facts, usable(self.stored, names))
         self.certificates.update({n: self.stored[n] for n in got})
+        # A second system for the same facts: Spacer's search depends on the terms the context made before it, and
+        # sharing settle_stored's changed which round proves treachery-online 1-2's last property (measured).
         system = HornSystem(self.model, facts)
         for name in [n for n in names if n not in got]:
             r = spacer(self.model, name, seed=self.seed, rlimit=self.rlimit, system=system, timeout_ms=self.clock.ms())
@@ -123,6 +125,12 @@ class Settle:
             self._beside[2].cancel()
             self._beside = None
 
+    def forget(self) -> None:
+        """Before a search from nothing: nothing of the transfer's is kept (its certificates, its Spacer beside)."""
+        self.cancel()
+        self.certificates.clear()
+        self.stored.clear()
+
     def _joined(self) -> dict:
         """The Spacer beside's proof (waited for), re-checked as a stored certificate is; or nothing."""
         assert self._beside is not None
@@ -138,4 +146,4 @@ class Settle:
 
 
 def _outcome(r) -> tuple:
-    return r.verdict, r.reason, r.seconds, getattr(r, "certificate", None)
+    return r.verdict, r.reason, r.seconds, r.certificate

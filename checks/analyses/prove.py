@@ -235,9 +235,7 @@ def _search(model, samples, seed: int, clock: Clock, aim: list, settle: Settle, 
                     start_names=near[3], more=near[4], progress=progress)
         inf.source = near[0]
     if inf is None or (inf.verdict != "proved" and not inf.cut):  # no entry near, or its lemmas failed
-        settle.cancel()
-        settle.certificates.clear()
-        settle.stored.clear()
+        settle.forget()
         inf = infer(model, samples, seed=seed, timeout=clock.left(), wanted=aim, settle=settle, progress=progress)
     return inf
 
