@@ -206,8 +206,10 @@ def test_mining_waits_no_longer_than_the_timeout(monkeypatch, cores):
         return real(*args)
     monkeypatch.setattr(mining, "state_table", slow)
     monkeypatch.setattr(mining.os, "cpu_count", lambda: cores)
+    ahead = mining.Mining(b, [b], clock=Clock(0.3))
+    ahead.ahead()
     with pytest.raises(TimeoutError):
-        mining.Mining(b, [b], ahead=True, clock=Clock(0.3)).states()
+        ahead.states()
     cut = infer(b, [b], timeout=0.5)
     assert cut.cut and cut.verdict == "unknown" and not cut.proved, cut.reason
     assert "explore" not in cut.seconds  # the exploration gave up at the cap: it did not run to its end

@@ -1,19 +1,12 @@
 """Spacer's proofs kept with the lemmas they assumed, and re-checked before they count again.
 
-When the inferred lemmas do not prove a property, `rulecheck prove` asks Spacer, with those lemmas
-assumed on every step's pre-state (checks/analyses/prove.py). Spacer's answer is a certificate: an
-inductive invariant C over the state (SMT-LIB text, `checks.engines.induction.certificate`) with
-Init => C, C /\\ F /\\ T => C' and C => P, where F is the lemma conjunction. F is itself proved inductive
-(Init => F, F /\\ T => F'), so C /\\ F is an inductive invariant and P holds in every reachable state.
-
-Spacer is a heuristic: it may find C in one run and run out of budget in the next, on a larger F (a
-lemma cache entry united from two searches, checks/engines/lemmacache.py). So a certificate is stored
-in the lemma cache entry of its model and, on a warm run, re-checked against the entry's re-proved
-lemmas (`checks.engines.certificates.certificate_problem`: C must be a formula over the current state
-only, no next-state or action symbol, no other constant; then three plain satisfiability queries, a
-few milliseconds): nothing is trusted. A larger F only strengthens the pre-state, so a certificate found with fewer
-lemmas still re-checks; one that does not (the rules or the encoding changed, or the entry was edited)
-is ignored and the property goes down the chain as if nothing was stored.
+Spacer's proof of P with the inferred lemma conjunction F assumed (checks/analyses/prove.py) is a certificate:
+an inductive invariant C over the state (SMT-LIB text) with Init => C, C /\\ F /\\ T => C' and C => P. F is
+proved inductive itself, so C /\\ F is an inductive invariant and P holds in every reachable state. Spacer is a
+heuristic (a larger F, a united entry, may cost it its budget), so C is stored in its model's entry and re-checked
+on every use (`checks.engines.certificates.certificate_problem`: a formula over the current state only, then three
+queries); a larger F only strengthens the pre-state. One that fails is ignored and the property goes down the
+chain (docs/lemmas.md, "Spacer's certificates in the cache").
 
 >>> sorted(usable({"p": "(assert true)", "q": 3, 4: "x"}, ["p", "q"]))
 ['p']
@@ -111,8 +104,8 @@ class Settle:
             elif first_failure:
                 if self.rlimit > 0 and not self.clock.out():  # (no limit: nothing more to give it)
                     rlimit, ms = self.rlimit * BESIDE, self.clock.ms()
-                    self._beside = (name, list(facts), Background(lambda: _outcome(spacer(
-                        self.model, name, seed=self.seed, rlimit=rlimit, system=system, timeout_ms=ms)),
+                    self._beside = (name, list(facts), Background(lambda: spacer(
+                        self.model, name, seed=self.seed, rlimit=rlimit, system=system, timeout_ms=ms),
                         fork=(os.cpu_count() or 1) > 1))
                 break
         if self._beside is not None and self._beside[0] in got:  # proved here: its other proof is not needed
@@ -135,15 +128,12 @@ class Settle:
         """The Spacer beside's proof (waited for), re-checked as a stored certificate is; or nothing."""
         assert self._beside is not None
         (name, assumed, job), self._beside = self._beside, None
-        verdict, reason, seconds, text = job.result(self.clock.rest()) if not self.clock.out() else ("", "", 0, "")
+        r = job.result(self.clock.rest()) if not self.clock.out() else None  # a ProofOutcome: plain data
         job.cancel()
-        if verdict != "proved" or not text or certificate_problem(HornSystem(self.model, assumed), name, text):
+        if r is None or r.verdict != "proved" or not r.certificate or \
+                certificate_problem(HornSystem(self.model, assumed), name, r.certificate):
             return {}
-        self.certificates[name] = text
-        return {name: proved_by_spacer(self.model, name, assumed, seconds, (
-            f"{reason}, with {BESIDE} times the budget, beside the lemma search (every step from a state satisfying "
-            f"the {len(assumed)} inferred lemmas and properties proved before it)"))}
-
-
-def _outcome(r) -> tuple:
-    return r.verdict, r.reason, r.seconds, r.certificate
+        self.certificates[name] = r.certificate
+        return {name: proved_by_spacer(self.model, name, assumed, r.seconds, (
+            f"{r.reason}, with {BESIDE} times the budget, beside the lemma search (every step from a state "
+            f"satisfying the {len(assumed)} inferred lemmas and properties proved before it)"))}

@@ -100,7 +100,7 @@ class Round:
     left). `spend`: its resource units (0: none); `on`: the searches it runs in; one that `aims` needs goals left."""
 
     name: str
-    run: Callable[["_Search", int], bool]
+    run: Callable[["_Search", int], bool | None]
     spend: int = 0
     on: tuple = ("cold", "transfer")  # cold: a search from nothing; transfer: from a nearby entry's lemmas
     then_spacer: bool = False
@@ -148,17 +148,16 @@ def _houdini(s: _Search, cands: list, spend: int, facts=()):
 def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
           max_states: int = MAX_STATES, rounds: int = ROUNDS, wanted: list | None = None, settle=None,
           start: list | None = None, start_names: tuple = (), more: Sequence = (), progress=None) -> Inference:
-    """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same
-    rules and slots) and proved by Houdini; which of its invariants they prove, and where the others fail.
-    `start` ([(text, Expr)]): a nearby model's stored lemmas (checks/analyses/transfer.py), `start_names` the
-    properties it proved, `more` the lemmas of other nearby entries: a transfer, the rounds of `CHAIN` it runs.
-    Blocking rounds aim at the invariants named in `wanted` (None: all). `settle(facts, goals)`, if
-    given, is asked before the blocking rounds to prove goals ([(name, Expr)]) another way with the
-    proved `facts` assumed; it returns {name: result} for those it proved, which the rounds skip and
-    `Inference.settled` keeps (valid only if the verdict is `proved`: the facts' re-check)."""
+    """Lemmas of `model` (the unbounded-turn model) mined from `samples` (bounded models of the same rules and
+    slots) and proved by Houdini; which of its invariants they prove, and where the others fail. `start`
+    ([(text, Expr)]): a nearby model's stored lemmas (checks/analyses/transfer.py), `start_names` the properties it
+    proved, `more` the lemmas of other nearby entries: a transfer, the rounds of `CHAIN` it runs. Blocking rounds
+    aim at the invariants named in `wanted` (None: all). `settle(facts, goals)` (certify.Settle), if given, is asked
+    to prove goals ([(name, Expr)]) another way with the proved `facts` assumed; it returns {name: result} for those
+    it proved, which the rounds skip and `Inference.settled` keeps (valid only if the verdict is `proved`)."""
     clock, t0 = Clock(timeout), time.perf_counter()
     out = Inference("unknown", progress=progress)
-    if clock.out() or (timeout is not None and timeout <= 0):
+    if clock.out():  # (a timeout of 0 or less too)
         return _cut(out, t0)
     # After a transfer the mined path may never run: mined beside the fast path's Spacer on a second core, if any.
     data = Mining(model, samples, max_states, seed, list(start or []) + list(more), clock=clock)
@@ -192,7 +191,7 @@ def _search(s: _Search) -> Inference:
     return _cut(s.out, s.t0) if s.clock.out() else _done(s.out, s.t0)
 
 
-def _mine(s: _Search, spend: int) -> bool:
+def _mine(s: _Search, spend: int) -> None:
     """Step 1: the mined states (and, on a search from nothing, the candidates true on them); the invariants false
     on a mined state are `violated` and aimed at no more."""
     out, model, t = s.out, s.model, time.perf_counter()
@@ -202,7 +201,7 @@ def _mine(s: _Search, spend: int) -> bool:
     out.states, out.seconds["explore"] = len(s.X), time.perf_counter() - s.t0 - out.seconds.get("fast path", 0.0)
     if not used:
         out.reason, s.end = "no configuration of the same slots to mine from", out
-        return False
+        return
     t1, s.miner = time.perf_counter(), Miner(model.schema, s.X, model.unbounded_slots)
     s.cands = s.data.candidates() if s.start is None else []
     invs = [(p.name, p.predicate) for p in model.invariants]
@@ -211,10 +210,9 @@ def _mine(s: _Search, spend: int) -> bool:
     out.violated = [n for (n, _), ok in zip(invs, true_on_data) if not ok]
     s.left = [iv for iv, ok in zip(invs, true_on_data) if ok]  # the first Houdini run's goals: not yet the wanted
     out.candidates, out.seconds["mine"] = len(s.cands), time.perf_counter() - t1
-    return False
 
 
-def _first(s: _Search, spend: int) -> bool:
+def _first(s: _Search, spend: int) -> None:
     """Step 2: the invariants, the mined candidates (a transfer: its lemmas true on every mined state) and the
     hints, each unless among the facts the fast path kept, to Houdini with those facts assumed."""
     out, s.houdini_from = s.out, time.perf_counter()
@@ -229,7 +227,7 @@ def _first(s: _Search, spend: int) -> bool:
     if h.verdict != "proved":
         out.reason, out.seconds["houdini"] = f"Houdini: {h.reason}", time.perf_counter() - s.houdini_from
         s.end = _done(out, s.t0)
-        return False
+        return
     s.facts = kept + h.survivors
     proved_so_far = {n for n, _ in s.facts} | set(out.settled)  # settled: by the fast path's Spacer
     names = {n for n, _ in s.left}
@@ -237,7 +235,6 @@ def _first(s: _Search, spend: int) -> bool:
     _say(out, "first Houdini run done", s.left)
     if s.start is not None:
         out.transferred, out.candidates = sum(n not in names for n, _ in s.facts), len(s.cands)
-    return False
 
 
 def _mined(s: _Search, spend: int) -> bool:
@@ -249,7 +246,7 @@ def _mined(s: _Search, spend: int) -> bool:
     return bool(offer) and _offer(s, offer, spend)
 
 
-def _blocking_rounds(s: _Search, spend: int) -> bool:
+def _blocking_rounds(s: _Search, spend: int) -> None:
     """Step 5: up to `s.rounds` blocking rounds within `spend` resource units together; every candidate they
     offered goes to `s.pool` (by text)."""
     out, goals, known = s.out, list(s.left), {n for n, _ in s.facts}
@@ -278,7 +275,6 @@ def _blocking_rounds(s: _Search, spend: int) -> bool:
         # A candidate Houdini dropped was still true on every mined state: its own induction failure
         # is the next round's goal too (IC3's recursive blocking, one level per round).
         goals = s.left + [(c.text, c.expr) for c in new if c.text not in kept][:GOALS]
-    return False
 
 
 def _cut(out: Inference, t0: float) -> Inference:
@@ -288,7 +284,7 @@ def _cut(out: Inference, t0: float) -> Inference:
     return _done(out, t0)
 
 
-def _fast_path(s: _Search, spend: int) -> bool:
+def _fast_path(s: _Search, spend: int) -> None:
     """A transfer's nearby entry's lemmas and properties and the model's hints, re-proved through the monolithic
     encoding with what fails here dropped (`LemmaSolver.prune`, within `spend`), then `settle` (its certificates,
     Spacer) for the other properties. The search ends here when that proves every property wanted; else
@@ -299,7 +295,7 @@ def _fast_path(s: _Search, spend: int) -> bool:
     facts = with_properties(model, s.start or [], s.start_names)
     ls, why = verified_lemmas(model, facts + _new_hints(model, facts), s.seed, s.rlimit, s.clock.rest(), prune=spend)
     if why is not None or s.clock.out():
-        return False
+        return
     s.carried = ls
     names = {n for n, _ in ls.lemmas if n in props and n in s.start_names}
     facts = list(ls.lemmas)
@@ -309,11 +305,10 @@ def _fast_path(s: _Search, spend: int) -> bool:
     # Spacer stops at its first failure: the mined path runs then anyway, and its `settle` round has more facts.
     out.settled = s.settle(facts, left, True) if s.settle is not None and left else {}
     if any(n not in out.settled for n, _ in left):
-        return False
+        return
     _conclude(out, model, facts, names, s.seed, s.rlimit, s.clock, ls)
     out.transferred = len(out.lemmas)  # the hints proved with them count as on the mined path: no cone to trim
     s.end = _cut(out, s.t0) if s.clock.out() else _done(out, s.t0)
-    return False
 
 
 # NOTE(hints): a game may offer candidate lemmas of its own (`GameModel.hints`: facts its author knows hold
@@ -346,13 +341,12 @@ def with_hints(model, facts: list, ls: LemmaSolver, seed: int, rlimit: int, cloc
     return facts + h.survivors
 
 
-def _settled(s: _Search, spend: int = 0) -> bool:
+def _settled(s: _Search, spend: int = 0) -> None:
     """`settle` (certificates, Spacer; the facts so far assumed) on the goals left, if any and time: what it proves
     joins `out.settled`. Before the blocking rounds, which were measured to find nothing it does not (lemmas.md)."""
     if s.settle is not None and s.left and not s.clock.out():
         s.out.settled.update(s.settle(s.facts, s.left))
         s.left = [iv for iv in s.left if iv[0] not in s.out.settled]
-    return False
 
 
 def _offer(s: _Search, offer: list, spend: int) -> bool:
@@ -368,7 +362,7 @@ def _offer(s: _Search, offer: list, spend: int) -> bool:
     return True
 
 
-def _presence_round(s: _Search, spend: int) -> bool:
+def _presence_round(s: _Search, spend: int) -> None:
     """Step 3: two-literal presence candidates (checks/analyses/presence.py) aimed at the slots the goals
     left read (a step property's pre- and post-state)."""
     t0, model, sch = time.perf_counter(), s.model, s.model.schema
@@ -376,7 +370,7 @@ def _presence_round(s: _Search, spend: int) -> bool:
     near = frozenset().union(*[slots_read(props[n].step if props[n].step is not None else e, sch) for n, e in s.left])
     cands = presence(s.miner, near, sch.slot(model.dispatch) if model.dispatch else None, {n for n, _ in s.facts})
     s.out.presence = len(cands)
-    return _round(s, "presence", t0, cands, spend)
+    _round(s, "presence", t0, cands, spend)
 
 
 def _guard_round(s: _Search, spend: int) -> bool:
@@ -428,17 +422,13 @@ def recheck(model, lemmas: list, invariants: list, seed: int = 0, rlimit: int = 
     if why is not None:
         return None
     facts = with_hints(model, facts, ls, seed, rlimit, clock)
-    out = Inference("unknown", reason="stored lemmas")
+    out = Inference("unknown", cached=True)
     # The properties the entry does not prove get their induction failure (the state pair) as after
     # a search; no mined table here, so whether the pre-state is reachable is not looked up.
     left = [(p.name, p.predicate) for p in model.invariants if p.name not in invariants]
     _conclude(out, model, facts, set(invariants), seed, rlimit, clock, ls, left)
     out.seconds = {"check": time.perf_counter() - t0, "total": time.perf_counter() - t0}
-    if out.verdict != "proved":
-        return None
-    out.reason = ""
-    out.cached = True
-    return out
+    return out if out.verdict == "proved" else None
 
 
 def _block(s: _Search, goals: list, known: set, units: int, tries: int = 4) -> tuple[list, int]:
@@ -488,8 +478,7 @@ def _conclude(out: Inference, model, facts, names, seed, rlimit, clock, ls=None,
     out.invariants = [f for f in facts if f[0] in names]
     for n, e in out.invariants:
         core = ls.used(e, clock.rest()) or []
-        out.proved[n] = [facts[i][0] for i in core if facts[i][0] != n and facts[i][0] not in names] + \
-            [facts[i][0] for i in core if facts[i][0] in names and facts[i][0] != n]
+        out.proved[n] = [facts[i][0] for i in sorted(core, key=lambda i: facts[i][0] in names) if facts[i][0] != n]
     if not left:
         return
     ev = compile_table(model.schema, [c.expr for c in cands])
@@ -506,12 +495,11 @@ def _conclude(out: Inference, model, facts, names, seed, rlimit, clock, ls=None,
 
 def cone(model, lemmas: list, invariants: list, certificates: dict | None = None, seed: int = 0,
          rlimit: int = 0, timeout: float | None = None) -> list:
-    """The lemmas that proving `invariants` needs: the unsat cores of their steps (and of the steps of
-    Spacer `certificates`, {name: SMT-LIB text}), closed under the lemmas' own steps' cores. Each
-    lemma in the result is inductive relative to the result, so the result with the invariants is an
-    inductive conjunction again (re-proved on every use like any stored set). A search keeps every
-    survivor, most of which no property needs; stored, they cost every warm run their re-check.
-    All of `lemmas` when a core cannot be had (unknown, a timeout, a certificate that fails), or when a
+    """The lemmas that proving `invariants` needs: the unsat cores of their steps (and of the steps of Spacer
+    `certificates`, {name: SMT-LIB text}), closed under the lemmas' own steps' cores. Each lemma kept is inductive
+    relative to those kept, so they and the invariants are an inductive conjunction again (re-proved on every use).
+    A search keeps every survivor, most of which no property needs, and each one stored costs every warm run its
+    re-check. All of `lemmas` when a core cannot be had (unknown, a timeout, a certificate that fails) or when a
     certificate does not re-check with only the cone (`certify.settle_stored`).
 
     >>> from model.expr import Var

@@ -1,8 +1,8 @@
 """What a lemma search mines: the bounded states of a proposal and the candidates true on all of them.
 
-`state_table` explores the sample models (the proposal's own bounds) into one table of rows over the
-unbounded model's slots. `Mining` holds that table, the candidates mined from it (the templates of
-`checks/analyses/templates.py`) and which of a transfer's lemmas are true on it.
+`state_table` explores the sample models (the proposal's own bounds) into one table of rows over the unbounded
+model's slots. `Mining` holds it, the candidates mined from it (checks/analyses/templates.py) and which of a
+transfer's lemmas are true on it.
 
 A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property, yet they are
 the mined path's first 15 to 20 s on large proposals. With a second core, `Mining.ahead()` computes them in a forked
@@ -18,7 +18,8 @@ no Spacer by a fifth), dropped if the fast path proves everything; the values ar
 (5, 1, {'x <= 2': False, 'x <= 3': True})
 >>> [c.text for c in got.candidates()]
 ['x <= 3']
->>> ahead = Mining(m, [m], lemmas=[("x <= 2", Var("x") <= 2)], ahead=True)  # the same, from a forked child
+>>> ahead = Mining(m, [m], lemmas=[("x <= 2", Var("x") <= 2)])
+>>> ahead.ahead()  # the same, from a forked child
 >>> ahead.true_on(["x <= 2"]), [c.text for c in ahead.candidates()]
 ({'x <= 2': False}, ['x <= 3'])
 >>> ahead.cancel()
@@ -68,11 +69,11 @@ def _explore(model, max_states: int, seed: int, clock: Clock | None) -> np.ndarr
 class Mining:
     """The states mined for `model` (the unbounded model) from `samples`, the candidates true on all of them, and
     which of `lemmas` ([(text, Expr)]: a transfer's) are. Inline, each is computed when first asked for (a lemma's
-    truth only if asked about); `ahead` (or `ahead()` later): all of them in forked children, which `cancel()` stops
-    (always call it). Nothing is waited for longer than `clock` (`--timeout`) allows: `TimeoutError` then."""
+    truth only if asked about); after `ahead()`, all of them in forked children, which `cancel()` stops (always
+    call it). Nothing is waited for longer than `clock` (`--timeout`) allows: `TimeoutError` then."""
 
     def __init__(self, model, samples: list, max_states: int = MAX_STATES, seed: int = 0, lemmas: Sequence = (),
-                 ahead: bool = False, clock: Clock | None = None):
+                 clock: Clock | None = None):
         self._model, self._samples, self._max, self._seed = model, samples, max_states, seed
         self._clock = clock or Clock(None)  # no limit: `rest()` is None
         self.lemmas = list(lemmas)  # [(text, Expr)] whose truth `true_on` tells
@@ -81,8 +82,6 @@ class Mining:
         self._mined: list | None = None
         self._job: Background | None = None    # the states, ahead
         self._mining: Background | None = None  # the candidates, ahead (once the states are here)
-        if ahead:
-            self.ahead()
 
     def ahead(self) -> None:
         """From now on, compute in forked children (if there is a second core and nothing is computed yet): the

@@ -11,14 +11,16 @@ the requested depth and the verdict says so (never `proved`, never `holds`).
 """
 from __future__ import annotations
 
-
 from checks.analyses.certify import Settle, settle_stored, usable
 from checks.analyses.infer import Inference, cone, infer, recheck
+from checks.analyses.transfer import declarations as declared_by, donors, nearest, usable_lemmas
 from checks.clock import Clock
 from checks.config import LEMMA_SPACER_RLIMIT
 from checks.engines.bmc import get_bmc
 from checks.engines.induction import HornSystem, classify_cti, k_induction, spacer, strengthened_induction
+from checks.engines.lemmacache import LemmaCache
 from checks.results import CheckResult, error_result, isolated
+from model.digest import transition_digest
 from model.game import GameModel
 
 ENGINES = ("auto", "spacer", "k-induction", "bmc")
@@ -30,10 +32,8 @@ def prove_proposal(prop, model: GameModel, names: list[str], bounded: GameModel 
     model, lemma candidates are mined from `bounded` (its own bounded model; None: no inference), a
     transfer starts from the stored entry nearest its declarations, and the lemma store is the one in
     `cache_dir` (None: none). `options` go to `prove` (engine, depth, seed, rlimit, timeout, ...)."""
-    from checks.analyses.transfer import declarations
-    from checks.engines.lemmacache import LemmaCache
     return prove(model, names, samples=[bounded] if bounded is not None else None,
-                 declarations=declarations(prop), cache=LemmaCache(cache_dir) if cache_dir is not None else None,
+                 declarations=declared_by(prop), cache=LemmaCache(cache_dir) if cache_dir is not None else None,
                  **options)
 
 
@@ -43,17 +43,16 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
           inference: Inference | None = None, cache=None,
           lemma_rlimit: int = LEMMA_SPACER_RLIMIT, declarations: dict | None = None,
           progress=None) -> list[CheckResult]:
-    """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts
-    short is `unknown` with that reason, never `proved` or `bounded` beyond what finished.
-    `samples`: bounded models of the same rules and slots to mine lemma candidates from (engine
-    auto only; None: no inference), or `inference`: one already run on `model`. `stats` (a dict)
-    receives the inference's figures. `cache` (checks/engines/lemmacache.py LemmaCache): lemmas
-    stored for this very model are re-proved and used instead of a search; a search's lemmas are stored.
-    `lemma_rlimit`: Spacer's rlimit (auto) once inferred lemmas are its facts; its certificates are
-    stored with them (checks/analyses/certify.py), so a larger budget is paid once per model.
-    `declarations` (checks/analyses/transfer.py): the proposal's; with no entry for this model, the
-    search starts from the stored entry whose declarations are nearest, and its own entry records them.
-    `progress(line)`: what a search is doing (the pipeline passes one when stderr is a terminal)."""
+    """One CheckResult per invariant name. `timeout` (seconds) bounds the whole run: what it cuts short is
+    `unknown` with that reason, never `proved` or `bounded` beyond what finished. `samples`: bounded models of the
+    same rules and slots to mine lemma candidates from (engine auto only; None: no inference), or `inference`: one
+    already run on `model`. `stats` (a dict) receives the inference's figures. `cache` (LemmaCache): lemmas stored
+    for this very model are re-proved and used instead of a search; a search's lemmas are stored. `lemma_rlimit`:
+    Spacer's rlimit (auto) once inferred lemmas are its facts; its certificates are stored with them
+    (checks/analyses/certify.py), so a larger budget is paid once per model. `declarations`
+    (checks/analyses/transfer.py): the proposal's; with no entry for this model, the search starts from the stored
+    entry whose declarations are nearest, and its own entry records them. `progress(line)`: what a search is doing
+    (the pipeline passes one when stderr is a terminal)."""
     props = {p.name: p for p in model.invariants}
     out: list[CheckResult] = []
     need_bmc: list[str] = []
@@ -110,7 +109,6 @@ def prove(model: GameModel, names: list[str], engine: str = "auto", depth: int =
                         lambda e: [_failed(e, dict(id=n, kind=props[n].kind, rules=props[n].rules, states=None), "bmc")
                                    for n in need_bmc])
     if cache is not None and certificates and inf is not None and inf.verdict == "proved":
-        from model.digest import transition_digest
         cache.certify(transition_digest(model), certificates)
         cache.save()
     for r in out:
@@ -175,15 +173,13 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
            declarations: dict | None = None, progress=None) -> Inference:
     """Stored lemmas for this model, re-proved; else a search (whose lemmas are then stored), started
     from the nearest stored entry's lemmas when `declarations` find one (checks/analyses/transfer.py)."""
-    from model.digest import transition_digest
     key = transition_digest(model) if cache is not None else None
     # The search aims at invariants and step properties: a permission (issue 33) goes to Spacer afterwards,
     # with the search's lemmas as facts; rounds spent on one Spacer cannot prove never ended a transfer.
     aim = _aim(model, names)
-    # The user's entry, then the shipped one: each verified from scratch, the first that verifies is
-    # used; one that fails is refused with a warning and never hides the next (issue 40).
-    # A verified entry that leaves some of `names` unproved does not hide the next one either: the
-    # one proving most is used.
+    # The user's entry, then the shipped one, each verified from scratch: one that fails is refused with a warning
+    # and never hides the next (issue 40), nor does one that leaves some of `names` unproved (the one proving most
+    # is used).
     best = None
     for origin, lemmas, invariants, stored_certificates in (cache.candidates(key) if key is not None else []):
         inf = recheck(model, lemmas, invariants, seed=seed, timeout=clock.rest())
@@ -209,10 +205,9 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
         inf = _search(model, samples, seed, clock, aim, settle, near, progress)
     finally:
         settle.cancel()
-    certificates = settle.certificates
     # Only a search aimed at every property is stored: a narrower one's blocking rounds found less.
     if cache is not None and inf.verdict == "proved" and set(_aim(model, [p.name for p in model.invariants])) <= set(aim):
-        kept = {n: c for n, c in certificates.items() if n in inf.settled and c}
+        kept = {n: c for n, c in settle.certificates.items() if n in inf.settled and c}
         # A transferred entry was trimmed to its cone already: only lemmas the rounds added need one.
         needed = cone(model, inf.lemmas, [n for n, _ in inf.invariants], kept, seed=seed, timeout=clock.left()) \
             if len(inf.lemmas) > inf.transferred else inf.lemmas
@@ -250,7 +245,6 @@ def _nearest(model, cache, key, declarations) -> tuple | None:
     """(key, usable lemmas, certificates, names proved, more lemmas) of the stored entry nearest to
     `declarations`, or None; "more": the lemmas of the entries that agree with the proposal where the
     nearest differs (`transfer.donors`), offered only if the nearest's do not re-prove as they stand."""
-    from checks.analyses.transfer import donors, nearest, usable_lemmas
     if cache is None or not declarations:
         return None
     declared = [(k, d) for k, d in cache.declared() if k != key]
@@ -303,9 +297,8 @@ def _unbounded(model, system, name, engine, seed, rlimits: tuple, clock, fallbac
     """Spacer, then (auto) 1-induction with the model's lemmas: a proved or unknown CheckResult, or
     (reason, seconds) when BMC should establish a bound instead. A Spacer proof that assumed inferred
     lemmas leaves its certificate in `certificates`, for the lemma cache."""
-    # With inferred lemmas as facts Spacer mostly finds the rest of a strengthening quickly or not at
-    # all (measured: docs/lemmas.md), so it gets its own budget (--spacer-rlimit, 20 M by default)
-    # rather than --rlimit; what it leaves goes to BMC (bounded).
+    # With inferred lemmas as facts Spacer mostly finds the rest of a strengthening quickly or not at all (measured:
+    # docs/lemmas.md), so it gets its own budget (--spacer-rlimit, 20 M) rather than --rlimit; BMC gets the rest.
     rlimit, lemma_rlimit = rlimits
     budget = lemma_rlimit if engine == "auto" and system.facts else rlimit
     r = spacer(model, name, seed=seed, rlimit=budget, system=system, timeout_ms=clock.ms())
@@ -319,8 +312,7 @@ def _unbounded(model, system, name, engine, seed, rlimits: tuple, clock, fallbac
                            detail=f"--timeout {clock.timeout}s reached during Spacer; nothing is claimed")
     facts = model.lemmas or ()
     if engine == "auto" and facts:
-        # The model's stage-consistency lemmas rule out the unreachable states that stop a plain
-        # induction; the conjunction is proved, nothing is assumed.
+        # The model's stage-consistency lemmas, proved with it (never assumed), rule out the states stopping induction.
         verdict, why, secs = strengthened_induction(system, name, facts, seed=seed, rlimit=rlimit,
                                                     timeout_ms=clock.ms())
         if verdict == "proved":

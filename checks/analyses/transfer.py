@@ -1,15 +1,11 @@
 """Cold proofs by transfer: a model the store has no entry for starts from the nearest stored entry.
 
-A designer's proposal is usually a few switches or bounds away from an embedded profile, and most of
-that profile's stored lemmas still hold on it. So when the store (checks/engines/lemmacache.py) has no
-entry for a model's digest, `prove` takes the stored entry whose **declarations** are nearest: every
-switch's choice, every bound and the seeded defects, as the proposal declares them (`declarations`),
-compared value by value (`distance`), never by name. Its lemmas are candidates only: those that
-mention a slot or a value the new model lacks are dropped (`certificates.lemma_problem`), those false
-on a mined state of the new model too, and Houdini keeps the inductive subset; the rounds of
-checks/analyses/infer.py then infer what is missing (`infer(..., start=...)`). The entry's Spacer
-certificates are re-checked against the new facts before they count. Nothing is trusted: the final
-re-check (`certificates.verified_lemmas`) is the same gate as for a search or a stored hit.
+A designer's proposal is usually a few switches or bounds from an embedded profile, and most of that entry's
+lemmas still hold on it. Nearest means by **declarations** (`declarations`: every switch's choice, every bound,
+the seeded defects), compared value by value (`distance`), never by name. The entry's lemmas are candidates
+only: those over a slot or a value the model lacks are dropped (`usable_lemmas`), the rest re-proved by the
+rounds of checks/analyses/infer.py (`infer(..., start=...)`) and re-checked at the end like any search's, and
+its certificates re-checked before they count (docs/lemmas.md, "Cold proofs by transfer").
 
 >>> from model.moritani import GAME
 >>> a, b = declarations(GAME.profiles["default"]), declarations(GAME.profiles["printed-rules"])

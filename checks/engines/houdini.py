@@ -1,21 +1,14 @@
-"""Houdini: the largest inductive subset of a set of candidate lemmas, with Z3.
+"""Houdini: the largest inductive subset of a set of candidate lemmas, with Z3 (docs/lemmas.md, "How", step 2).
 
-Candidates are state predicates (model expressions). Houdini drops every candidate false in an
-initial state, then repeatedly asks Z3 for a step from a state satisfying all remaining
-candidates to a state violating one of them (a counterexample to induction) and drops what it
-breaks, until no such step exists. At that fixpoint the conjunction C of the survivors satisfies
-Init => C and C /\\ T => C': C holds in every reachable state, and so does each survivor. Nothing
-is assumed; an `unknown` answer, a timeout or an exhausted rlimit ends the run with no survivors.
-
-Budgets are Z3 resource units (`spend`) and a count (`queries`), so the same candidates give the same survivors on
-an idle or a loaded machine (issue 35); `timeout`, the user's cap, cuts a run short (`cut`): inconclusive.
-
-A counterexample's pre-state satisfies every remaining candidate, so every successor it has (not
-only the one Z3 picked) may break more of them; successors that still satisfy every candidate are
-followed too, breadth first up to a small budget (`closure`). The successors are computed by the
-model's generated code and the candidates evaluated by NumPy (`checks/engines/columns.py`), which
-is much cheaper than a solver round. Each drop is justified by such a state pair, so the result is
-the same largest inductive subset; it only arrives in fewer rounds.
+Candidates (state predicates) false in an initial state are dropped; then Z3 is asked for a step from a state
+satisfying every candidate left to one breaking some (a counterexample to induction), and what it breaks is
+dropped, until there is none. The survivors' conjunction C then has Init => C and C /\\ T => C': it holds in every
+reachable state. Nothing is assumed: an `unknown`, a timeout or a spent budget ends the run with no survivors.
+Budgets are Z3 resource units (`spend`) and a count of queries, so the same candidates give the same survivors on
+an idle or a loaded machine (issue 35); `timeout`, the user's cap, cuts a run short (`cut`). The pre-state
+satisfies every candidate left, so each of its successors, and those followed from them a few states on
+(`closure`: the model's generated code, candidates evaluated by NumPy), may drop more: each drop has its state
+pair, so the result is the same, in fewer solver rounds.
 
 >>> from model.expr import Var
 >>> from tests.conftest import counter_model
@@ -67,8 +60,7 @@ class _Table:
     are evaluated too: a state is a pre-state of Houdini's question only if it satisfies them."""
 
     def __init__(self, model: GameModel, exprs: list, facts: Sequence = ()):
-        sch = model.schema
-        n = len(exprs)
+        sch, n = model.schema, len(exprs)
         both = compile_table(sch, list(exprs) + list(facts))
         self.ev = lambda X: both(X)[:n]
         self.facts_ok = lambda X: both(X)[n:].all(axis=0)
@@ -84,12 +76,11 @@ class _Table:
 
 
 def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, timeout: float | None = None,
-            budget: int = CLOSURE_BUDGET, facts: Sequence = (), spend: int = 0,
-            queries: int = MAX_QUERIES, progress=None, whole: "LemmaSolver | None" = None) -> HoudiniOutcome:
+            facts: Sequence = (), spend: int = 0, progress=None, whole: "LemmaSolver | None" = None) -> HoudiniOutcome:
     """The largest subset of `candidates` ([(name, Expr)]) whose conjunction is inductive on `model`
     relative to `facts` ([(name, Expr)], an inductive conjunction proved before, e.g. an earlier
     round's survivors: assumed in every pre-state, never re-checked). `rlimit`: each query's resource
-    limit; `spend`: all queries' together (0: none); `queries`: at most this many; `timeout`: seconds
+    limit; `spend`: all queries' together (0: none), in at most `MAX_QUERIES` queries; `timeout`: seconds
     of the user's overall cap (a run it stops is `cut`). `progress(line)`: every 100 queries, how many
     candidates are left. `whole`: a LemmaSolver whose lemmas are the candidates, asked about the whole
     transition relation whatever their number (`LemmaSolver.prune`)."""
@@ -112,7 +103,7 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
         if clock.out(slack=0):
             out.reason, out.cut = f"--timeout reached after {out.rounds} queries", True
             break
-        if out.rounds >= queries or (spend and out.rlimit >= spend):
+        if out.rounds >= MAX_QUERIES or (spend and out.rlimit >= spend):
             out.reason = f"budget spent: {out.rounds} queries, {out.rlimit:,} resource units"
             break
         out.rounds += 1
@@ -136,7 +127,7 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
             continue  # the pre-state breaks a candidate the query left out: asked again with it
         out.ctis += 1
         cm = cm or [CompiledModel.build(model)]
-        broken = closure(cm[0], table, alive, pre, post, budget, clock)
+        broken = closure(cm[0], table, alive, pre, post, CLOSURE_BUDGET, clock)
         if not broken.any() and not clock.out():
             out.reason = "a counterexample to induction that breaks no candidate (encoding disagreement)"
             break
@@ -148,12 +139,11 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
 
 
 class _Queries:
-    """One incremental solver asked one action at a time. Each candidate c holds at step 0 under a
-    literal (assumed while c is alive); each action's step sits under its own literal; an action's
-    goal asks some alive candidate the action writes to fail at step 1 (a candidate's `may fail`
-    literal is switched off for good when it is dropped, so each goal is built once). An unsat
-    answer's core says which candidates it used: the action is asked again only when one of them
-    is dropped (NOTE(cores))."""
+    """One incremental solver asked one action at a time. Each candidate c holds at step 0 under a literal
+    (assumed while c is alive); each action's step sits under its own literal; an action's goal asks some alive
+    candidate the action writes to fail at step 1 (a candidate's `may fail` literal is switched off for good when
+    it is dropped, so each goal is built once). An unsat answer's core says which candidates it used: the action
+    is asked again only when one of them is dropped (NOTE(cores))."""
 
     def __init__(self, model: GameModel, exprs: list, alive, seed: int, rlimit: int, facts: Sequence = ()):
         from model.lower import slots_read
@@ -317,8 +307,7 @@ def closure(cm: CompiledModel, table: _Table, alive, pre: tuple, post: tuple, bu
         if not len(X):
             break
         R, ok = table.ev(X), table.facts_ok(X)
-        live = alive & ~broken
-        broken |= live & ~R.all(axis=1)
+        broken |= alive & ~R.all(axis=1)
         live = alive & ~broken
         good = R[live].all(axis=0) & ok
         frontier = []
@@ -332,10 +321,10 @@ def closure(cm: CompiledModel, table: _Table, alive, pre: tuple, post: tuple, bu
 
 
 class LemmaSolver:
-    """The whole transition relation T(0, 1) of a model with proved lemmas under assumption literals,
-    for the questions asked after Houdini: is the conjunction inductive (an independent re-check
-    through the monolithic encoding that the other proofs use), which lemmas does one invariant's
-    step need (an unsat core), and where does an unproved invariant's induction fail (a state pair).
+    """The whole transition relation T(0, 1) of a model with proved lemmas under assumption literals, for the
+    questions asked after Houdini: is the conjunction inductive (an independent re-check through the monolithic
+    encoding the other proofs use), which lemmas does one invariant's step need (an unsat core), and where does
+    an unproved invariant's induction fail (a state pair).
 
     >>> from model.expr import Var
     >>> from tests.conftest import counter_model

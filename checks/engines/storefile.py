@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import gzip
 import json
 import os
@@ -80,13 +81,9 @@ def _locked(path: Path):
 
     The lock file is opened without following a symbolic link (O_NOFOLLOW): a link planted there
     would otherwise make the tool create or touch its target, anywhere (issue 40). A link is an
-    OSError (ELOOP): the save is skipped, with a warning, like any unwritable place."""
-    try:
-        import fcntl
-    except ImportError:  # no flock on this platform: the atomic replace still keeps the file whole
-        yield
-        return
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    OSError (ELOOP): the save is skipped, with a warning, like any unwritable place. POSIX only, as the
+    task pool's `fork` is (checks/engines/pool.py)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(path, flags, 0o644)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device planted as the lock

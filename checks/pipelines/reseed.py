@@ -16,10 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+import time
 from pathlib import Path
 
-from checks.analyses.transfer import declarations
 from checks.analyses.infer import cone, recheck
+from checks.analyses.prove import _aim, _infer
+from checks.analyses.quick_z3 import quick_proofs
+from checks.analyses.transfer import declarations
 from checks.clock import Clock
 from checks.config import CHECK_RLIMIT
 from model.digest import transition_digest
@@ -69,18 +72,18 @@ def _trim_one(args: tuple) -> tuple:
 
 
 def _pooled(fn, todo: list, jobs: int) -> list:
-    """`fn` over `todo`, results in the order of `todo`: here with one job (or one item), else in the task pool
-    (checks/engines/pool.py); the first job that failed stops the regeneration (a seed is never written from
-    part of the work)."""
+    """`fn` over `todo`, the results in the order they come: here with one job (or one item), else in the task
+    pool (checks/engines/pool.py); the first job that failed stops the regeneration (a seed is never written
+    from part of the work)."""
     if jobs <= 1 or len(todo) <= 1:
         return list(map(fn, todo))
-    out: dict = {}
+    out: list = []
     with TaskPool(jobs) as pool:
         for job, result, error in pool.map(fn, todo):
             if error is not None:
                 raise RuntimeError(f"{fn.__name__} failed on {job[0]!r}: {error}")
-            out[id(job)] = result
-    return [out[id(job)] for job in todo]
+            out.append(result)
+    return out
 
 
 def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = None) -> int:
@@ -94,34 +97,27 @@ def unite(dirs: list, every: bool = False, jobs: int = 1, models: dict | None = 
     return reseed([], trim=lambda key, entry: trimmed.get(key, entry))
 
 
-def _transfer_one(args: tuple) -> tuple:
-    """One profile's entry by transfer, into the cache in `out`: (profile, seconds, proved, total)."""
-    import time
-    from checks.analyses.prove import _infer
+def _transfer_one(args: tuple) -> None:
+    """One profile's entry by transfer (`args`: its name, a store directory, Spacer's rlimit), into that store."""
     profile, out, spacer_rlimit = args
-    t0 = time.perf_counter()
-    prop = seeded()[profile]
+    t0, prop = time.perf_counter(), seeded()[profile]
     model = GAME.build(prop, unbounded=True)
-    cache = LemmaCache(out)
     names = [p.name for p in model.invariants]
-    aim = [p.name for p in model.invariants if p.kind != "permission"]  # what the search aims at (prove._aim)
-    inf = _infer(model, lemma_samples(prop), 0, cache, Clock(None), names, spacer_rlimit, declarations(prop))
+    aim = _aim(model, names)  # what the search aims at
+    inf = _infer(model, lemma_samples(prop), 0, LemmaCache(out), Clock(None), names, spacer_rlimit, declarations(prop))
     proved = len((set(inf.proved) | set(inf.settled)) & set(aim)) if inf.verdict == "proved" else 0
     print(f"{profile}: {proved} / {len(aim)} invariants and step properties proved by transfer from "
           f"{inf.source[:12] or 'nothing'} ({time.perf_counter() - t0:.0f}s)", flush=True)
-    return profile, time.perf_counter() - t0, proved, len(aim)
 
 
 def transfer(profiles: list, out: Path | None = None, jobs: int = 1, keep_stale: bool = False,
              spacer_rlimit: int = 20_000_000) -> int:
     """New seed entries, by transfer, for the seeded proposals whose digest the seed lacks (all of
     `profiles` if given), united into the seed; the number of entries."""
-    models = seeded_models()
-    stored = _load(SEED)
-    names = profiles or sorted({p for k, p in models.items() if k not in stored})
+    models, stored = seeded_models(), _load(SEED)
     out = Path(out or tempfile.mkdtemp(prefix="rulecheck-transfer-"))
-    todo = [(p, out, spacer_rlimit) for p in names]
-    _pooled(_transfer_one, todo, jobs)
+    names = profiles or sorted({p for k, p in models.items() if k not in stored})
+    _pooled(_transfer_one, [(p, out, spacer_rlimit) for p in names], jobs)
     n = unite([str(out)], models=models)
     if keep_stale:
         return n
@@ -135,7 +131,6 @@ def _spacer_one(args: tuple) -> None:
     """check's Spacer attempts on one seeded proposal (`args`: its name, a store directory), into that store.
     The seed is not read: its records for this entry are the ones being replaced, and a record it already
     holds would otherwise be re-checked and left out of the new ones."""
-    from checks.analyses.quick_z3 import quick_proofs
     proofs, attempted = quick_proofs(GAME.build(seeded()[args[0]], unbounded=True), 0, CHECK_RLIMIT, args[1],
                                      use_seed=False)
     print(f"{args[0]}: check's Spacer proved {len(proofs)} of {attempted}", flush=True)
@@ -157,17 +152,16 @@ def main(argv: list | None = None) -> None:
     u = sub.add_parser("unite", help="add lemma caches to the seed and trim the entries")
     u.add_argument("dirs", nargs="*", help="lemma cache directories to add to the seed")
     u.add_argument("--all", action="store_true", help="trim every entry, not only those the directories add to")
-    u.add_argument("--jobs", type=int, default=1, help="entries trimmed at once (processes)")
     t = sub.add_parser("transfer", help="new seed entries by transfer for embedded profiles whose model changed")
     t.add_argument("profiles", nargs="*", help="these profiles or neighbour:<stem> (default: those whose digest "
                                               "the seed lacks)")
     t.add_argument("--out", help="lemma cache directory for the new entries (default: a temporary one)")
-    t.add_argument("--jobs", type=int, default=1, help="profiles searched at once (processes)")
     t.add_argument("--keep-stale", action="store_true", help="keep the entries of the profiles' old models")
     t.add_argument("--spacer-rlimit", type=int, default=20_000_000)
     c = sub.add_parser("spacer", help="record check's Spacer attempts in the seed entries")
     c.add_argument("profiles", nargs="*", help="these profiles or neighbour:<stem> (default: every seeded one)")
-    c.add_argument("--jobs", type=int, default=1, help="proposals attempted at once (processes)")
+    for each, what in ((u, "entries trimmed"), (t, "proposals searched"), (c, "proposals attempted")):
+        each.add_argument("--jobs", type=int, default=1, help=f"{what} at once (processes)")
     a = ap.parse_args(argv)
     run = {"spacer": lambda: spacer_records(a.profiles, a.jobs), "unite": lambda: unite(a.dirs, a.all, a.jobs),
            "transfer": lambda: transfer(a.profiles, a.out, a.jobs, a.keep_stale, a.spacer_rlimit)}
