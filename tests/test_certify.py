@@ -202,7 +202,7 @@ def _beside_run(rlimit: int = 1_000, **first):
     from tests.toys import counter_model
     model = counter_model(limit=3)
     goals = [(p.name, p.predicate) for p in model.invariants]
-    s = Settle(model, seed=0, rlimit=rlimit, clock=Clock(None))
+    s = Settle(model, seed=0, rlimit=rlimit, clock=Clock(None), progress=first.pop("progress", None))
     assert s(first.get("facts", []), first.get("goals", goals), True) == {}, "the small budget proves it"
     return s, model, goals
 
@@ -214,9 +214,11 @@ def test_a_goal_spacer_leaves_is_tried_again_beside_the_search_with_more_budget(
     beside (two cores) or run there (one core), it is the same proof: the verdicts do not depend on the machine."""
     import checks.analyses.certify as certify
     monkeypatch.setattr(certify.os, "cpu_count", lambda: cores)
-    s, _, goals = _beside_run()
+    said: list = []
+    s, _, goals = _beside_run(progress=said.append)
     got = s([], goals)
     r = got["bounded"]
+    assert said == ["prove: bounded: waiting for the Spacer beside the search (10 times the budget)"], said
     assert (r.verdict, r.engine, r.lemmas) == ("proved", "spacer", [])
     assert "10 times the budget, beside the lemma search" in r.detail, r.detail
     assert isinstance(s.certificates["bounded"], str) and s.certificates["bounded"]

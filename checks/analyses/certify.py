@@ -69,6 +69,7 @@ class Settle:
     `BESIDE` times the budget and the same facts, beside the search (forked when there is a second core). A later
     call still asking for it, with facts including those, waits for that proof only once its own attempt failed: a
     fixed point of the chain, so the verdicts do not depend on the machine's load. Call `cancel()` at the end.
+    `progress(line)`: says when it waits.
 
     >>> from tests.conftest import counter_model
     >>> m = counter_model(limit=3)
@@ -77,8 +78,8 @@ class Settle:
     (['bounded'], ['bounded'])
     """
 
-    def __init__(self, model, seed: int, rlimit: int, clock: Clock, stored: dict | None = None):
-        self.model, self.seed, self.rlimit, self.clock = model, seed, rlimit, clock
+    def __init__(self, model, seed: int, rlimit: int, clock: Clock, stored: dict | None = None, progress=None):
+        self.model, self.seed, self.rlimit, self.clock, self.progress = model, seed, rlimit, clock, progress
         self.stored = dict(stored or {})
         self.certificates: dict = {}  # by property: its proofs' certificates, for the lemma cache
         self._beside: tuple | None = None  # (goal, facts assumed, Background)
@@ -128,6 +129,8 @@ class Settle:
         """The Spacer beside's proof (waited for), re-checked as a stored certificate is; or nothing."""
         assert self._beside is not None
         (name, assumed, job), self._beside = self._beside, None
+        if self.progress is not None:  # (a wait of 13 s on treachery-online 1-2 was silent)
+            self.progress(f"prove: {name}: waiting for the Spacer beside the search ({BESIDE} times the budget)")
         r = job.result(self.clock.rest()) if not self.clock.out() else None  # a ProofOutcome: plain data
         job.cancel()
         if r is None or r.verdict != "proved" or not r.certificate or \

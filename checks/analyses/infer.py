@@ -246,11 +246,10 @@ def _mined(s: _Search, spend: int) -> bool:
     return bool(offer) and _offer(s, offer, spend)
 
 
-def _blocking_rounds(s: _Search, spend: int) -> None:
-    """Step 5: up to `s.rounds` blocking rounds within `spend` resource units together; every candidate they
-    offered goes to `s.pool` (by text)."""
+def _blocking_rounds(s: _Search, units: int) -> None:
+    """Step 5: up to `s.rounds` blocking rounds within `units` Z3 resource units together (what is left of them
+    goes on from round to round); every candidate they offered goes to `s.pool` (by text)."""
     out, goals, known = s.out, list(s.left), {n for n, _ in s.facts}
-    units = spend  # Z3 resource units left to the rounds' queries together (deterministic)
     for n in range(1, s.rounds + 1):
         if not s.left or units <= 0 or s.clock.out():
             break

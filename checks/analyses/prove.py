@@ -200,7 +200,7 @@ def _infer(model, samples, seed: int, cache, clock: Clock, names: list, lemma_rl
         cache.save()  # the entries refused above leave the user's file
         return best
     near = _nearest(model, cache, key, declarations)
-    settle = Settle(model, seed, lemma_rlimit, clock, near[2] if near is not None else {})
+    settle = Settle(model, seed, lemma_rlimit, clock, near[2] if near is not None else {}, progress)
     try:
         inf = _search(model, samples, seed, clock, aim, settle, near, progress)
     finally:

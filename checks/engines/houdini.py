@@ -88,10 +88,8 @@ def houdini(model: GameModel, candidates: list, seed: int = 0, rlimit: int = 0, 
     out = HoudiniOutcome("unknown", [])
     exprs, fx = [e for _, e in candidates], [e for _, e in facts]
     table = _Table(model, exprs, fx)
-    alive = np.ones(len(candidates), dtype=bool)
-    for s0 in model.init:
-        rows = table.rows([s0])
-        alive &= table.ev(rows)[:, 0] if len(rows) else np.zeros(len(candidates), dtype=bool)
+    rows = table.rows(model.init)  # an initial state out of its slots' domains is one no candidate holds in
+    alive = table.ev(rows).all(axis=1) if len(rows) == len(model.init) else np.zeros(len(candidates), dtype=bool)
     if whole is not None or alive.sum() <= WHOLE:
         q: _Queries | _Whole = _Whole(whole or LemmaSolver(model, candidates, seed, rlimit), alive, fx)
     else:

@@ -114,9 +114,7 @@ def _seed_entry(text: str, key: str) -> dict | None:
     >>> _seed_entry('{"%s": {"lemmas": [], "invariants": ["p"]}}' % ("ab" * 32), "ab" * 32)
     {'lemmas': [], 'invariants': ['p']}
     """
-    if storefile.KEY.fullmatch(key) is None:
-        return None
-    at = text.find(f'"{key}":')
+    at = text.find(f'"{key}":') if storefile.KEY.fullmatch(key) else -1
     if at < 0:
         return None
     start = at + len(key) + 3  # past the quoted key and its colon
