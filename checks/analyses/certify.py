@@ -82,7 +82,7 @@ class Settle:
         self.model, self.seed, self.rlimit, self.clock, self.progress = model, seed, rlimit, clock, progress
         self.stored = dict(stored or {})
         self.certificates: dict = {}  # by property: its proofs' certificates, for the lemma cache
-        self._beside: tuple | None = None  # (goal, facts assumed, Background)
+        self._beside: tuple | None = None  # (goal, facts assumed, Background, the HornSystem of those facts)
 
     def __call__(self, facts: list, goals: list, first_failure: bool = False) -> dict:
         names, known, beside = [n for n, _ in goals], {n for n, _ in facts}, self._beside
@@ -107,7 +107,7 @@ class Settle:
                     rlimit, ms = self.rlimit * BESIDE, self.clock.ms()
                     self._beside = (name, list(facts), Background(lambda: spacer(
                         self.model, name, seed=self.seed, rlimit=rlimit, system=system, timeout_ms=ms),
-                        fork=(os.cpu_count() or 1) > 1))
+                        fork=(os.cpu_count() or 1) > 1), system)
                 break
         if self._beside is not None and self._beside[0] in got:  # proved here: its other proof is not needed
             self.cancel()
@@ -128,13 +128,13 @@ class Settle:
     def _joined(self) -> dict:
         """The Spacer beside's proof (waited for), re-checked as a stored certificate is; or nothing."""
         assert self._beside is not None
-        (name, assumed, job), self._beside = self._beside, None
+        (name, assumed, job, system), self._beside = self._beside, None
         if self.progress is not None:  # (a wait of 13 s on treachery-online 1-2 was silent)
             self.progress(f"prove: {name}: waiting for the Spacer beside the search ({BESIDE} times the budget)")
         r = job.result(self.clock.rest()) if not self.clock.out() else None  # a ProofOutcome: plain data
         job.cancel()
         if r is None or r.verdict != "proved" or not r.certificate or \
-                certificate_problem(HornSystem(self.model, assumed), name, r.certificate):
+                certificate_problem(system, name, r.certificate):
             return {}
         self.certificates[name] = r.certificate
         return {name: proved_by_spacer(self.model, name, assumed, r.seconds, (
