@@ -187,7 +187,7 @@ def test_mining_ahead_on_a_second_core_changes_no_lemma_and_no_candidate(monkeyp
     assert runs[1] == runs[2], runs
     assert runs[2][0] == "proved" and "quiet" in runs[2][2] + runs[2][3]
     if settle_all:
-        assert len(forks) == 1 and runs[2][4] == 0  # the states' child started beside Spacer, then dropped
+        assert len(forks) == 1 and runs[2][4] == 0  # the states' child started beside the fast path, then dropped
     else:
         assert len(forks) == 2 and runs[2][4] > 0 and runs[2][5] > 0  # the states, then the candidates
 

@@ -159,7 +159,7 @@ def infer(model, samples: list, seed: int = 0, rlimit: int = 0, timeout: float |
     out = Inference("unknown", progress=progress)
     if clock.out():  # (a timeout of 0 or less too)
         return _cut(out, t0)
-    # After a transfer the mined path may never run: mined beside the fast path's Spacer on a second core, if any.
+    # After a transfer the mined path may never run: mined beside the fast path on a second core, if any.
     data = Mining(model, samples, max_states, seed, list(start or []) + list(more), clock=clock)
     try:
         return _search(_Search(out, model, data, seed, rlimit, clock, t0, rounds, wanted, settle, start, start_names))
@@ -292,6 +292,7 @@ def _fast_path(s: _Search, spend: int) -> None:
     model, out = s.model, s.out
     props = {p.name: p.predicate for p in model.invariants}
     facts = with_properties(model, s.start or [], s.start_names)
+    s.data.ahead()  # beside the pruning too: the mined path waited 5 to 8 s for it otherwise (docs/lemmas.md)
     ls, why = verified_lemmas(model, facts + _new_hints(model, facts), s.seed, s.rlimit, s.clock.rest(), prune=spend)
     if why is not None or s.clock.out():
         return
@@ -299,8 +300,6 @@ def _fast_path(s: _Search, spend: int) -> None:
     names = {n for n, _ in ls.lemmas if n in props and n in s.start_names}
     facts = list(ls.lemmas)
     left = [(n, e) for n, e in props.items() if n not in names and (s.wanted is None or n in s.wanted)]
-    if left:  # the mined path is likely now: mine beside Spacer, not before (checks/analyses/mining.py)
-        s.data.ahead()
     # Spacer stops at its first failure: the mined path runs then anyway, and its `settle` round has more facts.
     out.settled = s.settle(facts, left, True) if s.settle is not None and left else {}
     if any(n not in out.settled for n, _ in left):

@@ -6,8 +6,9 @@ transfer's lemmas are true on it.
 
 A transfer (checks/analyses/transfer.py) needs none of them unless its fast path leaves a property, yet they are
 the mined path's first 15 to 20 s on large proposals. With a second core, `Mining.ahead()` computes them in a forked
-child (`checks.engines.pool.Background`) beside the fast path's Spacer (mining all along slowed a fast path needing
-no Spacer by a fifth), dropped if the fast path proves everything; the values are the same either way (fixed seed).
+child (`checks.engines.pool.Background`) beside the whole fast path, dropped if the fast path proves everything; the
+values are the same either way (fixed seed). Started after the pruning instead, the mined path waited 5 to 8 s for
+them on the slowest proposals, and the fast paths that need no mining were not measurably faster (docs/lemmas.md).
 
 >>> from tests.conftest import counter_model
 >>> from model.expr import Var
